@@ -1,0 +1,3 @@
+from termux.cli import main
+
+raise SystemExit(main())
