@@ -107,7 +107,8 @@ def gen_top(size: int, columns: int = 80, lines: int = 24) -> bytes:
     while total < size:
         frame += 1
         parts = [
-            f"\x1b[H\x1b[1mtop - 12:{frame % 60:02d}:00 up 3 days, load average: 0.{frame % 100:02d}\x1b[m\x1b[K"
+            f"\x1b[H\x1b[1mtop - 12:{frame % 60:02d}:00 up 3 days, "
+            f"load average: 0.{frame % 100:02d}\x1b[m\x1b[K"
         ]
         parts.append(f"\x1b[2;1HTasks: {200 + frame % 7} total,   1 running\x1b[K")
         parts.append(
@@ -244,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         f"emulator throughput, {args.columns}x{args.lines}, {args.size:g} MB per workload, "
-        f"{args.chunk}-byte feeds, best of {args.repeat} (stock: {args.stock_repeat}); Python {sys.version.split()[0]}, pyte {pyte_version()}"
+        f"{args.chunk}-byte feeds, best of {args.repeat} (stock: {args.stock_repeat}); "
+        f"Python {sys.version.split()[0]}, pyte {pyte_version()}"
     )
     print()
     header = "| workload | scrollback | stock pyte MB/s | termux MB/s | ratio |"
@@ -266,10 +268,8 @@ def main(argv: list[str] | None = None) -> int:
                 report_profile(prof, args.profiler)
             stock_col = f"{s_res.mb_s:.2f}" if s_res else "-"
             ratio = f"{t_res.mb_s / s_res.mb_s:.1f}x" if s_res else "-"
-            print(
-                f"| {DESCRIPTIONS[name]} | {'on' if history else 'off'} | {stock_col} | {t_res.mb_s:.2f} | {ratio} |",
-                flush=True,
-            )
+            sb = "on" if history else "off"
+            print(f"| {DESCRIPTIONS[name]} | {sb} | {stock_col} | {t_res.mb_s:.2f} | {ratio} |", flush=True)
     return 0
 
 
