@@ -2,13 +2,19 @@
 
 import pyte
 
-
-class Screen(pyte.Screen):
-    """pyte's Screen; the emulator work replaces this with termux's own subclass."""
+from .fast import FastByteStreamMixin, FastScreenBase, FastScreenMixin, FastStreamMixin
 
 
-class ByteStream(pyte.ByteStream):
-    """pyte's ByteStream; the emulator work replaces this with termux's own parser."""
+class Screen(FastScreenMixin, FastScreenBase):
+    """pyte's Screen with termux's fast paths; the emulator work adds scrollback and fidelity."""
 
 
-__all__ = ["ByteStream", "Screen"]
+class ByteStream(FastByteStreamMixin, pyte.ByteStream):
+    """pyte's ByteStream with termux's fast parser."""
+
+
+class Stream(FastStreamMixin, pyte.Stream):
+    """pyte's (str) Stream with termux's fast parser."""
+
+
+__all__ = ["ByteStream", "Screen", "Stream"]

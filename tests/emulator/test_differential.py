@@ -185,18 +185,32 @@ def test_same_state_as_pyte(case: tuple[int, int, list[bytes]]) -> None:
     assert_same(*case)
 
 
-@settings(max_examples=max(20, EXAMPLES // 5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.integers(2, 30),
     st.integers(1, 8),
     st.lists(
-        st.one_of(ascii_text, long_line, st.sampled_from(["\r\n", "\n", "\r"])), min_size=1, max_size=200
+        st.tuples(
+            st.one_of(ascii_text, long_line, st.just("")),
+            st.sampled_from(["\r\n", "\r\n", "\r\n", "\r\n", "\n", "\r", ""]),
+        ).map("".join),
+        min_size=1,
+        max_size=100,
     ),
-    st.integers(1, 64),
+    st.one_of(st.integers(1, 64), st.just(1 << 20)),
+    st.lists(
+        st.sampled_from(
+            ["\x1b[?7l", "\x1b[4h", "\x1b[2;4r", "\x1b[20h", "\x1b[31;1m", "\x1b[5;3H", "\x1b[?6h"]
+        ),
+        max_size=3,
+    ),
 )
-def test_scrolling_text_same_as_pyte(columns: int, lines: int, parts: list[str], chunk: int) -> None:
-    """The fast paths' home ground: lines of text scrolling through a small screen."""
-    data = "".join(parts).encode()
+def test_scrolling_text_same_as_pyte(
+    columns: int, lines: int, parts: list[str], chunk: int, modes: list[str]
+) -> None:
+    """The fast paths' home ground: lines of text scrolling through a small screen, in each mode
+    that changes how text lands (no autowrap, insert, scroll region, LNM, origin)."""
+    data = ("".join(modes) + "".join(parts)).encode()
     assert_same(columns, lines, [data[i : i + chunk] for i in range(0, len(data), chunk)])
 
 
@@ -215,3 +229,25 @@ def test_workload_samples_same_as_pyte() -> None:
         data = gen(20_000)
         for chunk in (4096, 1000, 7):
             assert_same(80, 24, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(2, 30),
+    st.integers(1, 8),
+    st.lists(
+        st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=70), max_size=40
+    ),
+    st.sets(
+        st.sampled_from(
+            ["\x1b[?7l", "\x1b[2;4r", "\x1b[20h", "\x1b[44m", "\x1b[3;2H", "\x1b[?6h", "\x1b[?5h"]
+        )
+    ),
+    st.one_of(st.just(1 << 20), st.integers(5, 300)),
+)
+def test_line_blocks_same_as_pyte(
+    columns: int, lines: int, texts: list[str], modes: set[str], chunk: int
+) -> None:
+    """Blocks of CR LF-ended plain lines (one `draw_lines` call each) in the modes that change them."""
+    data = ("".join(sorted(modes)) + "".join(t + "\r\n" for t in texts) + "tail").encode()
+    assert_same(columns, lines, [data[i : i + chunk] for i in range(0, len(data), chunk)])

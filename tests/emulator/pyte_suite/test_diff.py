@@ -41,8 +41,7 @@ def test_mark_single_line():
     assert screen.cursor.y in screen.dirty
 
     # b) rest ...
-    for method in ["insert_characters", "delete_characters",
-                   "erase_characters", "erase_in_line"]:
+    for method in ["insert_characters", "delete_characters", "erase_characters", "erase_in_line"]:
         screen.dirty.clear()
         getattr(screen, method)()
         assert len(screen.dirty) == 1

@@ -11,9 +11,7 @@ from ._target import pyte  # termux: pyte with termux's Screen/ByteStream/Stream
 captured_dir = os.path.join(os.path.dirname(__file__), "captured")
 
 
-@pytest.mark.parametrize("name", [
-    "cat-gpl3", "find-etc", "htop", "ls", "mc", "top", "vi"
-])
+@pytest.mark.parametrize("name", ["cat-gpl3", "find-etc", "htop", "ls", "mc", "top", "vi"])
 def test_input_output(name):
     with open(os.path.join(captured_dir, name + ".input"), "rb") as handle:
         input = handle.read()

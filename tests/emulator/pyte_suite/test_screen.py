@@ -11,6 +11,7 @@ from pyte.screens import Char
 
 # Test helpers.
 
+
 def update(screen, lines, colored=[]):
     """Updates a given screen object with given lines, colors each line
     from ``colored`` in "red" and returns the modified screen.
@@ -27,11 +28,11 @@ def update(screen, lines, colored=[]):
 
 
 def tolist(screen):
-    return [[screen.buffer[y][x] for x in range(screen.columns)]
-            for y in range(screen.lines)]
+    return [[screen.buffer[y][x] for x in range(screen.columns)] for y in range(screen.lines)]
 
 
 # Tests.
+
 
 def test_initialize_char():
     # Make sure that char can be correctly initialized with keyword
@@ -62,7 +63,7 @@ def test_attributes():
     screen.draw("f")
     assert tolist(screen) == [
         [Char("f", "default", "default", bold=True), screen.default_char],
-        [screen.default_char, screen.default_char]
+        [screen.default_char, screen.default_char],
     ]
 
 
@@ -74,7 +75,7 @@ def test_blink():
     screen.draw("f")
     assert tolist(screen) == [
         [Char("f", "default", "default", blink=True), screen.default_char],
-        [screen.default_char, screen.default_char]
+        [screen.default_char, screen.default_char],
     ]
 
 
@@ -216,9 +217,7 @@ def test_resize():
 
     screen.resize(3, 3)
     assert screen.columns == screen.lines == 3
-    assert tolist(screen) == [
-        [screen.default_char, screen.default_char, screen.default_char]
-    ] * 3
+    assert tolist(screen) == [[screen.default_char, screen.default_char, screen.default_char]] * 3
     assert mo.DECOM in screen.mode
     assert screen.margins is None
 
@@ -365,7 +364,7 @@ def test_draw_utf8():
     # See https://github.com/selectel/pyte/issues/62
     screen = pyte.Screen(1, 1)
     stream = pyte.ByteStream(screen)
-    stream.feed(b"\xE2\x80\x9D")
+    stream.feed(b"\xe2\x80\x9d")
     assert screen.display == ["”"]
 
 
@@ -455,7 +454,7 @@ def test_draw_with_carriage_return():
     line = """\
 ipcs -s | grep nobody |awk '{print$2}'|xargs -n1 i\
 pcrm sem ;ps aux|grep -P 'httpd|fcgi'|grep -v grep\
-|awk '{print$2 \x0D}'|xargs kill -9;/etc/init.d/ht\
+|awk '{print$2 \x0d}'|xargs kill -9;/etc/init.d/ht\
 tpd startssl"""
 
     screen = pyte.Screen(50, 3)
@@ -465,7 +464,7 @@ tpd startssl"""
     assert screen.display == [
         "ipcs -s | grep nobody |awk '{print$2}'|xargs -n1 i",
         "pcrm sem ;ps aux|grep -P 'httpd|fcgi'|grep -v grep",
-        "}'|xargs kill -9;/etc/init.d/httpd startssl       "
+        "}'|xargs kill -9;/etc/init.d/httpd startssl       ",
     ]
 
 
@@ -490,10 +489,7 @@ def test_index():
     # the cursor down.
     screen.index()
     assert (screen.cursor.y, screen.cursor.x) == (1, 0)
-    assert tolist(screen) == [
-        [Char("w"), Char("o")],
-        [Char("o", fg="red"), Char("t", fg="red")]
-    ]
+    assert tolist(screen) == [[Char("w"), Char("o")], [Char("o", fg="red"), Char("t", fg="red")]]
 
     # b) indexing on the last row should push everything up and
     # create a new row at the bottom.
@@ -501,12 +497,11 @@ def test_index():
     assert screen.cursor.y == 1
     assert tolist(screen) == [
         [Char("o", fg="red"), Char("t", fg="red")],
-        [screen.default_char, screen.default_char]
+        [screen.default_char, screen.default_char],
     ]
 
     # c) same with margins
-    screen = update(pyte.Screen(2, 5), ["bo", "sh", "th", "er", "oh"],
-                    colored=[1, 2])
+    screen = update(pyte.Screen(2, 5), ["bo", "sh", "th", "er", "oh"], colored=[1, 2])
     screen.set_margins(2, 4)
     screen.cursor.y = 3
 
@@ -568,7 +563,7 @@ def test_reverse_index():
     assert (screen.cursor.y, screen.cursor.x) == (0, 0)
     assert tolist(screen) == [
         [screen.default_char, screen.default_char],
-        [Char("w", fg="red"), Char("o", fg="red")]
+        [Char("w", fg="red"), Char("o", fg="red")],
     ]
 
     # b) once again ...
@@ -580,8 +575,7 @@ def test_reverse_index():
     ]
 
     # c) same with margins
-    screen = update(pyte.Screen(2, 5), ["bo", "sh", "th", "er", "oh"],
-                    colored=[2, 3])
+    screen = update(pyte.Screen(2, 5), ["bo", "sh", "th", "er", "oh"], colored=[2, 3])
     screen.set_margins(2, 4)
     screen.cursor.y = 1
 
@@ -821,12 +815,11 @@ def test_insert_lines():
     assert tolist(screen) == [
         [screen.default_char] * 3,
         [screen.default_char] * 3,
-        [Char("s"), Char("a"), Char("m")]
+        [Char("s"), Char("a"), Char("m")],
     ]
 
     # b) with margins
-    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"],
-                    colored=[2, 3])
+    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"], colored=[2, 3])
     screen.set_margins(1, 4)
     screen.cursor.y = 1
     screen.insert_lines(1)
@@ -841,14 +834,13 @@ def test_insert_lines():
         [Char("b"), Char("a"), Char("z")],
     ]
 
-    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"],
-                    colored=[2, 3])
+    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"], colored=[2, 3])
     screen.set_margins(1, 3)
     screen.cursor.y = 1
     screen.insert_lines(1)
 
     assert (screen.cursor.y, screen.cursor.x) == (1, 0)
-    assert screen.display == ["sam", "   ", "is ", "bar",  "baz"]
+    assert screen.display == ["sam", "   ", "is ", "bar", "baz"]
     assert tolist(screen) == [
         [Char("s"), Char("a"), Char("m")],
         [screen.default_char] * 3,
@@ -859,7 +851,7 @@ def test_insert_lines():
 
     screen.insert_lines(2)
     assert (screen.cursor.y, screen.cursor.x) == (1, 0)
-    assert screen.display == ["sam", "   ", "   ", "bar",  "baz"]
+    assert screen.display == ["sam", "   ", "   ", "bar", "baz"]
     assert tolist(screen) == [
         [Char("s"), Char("a"), Char("m")],
         [screen.default_char] * 3,
@@ -869,8 +861,7 @@ def test_insert_lines():
     ]
 
     # c) with margins -- trying to insert more than we have available
-    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"],
-                    colored=[2, 3])
+    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"], colored=[2, 3])
     screen.set_margins(2, 4)
     screen.cursor.y = 1
     screen.insert_lines(20)
@@ -887,8 +878,7 @@ def test_insert_lines():
 
     # d) with margins -- trying to insert outside scroll boundaries;
     #    expecting nothing to change
-    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"],
-                    colored=[2, 3])
+    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"], colored=[2, 3])
     screen.set_margins(2, 4)
     screen.insert_lines(5)
 
@@ -927,8 +917,7 @@ def test_delete_lines():
     ]
 
     # b) with margins
-    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"],
-                    colored=[2, 3])
+    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"], colored=[2, 3])
     screen.set_margins(1, 4)
     screen.cursor.y = 1
     screen.delete_lines(1)
@@ -943,8 +932,7 @@ def test_delete_lines():
         [Char("b"), Char("a"), Char("z")],
     ]
 
-    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"],
-                    colored=[2, 3])
+    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"], colored=[2, 3])
     screen.set_margins(1, 4)
     screen.cursor.y = 1
     screen.delete_lines(2)
@@ -960,13 +948,11 @@ def test_delete_lines():
     ]
 
     # c) with margins -- trying to delete  more than we have available
-    screen = update(pyte.Screen(3, 5),
-                    ["sam", "is ", "foo", "bar", "baz"],
-                    [None,
-                     None,
-                     [("red", "default")] * 3,
-                     [("red", "default")] * 3,
-                     None])
+    screen = update(
+        pyte.Screen(3, 5),
+        ["sam", "is ", "foo", "bar", "baz"],
+        [None, None, [("red", "default")] * 3, [("red", "default")] * 3, None],
+    )
     screen.set_margins(1, 4)
     screen.cursor.y = 1
     screen.delete_lines(5)
@@ -983,8 +969,7 @@ def test_delete_lines():
 
     # d) with margins -- trying to delete outside scroll boundaries;
     #    expecting nothing to change
-    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"],
-                    colored=[2, 3])
+    screen = update(pyte.Screen(3, 5), ["sam", "is ", "foo", "bar", "baz"], colored=[2, 3])
     screen.set_margins(2, 4)
     screen.cursor.y = 0
     screen.delete_lines(5)
@@ -1001,18 +986,13 @@ def test_delete_lines():
 
 
 def test_insert_characters():
-    screen = update(pyte.Screen(3, 4), ["sam", "is ", "foo", "bar"],
-                    colored=[0])
+    screen = update(pyte.Screen(3, 4), ["sam", "is ", "foo", "bar"], colored=[0])
 
     # a) normal case
     cursor = copy.copy(screen.cursor)
     screen.insert_characters(2)
     assert (screen.cursor.y, screen.cursor.x) == (cursor.y, cursor.x)
-    assert tolist(screen)[0] == [
-        screen.default_char,
-        screen.default_char,
-        Char("s", fg="red")
-    ]
+    assert tolist(screen)[0] == [screen.default_char, screen.default_char, Char("s", fg="red")]
 
     # b) now inserting from the middle of the line
     screen.cursor.y, screen.cursor.x = 2, 1
@@ -1022,27 +1002,19 @@ def test_insert_characters():
     # c) inserting more than we have
     screen.cursor.y, screen.cursor.x = 3, 1
     screen.insert_characters(10)
-    assert tolist(screen)[3] == [
-        Char("b"), screen.default_char, screen.default_char
-    ]
+    assert tolist(screen)[3] == [Char("b"), screen.default_char, screen.default_char]
 
     # d) 0 is 1
     screen = update(pyte.Screen(3, 3), ["sam", "is ", "foo"], colored=[0])
 
     screen.cursor_position()
     screen.insert_characters()
-    assert tolist(screen)[0] == [
-        screen.default_char,
-        Char("s", fg="red"), Char("a", fg="red")
-    ]
+    assert tolist(screen)[0] == [screen.default_char, Char("s", fg="red"), Char("a", fg="red")]
 
     screen = update(pyte.Screen(3, 3), ["sam", "is ", "foo"], colored=[0])
     screen.cursor_position()
     screen.insert_characters(1)
-    assert tolist(screen)[0] == [
-        screen.default_char,
-        Char("s", fg="red"), Char("a", fg="red")
-    ]
+    assert tolist(screen)[0] == [screen.default_char, Char("s", fg="red"), Char("a", fg="red")]
 
 
 def test_delete_characters():
@@ -1050,10 +1022,7 @@ def test_delete_characters():
     screen.delete_characters(2)
     assert (screen.cursor.y, screen.cursor.x) == (0, 0)
     assert screen.display == ["m  ", "is ", "foo"]
-    assert tolist(screen)[0] == [
-        Char("m", fg="red"),
-        screen.default_char, screen.default_char
-    ]
+    assert tolist(screen)[0] == [Char("m", fg="red"), screen.default_char, screen.default_char]
 
     screen.cursor.y, screen.cursor.x = 2, 2
     screen.delete_characters()
@@ -1076,7 +1045,7 @@ def test_delete_characters():
         Char("5", fg="red"),
         screen.default_char,
         screen.default_char,
-        screen.default_char
+        screen.default_char,
     ]
 
     screen = update(pyte.Screen(5, 1), ["12345"], colored=[0])
@@ -1089,7 +1058,7 @@ def test_delete_characters():
         Char("2", fg="red"),
         screen.default_char,
         screen.default_char,
-        screen.default_char
+        screen.default_char,
     ]
 
     screen = update(pyte.Screen(5, 1), ["12345"], colored=[0])
@@ -1101,7 +1070,7 @@ def test_delete_characters():
         screen.default_char,
         screen.default_char,
         screen.default_char,
-        screen.default_char
+        screen.default_char,
     ]
 
 
@@ -1111,11 +1080,7 @@ def test_erase_character():
     screen.erase_characters(2)
     assert (screen.cursor.y, screen.cursor.x) == (0, 0)
     assert screen.display == ["  m", "is ", "foo"]
-    assert tolist(screen)[0] == [
-        screen.default_char,
-        screen.default_char,
-        Char("m", fg="red")
-    ]
+    assert tolist(screen)[0] == [screen.default_char, screen.default_char, Char("m", fg="red")]
 
     screen.cursor.y, screen.cursor.x = 2, 2
     screen.erase_characters()
@@ -1138,7 +1103,7 @@ def test_erase_character():
         screen.default_char,
         screen.default_char,
         screen.default_char,
-        Char("5", "red")
+        Char("5", "red"),
     ]
 
     screen = update(pyte.Screen(5, 1), ["12345"], colored=[0])
@@ -1151,7 +1116,7 @@ def test_erase_character():
         Char("2", fg="red"),
         screen.default_char,
         screen.default_char,
-        screen.default_char
+        screen.default_char,
     ]
 
     screen = update(pyte.Screen(5, 1), ["12345"], colored=[0])
@@ -1163,179 +1128,107 @@ def test_erase_character():
         screen.default_char,
         screen.default_char,
         screen.default_char,
-        Char("5", fg="red")
+        Char("5", fg="red"),
     ]
 
 
 def test_erase_in_line():
-    screen = update(pyte.Screen(5, 5),
-                    ["sam i",
-                     "s foo",
-                     "but a",
-                     "re yo",
-                     "u?   "], colored=[0])
+    screen = update(pyte.Screen(5, 5), ["sam i", "s foo", "but a", "re yo", "u?   "], colored=[0])
     screen.cursor_position(1, 3)
 
     # a) erase from cursor to the end of line
     screen.erase_in_line(0)
     assert (screen.cursor.y, screen.cursor.x) == (0, 2)
-    assert screen.display == ["sa   ",
-                              "s foo",
-                              "but a",
-                              "re yo",
-                              "u?   "]
+    assert screen.display == ["sa   ", "s foo", "but a", "re yo", "u?   "]
     assert tolist(screen)[0] == [
         Char("s", fg="red"),
         Char("a", fg="red"),
         screen.default_char,
         screen.default_char,
-        screen.default_char
+        screen.default_char,
     ]
 
     # b) erase from the beginning of the line to the cursor
-    screen = update(screen,
-                    ["sam i",
-                     "s foo",
-                     "but a",
-                     "re yo",
-                     "u?   "], colored=[0])
+    screen = update(screen, ["sam i", "s foo", "but a", "re yo", "u?   "], colored=[0])
     screen.erase_in_line(1)
     assert (screen.cursor.y, screen.cursor.x) == (0, 2)
-    assert screen.display == ["    i",
-                              "s foo",
-                              "but a",
-                              "re yo",
-                              "u?   "]
+    assert screen.display == ["    i", "s foo", "but a", "re yo", "u?   "]
     assert tolist(screen)[0] == [
         screen.default_char,
         screen.default_char,
         screen.default_char,
         Char(" ", fg="red"),
-        Char("i", fg="red")
+        Char("i", fg="red"),
     ]
 
     # c) erase the entire line
-    screen = update(screen,
-                    ["sam i",
-                     "s foo",
-                     "but a",
-                     "re yo",
-                     "u?   "], colored=[0])
+    screen = update(screen, ["sam i", "s foo", "but a", "re yo", "u?   "], colored=[0])
     screen.erase_in_line(2)
     assert (screen.cursor.y, screen.cursor.x) == (0, 2)
-    assert screen.display == ["     ",
-                              "s foo",
-                              "but a",
-                              "re yo",
-                              "u?   "]
+    assert screen.display == ["     ", "s foo", "but a", "re yo", "u?   "]
     assert tolist(screen)[0] == [screen.default_char] * 5
 
 
 def test_erase_in_display():
-    screen = update(pyte.Screen(5, 5),
-                    ["sam i",
-                     "s foo",
-                     "but a",
-                     "re yo",
-                     "u?   "], colored=[2, 3])
+    screen = update(pyte.Screen(5, 5), ["sam i", "s foo", "but a", "re yo", "u?   "], colored=[2, 3])
     screen.cursor_position(3, 3)
 
     # a) erase from cursor to the end of the display, including
     #    the cursor
     screen.erase_in_display(0)
     assert (screen.cursor.y, screen.cursor.x) == (2, 2)
-    assert screen.display == ["sam i",
-                              "s foo",
-                              "bu   ",
-                              "     ",
-                              "     "]
+    assert screen.display == ["sam i", "s foo", "bu   ", "     ", "     "]
     assert tolist(screen)[2:] == [
-        [Char("b", fg="red"),
-         Char("u", fg="red"),
-         screen.default_char,
-         screen.default_char,
-         screen.default_char],
+        [
+            Char("b", fg="red"),
+            Char("u", fg="red"),
+            screen.default_char,
+            screen.default_char,
+            screen.default_char,
+        ],
         [screen.default_char] * 5,
-        [screen.default_char] * 5
+        [screen.default_char] * 5,
     ]
 
     # b) erase from the beginning of the display to the cursor,
     #    including it
-    screen = update(screen,
-                    ["sam i",
-                     "s foo",
-                     "but a",
-                     "re yo",
-                     "u?   "], colored=[2, 3])
+    screen = update(screen, ["sam i", "s foo", "but a", "re yo", "u?   "], colored=[2, 3])
     screen.erase_in_display(1)
     assert (screen.cursor.y, screen.cursor.x) == (2, 2)
-    assert screen.display == ["     ",
-                              "     ",
-                              "    a",
-                              "re yo",
-                              "u?   "]
+    assert screen.display == ["     ", "     ", "    a", "re yo", "u?   "]
     assert tolist(screen)[:3] == [
         [screen.default_char] * 5,
         [screen.default_char] * 5,
-        [screen.default_char,
-         screen.default_char,
-         screen.default_char,
-         Char(" ", fg="red"),
-         Char("a", fg="red")],
+        [
+            screen.default_char,
+            screen.default_char,
+            screen.default_char,
+            Char(" ", fg="red"),
+            Char("a", fg="red"),
+        ],
     ]
 
     # c) erase the while display
     screen.erase_in_display(2)
     assert (screen.cursor.y, screen.cursor.x) == (2, 2)
-    assert screen.display == ["     ",
-                              "     ",
-                              "     ",
-                              "     ",
-                              "     "]
+    assert screen.display == ["     ", "     ", "     ", "     ", "     "]
     assert tolist(screen) == [[screen.default_char] * 5] * 5
 
     # d) erase with private mode
-    screen = update(pyte.Screen(5, 5),
-                    ["sam i",
-                     "s foo",
-                     "but a",
-                     "re yo",
-                     "u?   "], colored=[2, 3])
+    screen = update(pyte.Screen(5, 5), ["sam i", "s foo", "but a", "re yo", "u?   "], colored=[2, 3])
     screen.erase_in_display(3, private=True)
-    assert screen.display == ["     ",
-                              "     ",
-                              "     ",
-                              "     ",
-                              "     "]
+    assert screen.display == ["     ", "     ", "     ", "     ", "     "]
 
     # e) erase with extra args
-    screen = update(pyte.Screen(5, 5),
-                    ["sam i",
-                     "s foo",
-                     "but a",
-                     "re yo",
-                     "u?   "], colored=[2, 3])
+    screen = update(pyte.Screen(5, 5), ["sam i", "s foo", "but a", "re yo", "u?   "], colored=[2, 3])
     args = [3, 0]
     screen.erase_in_display(*args)
-    assert screen.display == ["     ",
-                              "     ",
-                              "     ",
-                              "     ",
-                              "     "]
+    assert screen.display == ["     ", "     ", "     ", "     ", "     "]
 
     # f) erase with extra args and private
-    screen = update(pyte.Screen(5, 5),
-                    ["sam i",
-                     "s foo",
-                     "but a",
-                     "re yo",
-                     "u?   "], colored=[2, 3])
+    screen = update(pyte.Screen(5, 5), ["sam i", "s foo", "but a", "re yo", "u?   "], colored=[2, 3])
     screen.erase_in_display(*args, private=True)
-    assert screen.display == ["     ",
-                              "     ",
-                              "     ",
-                              "     ",
-                              "     "]
+    assert screen.display == ["     ", "     ", "     ", "     ", "     "]
 
 
 def test_cursor_up():
@@ -1474,19 +1367,11 @@ def test_alignment_display():
     screen.linefeed()
     screen.draw("b")
 
-    assert screen.display == ["a    ",
-                              "     ",
-                              "b    ",
-                              "     ",
-                              "     "]
+    assert screen.display == ["a    ", "     ", "b    ", "     ", "     "]
 
     screen.alignment_display()
 
-    assert screen.display == ["EEEEE",
-                              "EEEEE",
-                              "EEEEE",
-                              "EEEEE",
-                              "EEEEE"]
+    assert screen.display == ["EEEEE", "EEEEE", "EEEEE", "EEEEE", "EEEEE"]
 
 
 def test_set_margins():

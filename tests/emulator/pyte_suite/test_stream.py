@@ -83,7 +83,7 @@ def test_non_csi_sequences():
         stream = pyte.Stream(screen)
         stream.feed(ctrl.ESC + "[5" + cmd)
         assert handler.count == 1
-        assert handler.args == (5, )
+        assert handler.args == (5,)
 
         # b) multiple params, and starts with CSI, not ESC [
         handler = argcheck()
@@ -159,9 +159,7 @@ def test_interrupt():
     stream.feed(ctrl.CSI + "10;" + ctrl.SUB + "10" + esc.HVP)
 
     assert not handler.count
-    assert bugger.seen == [
-        ctrl.SUB, "10" + esc.HVP
-    ]
+    assert bugger.seen == [ctrl.SUB, "10" + esc.HVP]
 
 
 def test_control_characters():
@@ -176,12 +174,15 @@ def test_control_characters():
     assert handler.args == (10, 10)
 
 
-@pytest.mark.parametrize('osc,st', [
-    (ctrl.OSC_C0, ctrl.ST_C0),
-    (ctrl.OSC_C0, ctrl.ST_C1),
-    (ctrl.OSC_C1, ctrl.ST_C0),
-    (ctrl.OSC_C1, ctrl.ST_C1)
-])
+@pytest.mark.parametrize(
+    "osc,st",
+    [
+        (ctrl.OSC_C0, ctrl.ST_C0),
+        (ctrl.OSC_C0, ctrl.ST_C1),
+        (ctrl.OSC_C1, ctrl.ST_C0),
+        (ctrl.OSC_C1, ctrl.ST_C1),
+    ],
+)
 def test_set_title_icon_name(osc, st):
     screen = pyte.Screen(80, 24)
     stream = pyte.Stream(screen)
@@ -251,13 +252,16 @@ def test_dollar_skip():
     assert handler.count == 0
 
 
-@pytest.mark.parametrize("input,expected", [
-    (b"foo", [["draw", ["foo"], {}]]),
-    (b"\x1b[1;24r\x1b[4l\x1b[24;1H", [
-        ["set_margins", [1, 24], {}],
-        ["reset_mode", [4], {}],
-        ["cursor_position", [24, 1], {}]])
-])
+@pytest.mark.parametrize(
+    "input,expected",
+    [
+        (b"foo", [["draw", ["foo"], {}]]),
+        (
+            b"\x1b[1;24r\x1b[4l\x1b[24;1H",
+            [["set_margins", [1, 24], {}], ["reset_mode", [4], {}], ["cursor_position", [24, 1], {}]],
+        ),
+    ],
+)
 def test_debug_stream(input, expected):
     output = io.StringIO()
     stream = pyte.ByteStream(pyte.DebugScreen(to=output))
@@ -294,7 +298,7 @@ def test_byte_stream_feed():
     stream = pyte.ByteStream(screen)
     stream.feed("Нерусский текст".encode("utf-8"))
     assert handler.count == 1
-    assert handler.args == ("Нерусский текст", )
+    assert handler.args == ("Нерусский текст",)
 
 
 def test_byte_stream_define_charset_unknown():
