@@ -1,14 +1,40 @@
-"""Terminal state: a pyte-compatible Screen and ByteStream (placeholder until the emulator lands)."""
+"""Terminal state for termux: a pyte-compatible Screen (scrollback, alternate screen, title, bell,
+key modes; never raises) and ByteStream, plus snapshot/capture/preview. See docs/emulator.md."""
 
-import pyte
+from .history import Scrollback
+from .render import capture, preview, sgr, snapshot
+from .screen import (
+    BRACKETED_PASTE,
+    DECCKM,
+    DECNKM,
+    DECTCEM,
+    MOUSE_ANY,
+    MOUSE_BUTTON,
+    MOUSE_NORMAL,
+    MOUSE_SGR,
+    Char,
+    Ext,
+    Screen,
+)
+from .stream import ByteStream, Stream
 
-
-class Screen(pyte.Screen):
-    """pyte's Screen; the emulator work replaces this with termux's own subclass."""
-
-
-class ByteStream(pyte.ByteStream):
-    """pyte's ByteStream; the emulator work replaces this with termux's own parser."""
-
-
-__all__ = ["ByteStream", "Screen"]
+__all__ = [
+    "BRACKETED_PASTE",
+    "DECCKM",
+    "DECNKM",
+    "DECTCEM",
+    "MOUSE_ANY",
+    "MOUSE_BUTTON",
+    "MOUSE_NORMAL",
+    "MOUSE_SGR",
+    "ByteStream",
+    "Char",
+    "Ext",
+    "Screen",
+    "Scrollback",
+    "Stream",
+    "capture",
+    "preview",
+    "sgr",
+    "snapshot",
+]
