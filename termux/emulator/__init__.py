@@ -1,20 +1,40 @@
-"""Terminal state: a pyte-compatible Screen and ByteStream (placeholder until the emulator lands)."""
+"""Terminal state for termux: a pyte-compatible Screen (scrollback, alternate screen, title, bell,
+key modes; never raises) and ByteStream, plus snapshot/capture/preview. See docs/emulator.md."""
 
-import pyte
+# The reference classes (.screen, .stream) with the fast paths on top (.fast): identical results.
+from .fast import ByteStream, Screen, Stream
+from .history import Scrollback
+from .render import capture, preview, sgr, snapshot
+from .screen import (
+    BRACKETED_PASTE,
+    DECCKM,
+    DECNKM,
+    DECTCEM,
+    MOUSE_ANY,
+    MOUSE_BUTTON,
+    MOUSE_NORMAL,
+    MOUSE_SGR,
+    Char,
+    Ext,
+)
 
-from .fast import FastByteStreamMixin, FastScreenBase, FastScreenMixin, FastStreamMixin
-
-
-class Screen(FastScreenMixin, FastScreenBase):
-    """pyte's Screen with termux's fast paths; the emulator work adds scrollback and fidelity."""
-
-
-class ByteStream(FastByteStreamMixin, pyte.ByteStream):
-    """pyte's ByteStream with termux's fast parser."""
-
-
-class Stream(FastStreamMixin, pyte.Stream):
-    """pyte's (str) Stream with termux's fast parser."""
-
-
-__all__ = ["ByteStream", "Screen", "Stream"]
+__all__ = [
+    "BRACKETED_PASTE",
+    "DECCKM",
+    "DECNKM",
+    "DECTCEM",
+    "MOUSE_ANY",
+    "MOUSE_BUTTON",
+    "MOUSE_NORMAL",
+    "MOUSE_SGR",
+    "ByteStream",
+    "Char",
+    "Ext",
+    "Screen",
+    "Scrollback",
+    "Stream",
+    "capture",
+    "preview",
+    "sgr",
+    "snapshot",
+]

@@ -1,36 +1,42 @@
-"""Fast paths for pyte's hot methods, with results identical to pyte 0.8.2's.
+"""Fast paths: termux's Screen, ByteStream and Stream, with results identical to the reference classes.
 
-Where the time goes in stock pyte (cProfile on the benchmark workloads, `benchmarks/emulator.py`):
+The reference classes are `termux.emulator.screen.Screen` and `termux.emulator.stream.Stream` /
+`ByteStream` (pyte 0.8.2 plus scrollback and xterm fidelity). The classes here subclass them and only
+make the hot paths faster; `tests/emulator/test_differential.py` feeds the same chunked bytes to both
+(and to stock pyte) and compares every cell, the cursor, the modes, the margins and the scrollback.
 
-- `Screen.draw` makes one namedtuple per character (`cursor.attrs._replace(data=char)`) and walks the
-  text one character at a time in Python;
-- `Screen.index` (every line feed at the bottom) moves every row of the scroll region in a Python loop;
-- `Stream.feed` sends every control character and every byte of every escape sequence through the
-  parser generator (`generator.send` per character).
+Where the time goes in stock pyte (cProfile over `benchmarks/emulator.py`): `Screen.draw` makes a
+namedtuple per character (`attrs._replace(data=char)`) in a Python loop; `Screen.index` (every line
+feed at the bottom) moves every row of the scroll region in a Python loop; the parser handles every
+control character and escape byte separately. And in a scrollback, each line leaving the screen is
+converted cell by cell.
 
-What this module does about it, without changing any observable result:
+What this module does about it:
 
-- `FastScreenBase.draw`: runs of printable ASCII are written a whole row segment at a time
+- `Screen.draw`: a run of printable ASCII is written one row segment at a time
   (`dict.update(zip(range, map(cells, text)))`, C speed) from a cache of cell objects per (attributes,
-  character); cells are immutable tuples, so sharing them is invisible.
-- `FastScreenBase.index`: the region shift is one C-level `dict.update` instead of a loop.
-- `FastStreamMixin`: one regular expression tokenises text runs, CR LF, C0 controls, complete CSI
-  sequences (`ESC [ [?] digits;... final`) and two-character escapes, and calls the same screen
-  methods pyte's parser would call with the same arguments. Anything else (OSC, DCS, sequences with
-  intermediates, a sequence cut by a chunk boundary) goes through the stream's own parser generator,
-  one character at a time, exactly as stock pyte does.
-- `FastScreenMixin.draw_lines` + the stream: a block of plain lines (printable ASCII, each ended by
-  CR LF) is applied in one go: rows that scroll past the screen are built only when the scrollback
-  keeps them (and then straight into its compact form); the screen is shifted once per block.
+  character). Cells are immutable tuples, so sharing them is invisible.
+- `Screen.draw_lines` (called by the stream for two or more CR LF-ended lines of printable ASCII): once
+  the cursor sits at the start of a blank bottom row, each line becomes rows and the region is shifted
+  once per block; rows that scroll past unseen are only built when the scrollback keeps them, and then
+  straight into its compact form.
+- `Screen._scroll_into_history`: a row is compacted with C-level slicing and grouping instead of a
+  Python loop over cells.
+- `FastScreenBase.index` (below the reference Screen in the MRO): the region shift is one dict.update.
+- `Stream._run`: one regular expression recognises text runs, CR LF, C0 controls, plain CSI sequences
+  (`ESC [ [?] digits;... final`) and ESC finals, and calls the handlers the reference parser would
+  call, with the same arguments. Everything else goes through the reference parser.
 
-`FastScreenBase` sits *below* termux's Screen in the MRO (it only re-implements pyte's own methods);
-`FastScreenMixin` sits above it (it batches whole lines and so must honour the Screen's scrollback).
+One deliberate difference, invisible unless a screen method raises (they do not: the reference Screen
+never raises): after an exception inside a batched block, parsing resumes after the block rather than
+after the line that raised.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from itertools import compress, repeat
+from operator import itemgetter, ne
 from typing import Any
 
 import pyte
@@ -38,9 +44,14 @@ from pyte import charsets as cs
 from pyte import modes as mo
 from pyte.screens import Margins, StaticDefaultDict
 
-# Printable ASCII: one cell per character, no charset translation in the default G0 (Latin-1).
+from .history import EMPTY_LINE, compact_line, intern_style
+from .screen import Screen as _ReferenceScreen
+from .stream import ByteStream as _ReferenceByteStream
+from .stream import Stream as _ReferenceStream
+
+# Printable ASCII: one cell per character, no translation in the default G0 (Latin-1).
 _ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]+\Z")
-_IDENTITY_MAPS = (cs.LAT1_MAP,)
+_LAT1 = cs.LAT1_MAP
 
 # Cell caches are bounded (a program cycling through 24-bit colours would otherwise grow them).
 _CELL_CACHE_LIMIT = 512
@@ -48,9 +59,12 @@ _CELL_CACHE_LIMIT = 512
 DECAWM = mo.DECAWM
 IRM = mo.IRM
 
+_data = itemgetter(0)
+_style = itemgetter(slice(1, None))
+
 
 class _Cells(dict[str, Any]):
-    """char -> cell with fixed attributes, made on first use (the cell pyte would make)."""
+    """char -> cell with fixed attributes, made on first use (the very cell draw() would make)."""
 
     __slots__ = ("attrs",)
 
@@ -64,7 +78,24 @@ class _Cells(dict[str, Any]):
 
 
 class FastScreenBase(pyte.Screen):
-    """pyte.Screen with faster implementations of its own hot methods (identical results)."""
+    """pyte.Screen's own methods, faster (identical results); sits below the reference Screen."""
+
+    def index(self) -> None:
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        if self.cursor.y == bottom:
+            self.dirty.update(range(self.lines))
+            buffer = self.buffer
+            if bottom > top:
+                # pyte: for y in range(top, bottom): buffer[y] = buffer[y + 1]
+                moved = map(buffer.__getitem__, range(top + 1, bottom + 1))
+                buffer.update(zip(range(top, bottom), moved, strict=True))
+            buffer.pop(bottom, None)
+        else:
+            self.cursor_down()
+
+
+class FastScreenMixin(_ReferenceScreen):
+    """Batching and caching on top of the reference Screen."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # id(attrs) -> (attrs, cells); holding attrs keeps its id from being reused.
@@ -76,8 +107,8 @@ class FastScreenBase(pyte.Screen):
         entry = self._cell_caches.get(id(attrs))
         if entry is not None and entry[0] is attrs:
             return entry[1]
-        # Equal attributes made by another SGR share the cache (termux's cells may carry `ext`
-        # extras that take no part in tuple equality, hence the key's second half).
+        # Equal attributes made by another SGR share one cache; `ext` takes no part in tuple
+        # equality, hence the key's second half.
         key = (attrs, getattr(attrs, "ext", None))
         cells = self._cells_by_value.get(key)
         if cells is None:
@@ -89,72 +120,65 @@ class FastScreenBase(pyte.Screen):
         self._cell_caches[id(attrs)] = (attrs, cells)
         return cells
 
+    # ------------------------------------------------------------------ text
+
     def draw(self, data: str) -> None:
         cursor = self.cursor
         columns = self.columns
         x = cursor.x
         if (
-            x > columns
+            self.charset
+            or self.g0_charset is not _LAT1
+            or x > columns
             or IRM in self.mode
-            or (self.g1_charset if self.charset else self.g0_charset) not in _IDENTITY_MAPS
             or not _ASCII_PRINTABLE.match(data)
         ):
             super().draw(data)
             return
+        # The reference draw, one row segment at a time (every character is one cell wide).
         cells = self._cells(cursor.attrs)
+        buffer = self.buffer
         n = len(data)
         i = 0
         y = cursor.y
         while i < n:
-            if x == columns:
+            if x >= columns:
                 if DECAWM in self.mode:
                     self.dirty.add(y)
-                    cursor.x = x
-                    self.carriage_return()
-                    self.linefeed()
-                    x, y = cursor.x, cursor.y
-                    if x >= columns:  # a subclass moved the cursor somewhere odd: be pyte
-                        super().draw(data[i:])
-                        return
-                    cells = self._cells(cursor.attrs)
+                    cursor.x = 0
+                    self.index()
+                    x, y = 0, cursor.y
                 else:
-                    # No autowrap: every further character overwrites the last column.
-                    self.buffer[y][columns - 1] = cells[data[n - 1]]
+                    # No autowrap: each further character lands in the last column.
+                    line = buffer[y]
+                    x = columns - 1
+                    if x and line[x].data == "":
+                        line[x - 1] = line[x - 1]._replace(data=" ")
+                    line[x] = cells[data[n - 1]]
+                    x = columns
                     break
+            line = buffer[y]
             k = columns - x
             if k > n - i:
                 k = n - i
-            line = self.buffer[y]
+            # Keep wide characters whole: blank the half not overwritten (as the reference draw).
+            if x and line[x].data == "":
+                line[x - 1] = line[x - 1]._replace(data=" ")
+            end = x + k
+            if end < columns and line[end].data == "":
+                line[end] = line[end]._replace(data=" ")
             if k == 1:
                 line[x] = cells[data[i]]
             else:
-                line.update(zip(range(x, x + k), map(cells.__getitem__, data[i : i + k]), strict=True))
-            x += k
+                line.update(zip(range(x, end), map(cells.__getitem__, data[i : i + k]), strict=True))
+            x = end
             i += k
         cursor.x = x
         self.dirty.add(y)
 
-    def index(self) -> None:
-        top, bottom = self.margins or Margins(0, self.lines - 1)
-        if self.cursor.y == bottom:
-            self.dirty.update(range(self.lines))
-            buffer = self.buffer
-            if bottom > top:
-                # pyte: for y in range(top, bottom): buffer[y] = buffer[y + 1]
-                buffer.update(
-                    zip(range(top, bottom), map(buffer.__getitem__, range(top + 1, bottom + 1)), strict=True)
-                )
-            buffer.pop(bottom, None)
-        else:
-            self.cursor_down()
-
-
-class FastScreenMixin(pyte.Screen):
-    """Whole-line batching on top of termux's Screen (honours its scrollback)."""
-
     def draw_lines(self, block: str) -> None:
-        """Apply `block`: lines of printable ASCII, each ended by CR LF, exactly as the calls
-        `draw(line); carriage_return(); linefeed()` per line would (the stream's block token)."""
+        """Apply `block` (lines of printable ASCII, each ended by CR LF) exactly as the calls
+        `draw(line); carriage_return(); linefeed()` per line would."""
         texts = block.split("\r\n")
         texts.pop()  # the block ends with CR LF: the last piece is empty
         draw = self.draw
@@ -166,7 +190,7 @@ class FastScreenMixin(pyte.Screen):
         n = len(texts)
         i = 0
         # Until the cursor sits at column 0 of a blank bottom row, lines land on rows that already
-        # hold something: the per-line calls (at most one screenful of lines).
+        # hold something: the per-line calls (at most about one screenful of lines).
         while i < n:
             if cursor.y == bottom and cursor.x == 0 and not buffer.get(bottom):
                 break
@@ -178,15 +202,15 @@ class FastScreenMixin(pyte.Screen):
             i += 1
         if i == n:
             return
-        if IRM in self.mode or (self.g1_charset if self.charset else self.g0_charset) not in _IDENTITY_MAPS:
+        if self.charset or self.g0_charset is not _LAT1 or IRM in self.mode:
             for text in texts[i:]:
                 if text:
                     draw(text)
                 cr()
                 lf()
             return
-        # From here every row starts blank at column 0, and every line feed scrolls the region:
-        # the rows each line makes, then one shift of the region by their count.
+        # From here every row starts blank at column 0 and every line feed scrolls the region:
+        # collect the rows the lines make, then shift the region once by their count.
         columns = self.columns
         rows: list[str] = []
         if DECAWM in self.mode:
@@ -198,26 +222,25 @@ class FastScreenMixin(pyte.Screen):
         else:
             for text in texts[i:]:
                 rows.append(text if len(text) <= columns else text[: columns - 1] + text[-1])
-        attrs = cursor.attrs
-        self._scroll_in_rows(rows, attrs, top, bottom)
+        self._scroll_in_rows(rows, cursor.attrs, top, bottom)
         self.dirty.update(range(self.lines))
         cursor.x = 0
         cursor.y = bottom
 
     def _scroll_in_rows(self, rows: list[str], attrs: Any, top: int, bottom: int) -> None:
-        """Scroll the region [top, bottom] up by len(rows) + 0 lines, where row k of `rows` is
-        drawn (with `attrs`) on the blank bottom row before the k-th scroll."""
+        """Scroll the region [top, bottom] up by len(rows), where each row of `rows` is drawn (with
+        `attrs`) on the blank bottom row just before its scroll; the bottom row ends blank."""
         buffer = self.buffer
         m = len(rows)
         h1 = bottom - top  # rows above the bottom one
         old = [buffer.get(y) for y in range(top, bottom)]
-        sink = self._history_sink(top, bottom)
         gone_new = m - h1 if m > h1 else 0  # new rows that scroll away without being seen
-        if sink is not None:
+        if self._scrolls_into_history(top, bottom):
+            scroll_into_history = self._scroll_into_history
             for row in old[:m]:
-                sink(row)
+                scroll_into_history(row)
             if gone_new:
-                self._history_rows(rows[:gone_new], attrs)
+                self._history_text_rows(rows[:gone_new], attrs)
         y = top
         for row in old[m:]:
             if row is None:
@@ -225,166 +248,177 @@ class FastScreenMixin(pyte.Screen):
             else:
                 buffer[y] = row
             y += 1
-        if rows:
-            cells = self._cells(attrs)  # type: ignore[attr-defined]
-            default = self.default_char
-            for text in rows[gone_new:]:
-                line: StaticDefaultDict[int, Any] = StaticDefaultDict(default)
-                if text:
-                    line.update(zip(range(len(text)), map(cells.__getitem__, text), strict=True))
-                buffer[y] = line
-                y += 1
+        cells = self._cells(attrs)
+        default = self.default_char
+        for text in rows[gone_new:]:
+            line: StaticDefaultDict[int, Any] = StaticDefaultDict(default)
+            if text:
+                line.update(zip(range(len(text)), map(cells.__getitem__, text), strict=True))
+            buffer[y] = line
+            y += 1
         buffer.pop(bottom, None)
 
-    def _history_rows(self, rows: list[str], attrs: Any) -> None:
-        """Rows of text in one style that scroll straight into the scrollback."""
-        sink = self._history_sink(0, self.lines - 1)
-        assert sink is not None
+    # ------------------------------------------------------------------ scrollback
+
+    def _scrolls_into_history(self, top: int, bottom: int) -> bool:
+        """Whether a scroll of [top, bottom] keeps the top row: as the reference Screen.index, only a
+        full-screen scroll of the main screen does (and only when the scrollback keeps lines)."""
+        return top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen > 0
+
+    def _history_text_rows(self, rows: list[str], attrs: Any) -> None:
+        """Rows of text in one style, straight into their compact scrollback form (as compact_line
+        would make them from the drawn row)."""
+        append = self.history.append
+        cells = self._cells(attrs)
         default = self.default_char
-        cells = self._cells(attrs)  # type: ignore[attr-defined]
-        for text in rows:
-            line: StaticDefaultDict[int, Any] = StaticDefaultDict(default)
-            line.update(zip(range(len(text)), map(cells.__getitem__, text), strict=True))
-            sink(line)
+        if tuple(attrs)[1:] == tuple(default)[1:] and getattr(attrs, "ext", None) is None:
+            # Cells in the default style: trailing blanks equal the default cell and are dropped.
+            for text in rows:
+                text = text.rstrip(" ")
+                append(((text, intern_style(cells[text[0]])),) if text else EMPTY_LINE)
+        else:
+            for text in rows:
+                append(((text, intern_style(cells[text[0]])),) if text else EMPTY_LINE)
 
-    def _history_sink(self, top: int, bottom: int) -> Callable[[Any], None] | None:
-        """Where a row scrolled off the top of the region goes, or None when it is dropped.
+    def _scroll_into_history(self, line: Any) -> None:
+        if self.history.maxlen:
+            self.history.append(fast_compact_line(line, self.columns, self.default_char))
 
-        Mirrors termux.emulator.screen.Screen.index: only a full-screen scroll of the main screen
-        feeds the scrollback.
-        """
-        history = getattr(self, "history", None)
-        if history is None or not getattr(history, "maxlen", 0):
-            return None
-        if top != 0 or bottom != self.lines - 1 or getattr(self, "_main_buffer", None) is not None:
-            return None
-        scroll_into_history = getattr(self, "_scroll_into_history", None)
-        return scroll_into_history  # type: ignore[no-any-return]
+
+def fast_compact_line(line: Any, columns: int, default: Any) -> Any:
+    """history.compact_line with C-level slicing and grouping (same result)."""
+    if not line:
+        return EMPTY_LINE
+    cells = list(map(line.get, range(columns), repeat(default)))
+    if any(map(_has_ext, cells)):
+        return compact_line(line, columns, default)
+    differs = list(map(default.__ne__, cells))
+    if True not in differs:
+        return EMPTY_LINE
+    last = columns - 1 - differs[::-1].index(True)
+    del cells[last + 1 :]
+    styles = list(map(_style, cells))
+    datas = list(map(_data, cells))
+    first = styles[0]
+    if styles.count(first) == len(styles):
+        return (("".join(datas), intern_style(cells[0])),)
+    starts = [0, *compress(range(1, len(styles)), map(ne, styles[1:], styles))]
+    ends = [*starts[1:], len(cells)]
+    return tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
+
+
+def _has_ext(cell: Any) -> bool:
+    return getattr(cell, "ext", None) is not None
+
+
+class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
+    """termux's Screen: the reference Screen with fast paths (see the module docstring)."""
 
 
 # --- the stream ------------------------------------------------------------------------------------
 
 _CSI_PARAMS_MAX = 64
+_MAX_PARAMS = 32
+_MAX_VALUE = 9999
 
 
-class FastStreamMixin(pyte.Stream):
-    """pyte.Stream.feed with a regex tokenizer in front of pyte's parser generator."""
-
-    _fast_re: re.Pattern[str] | None = None
+class FastStreamMixin(_ReferenceStream):
+    """The reference parser with a one-regex fast path for the common tokens."""
 
     def attach(self, screen: Any) -> None:
         super().attach(screen)
-        self._build_fast()
-
-    def _build_fast(self) -> None:
         listener = self.listener
-        assert listener is not None
-        debug = listener.debug
-
-        def table(mapping: dict[str, str]) -> dict[str, Callable[..., Any]]:
-            return {key: getattr(listener, name, debug) for key, name in mapping.items()}
-
-        self._f_basic = table(self.basic)
-        self._f_csi = table(self.csi)
-        self._f_escape = table(self.escape)
-        self._f_debug = debug
-        self._f_draw = listener.draw
-        self._f_cr = listener.carriage_return
-        self._f_lf = listener.linefeed
-        # Control characters handled as pyte's generator would (SO/SI depend on use_utf8: left to it).
-        basic = "".join(re.escape(c) for c in sorted(self.basic) if c not in "\x0e\x0f")
-        escapes = "".join(re.escape(c) for c in sorted(self.escape))
-        text = self._text_pattern.pattern
-        # Lines of printable ASCII go to the screen's draw_lines in one call, unless a test or an
-        # embedder replaced the per-line methods on the instance (they must see every call).
-        self._f_lines = getattr(listener, "draw_lines", None)
-        own = vars(listener) if hasattr(listener, "__dict__") else {}
+        # Lines of printable ASCII go to the screen's draw_lines in one call, unless the screen has
+        # none or someone replaced the per-line methods on the instance (they must see every call).
+        lines = getattr(listener, "draw_lines", None)
+        own = getattr(listener, "__dict__", {})
         if any(name in own for name in ("draw", "carriage_return", "linefeed", "index")):
-            self._f_lines = None
-        lines = r"((?:[\x20-\x7e]*+\r\n){2,})" if self._f_lines is not None else r"(\b\B)"
+            lines = None
+        self._f_lines = lines
+        block = r"((?:[\x20-\x7e]*+\r\n){2,})" if lines is not None else r"(\b\B)"
         self._fast_re = re.compile(
-            rf"{lines}"  # 1: two or more plain lines, each ended by CR LF
-            rf"|({text})"  # 2: a text run, exactly as pyte's feed cuts it
+            rf"{block}"  # 1: two or more plain lines, each ended by CR LF
+            r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
             r"|(\r\n)"  # 3: CR LF
             rf"|\x1b\[(\??)([0-9;]{{0,{_CSI_PARAMS_MAX}}})([\x40-\x7e])"  # 4,5,6: CSI [?] params final
-            rf"|([{basic}])"  # 7: one C0 control
-            rf"|\x1b([{escapes}])"  # 8: ESC + final
+            r"|([\x00-\x1a\x1c-\x1f\x7f])"  # 7: a C0 control (or DEL)
+            r"|\x1b([0-OQ-WYZ\\`-~])"  # 8: ESC final (not a CSI, string or intermediate)
         )
 
-    def feed(self, data: str) -> None:
-        if self.listener is None:
-            raise RuntimeError("Listener is not set")
-        fast_re = self._fast_re
-        if fast_re is None:  # not attached through attach()
-            super().feed(data)
-            return
-        match = fast_re.match
-        send = self._send_to_parser
-        draw = self._f_draw
-        cr = self._f_cr
-        lf = self._f_lf
-        csi = self._f_csi
-        basic = self._f_basic
-        escape = self._f_escape
-        debug = self._f_debug
+    def _run(self, data: str, i: int) -> int:
+        n = len(data)
+        match = self._fast_re.match
+        draw = self._draw
+        c0 = self._c0
+        cr = c0["\r"]
+        lf = c0["\n"]
+        esc = self._esc
+        table = self._csi_table
         lines = self._f_lines
-        length = len(data)
-        pos = 0
-        ground = self._taking_plain_text
-        try:
-            while pos < length:
-                if not ground:
-                    # Mid-sequence in pyte's generator: give it characters until it is back to ground.
-                    ground = send(data[pos])
-                    pos += 1
+        while i < n:
+            m = match(data, i)
+            if m is None:
+                # An escape sequence or C1 control the fast path does not know: the reference way.
+                j = self._sequence(data, i)
+                if j < 0:
+                    return n  # incomplete: kept for the next feed
+                i = j
+                continue
+            i = self._resume = m.end()
+            kind = m.lastindex
+            if kind == 2:
+                draw(m.group(2))
+            elif kind == 6:
+                private, params, final = m.group(4, 5, 6)
+                key = "?" + final if private else final
+                entry = table.get(key)
+                if entry is None:
+                    self.listener.debug(key, params)  # type: ignore[union-attr]
                     continue
-                m = match(data, pos)
-                if m is None:
-                    ground = send(data[pos])
-                    pos += 1
-                    continue
-                pos = m.end()
-                kind = m.lastindex
-                if kind == 2:
-                    draw(m.group(2))
-                elif kind == 6:
-                    private, params, final = m.group(4, 5, 6)
-                    if not params:
-                        args: tuple[int, ...] | list[int] = (0,)
-                    elif ";" in params:
-                        args = [min(int(p or 0), 9999) for p in params.split(";")]
-                    else:
-                        args = (min(int(params), 9999),)
-                    handler = csi.get(final, debug)
-                    if private:
-                        handler(*args, private=True)
-                    else:
-                        handler(*args)
-                elif kind == 3:
-                    cr()
-                    lf()
-                elif kind == 1:
-                    lines(m.group(1))  # type: ignore[misc]  # group 1 never matches without it
-                elif kind == 7:
-                    basic[m.group(7)]()
+                if not params:
+                    args = [0]
+                elif ";" in params:
+                    args = [
+                        (int(p) if len(p) < 6 else _MAX_VALUE) if p else 0
+                        for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]
+                    ]
+                    args = [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
                 else:
-                    escape[m.group(8)]()
-        except Exception:
-            # As pyte's feed: a handler raised; the parser starts afresh and the error propagates.
-            self._initialize_parser()
-            raise
-        self._taking_plain_text = ground
+                    a = int(params) if len(params) < 6 else _MAX_VALUE
+                    args = [a if a < _MAX_VALUE else _MAX_VALUE]
+                handler, count, how = entry
+                if how == "n":
+                    handler(*args[:count])
+                elif how == "sgr" or how == "all":
+                    handler(*args)
+                elif how == "allp":
+                    handler(*args, private=True)
+                elif how == "p":
+                    handler(*args[:count], private=True)
+                else:
+                    self._dispatch_csi(("?" if private else "") + params, "", final)
+            elif kind == 3:
+                cr()
+                lf()
+            elif kind == 1:
+                lines(m.group(1))  # type: ignore[misc]  # group 1 cannot match without it
+            elif kind == 7:
+                control = c0.get(m.group(7))
+                if control is not None:
+                    control()
+            else:
+                final_handler = esc.get(m.group(8))
+                if final_handler is not None:
+                    final_handler()
+        return n
 
 
-class FastByteStreamMixin(FastStreamMixin, pyte.ByteStream):
-    """pyte.ByteStream.feed on top of the fast str feed (UTF-8 decoding as pyte does it)."""
-
-    def feed(self, data: bytes) -> None:  # type: ignore[override]
-        if self.use_utf8:
-            text = self.utf8_decoder.decode(data)
-        else:
-            text = "".join(map(chr, data))
-        FastStreamMixin.feed(self, text)
+class Stream(FastStreamMixin, _ReferenceStream):
+    """termux's Stream (text in): the reference parser with its fast path."""
 
 
-__all__ = ["FastByteStreamMixin", "FastScreenBase", "FastScreenMixin", "FastStreamMixin", "StaticDefaultDict"]
+class ByteStream(FastStreamMixin, _ReferenceByteStream):
+    """termux's ByteStream (`feed(bytes)`): the reference parser with its fast path."""
+
+
+__all__ = ["ByteStream", "FastScreenBase", "Screen", "Stream", "fast_compact_line"]
