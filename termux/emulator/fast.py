@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from itertools import compress, repeat
-from operator import itemgetter, ne
+from operator import attrgetter, itemgetter, ne
 from typing import Any
 
 import pyte
@@ -61,6 +61,7 @@ IRM = mo.IRM
 
 _data = itemgetter(0)
 _style = itemgetter(slice(1, None))
+_ext = attrgetter("ext")  # termux cells: None, or a non-empty (truthy) Ext
 
 
 class _Cells(dict[str, Any]):
@@ -92,6 +93,40 @@ class FastScreenBase(pyte.Screen):
             buffer.pop(bottom, None)
         else:
             self.cursor_down()
+
+    def cursor_position(self, line: int | None = None, column: int | None = None) -> None:
+        column = (column or 1) - 1
+        line = (line or 1) - 1
+        margins = self.margins
+        decom = mo.DECOM in self.mode
+        if margins is not None and decom:
+            line += margins.top
+            # Cursor is not allowed to move out of the scrolling region.
+            if not margins.top <= line <= margins.bottom:
+                return
+        cursor = self.cursor
+        # pyte: ensure_hbounds() then ensure_vbounds()
+        last = self.columns - 1
+        cursor.x = 0 if column < 0 else last if column > last else column
+        if decom and margins is not None:
+            top, bottom = margins
+        else:
+            top, bottom = 0, self.lines - 1
+        cursor.y = top if line < top else bottom if line > bottom else line
+
+    def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        cursor = self.cursor
+        self.dirty.add(cursor.y)
+        if how == 0:
+            interval = range(cursor.x, self.columns)
+        elif how == 1:
+            interval = range(cursor.x + 1)
+        elif how == 2:
+            interval = range(self.columns)
+        else:
+            super().erase_in_line(how, private)  # pyte raises here; keep that
+            return
+        self.buffer[cursor.y].update(dict.fromkeys(interval, cursor.attrs))
 
 
 class FastScreenMixin(_ReferenceScreen):
@@ -266,19 +301,26 @@ class FastScreenMixin(_ReferenceScreen):
         return top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen > 0
 
     def _history_text_rows(self, rows: list[str], attrs: Any) -> None:
-        """Rows of text in one style, straight into their compact scrollback form (as compact_line
-        would make them from the drawn row)."""
-        append = self.history.append
+        """Rows of text in one style, straight into their compact scrollback form (what
+        compact_line makes of the drawn row: one run, trailing default cells dropped)."""
+        maxlen = self.history.maxlen
+        if len(rows) > maxlen:
+            rows = rows[-maxlen:]  # the older ones would be dropped on arrival
         cells = self._cells(attrs)
+        style = intern_style(cells[" "])  # a run's style does not depend on its characters
         default = self.default_char
         if tuple(attrs)[1:] == tuple(default)[1:] and getattr(attrs, "ext", None) is None:
             # Cells in the default style: trailing blanks equal the default cell and are dropped.
-            for text in rows:
-                text = text.rstrip(" ")
-                append(((text, intern_style(cells[text[0]])),) if text else EMPTY_LINE)
+            stripped = [text.rstrip(" ") for text in rows]
+            lines = [((text, style),) if text else EMPTY_LINE for text in stripped]
         else:
-            for text in rows:
-                append(((text, intern_style(cells[text[0]])),) if text else EMPTY_LINE)
+            lines = [((text, style),) if text else EMPTY_LINE for text in rows]
+        extend = getattr(self.history, "extend", None)
+        if extend is not None:
+            extend(lines)
+        else:
+            for line in lines:
+                self.history.append(line)
 
     def _scroll_into_history(self, line: Any) -> None:
         if self.history.maxlen:
@@ -290,7 +332,11 @@ def fast_compact_line(line: Any, columns: int, default: Any) -> Any:
     if not line:
         return EMPTY_LINE
     cells = list(map(line.get, range(columns), repeat(default)))
-    if any(map(_has_ext, cells)):
+    try:
+        has_ext = any(map(_ext, cells))
+    except AttributeError:  # a plain pyte Char somewhere (written by hand)
+        has_ext = True
+    if has_ext:
         return compact_line(line, columns, default)
     differs = list(map(default.__ne__, cells))
     if True not in differs:
@@ -307,10 +353,6 @@ def fast_compact_line(line: Any, columns: int, default: Any) -> Any:
     return tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
 
 
-def _has_ext(cell: Any) -> bool:
-    return getattr(cell, "ext", None) is not None
-
-
 class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
     """termux's Screen: the reference Screen with fast paths (see the module docstring)."""
 
@@ -318,6 +360,8 @@ class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
 # --- the stream ------------------------------------------------------------------------------------
 
 _CSI_PARAMS_MAX = 64
+_SGR_CACHE_LIMIT = 1024
+DECSCNM = mo.DECSCNM
 _MAX_PARAMS = 32
 _MAX_VALUE = 9999
 
@@ -335,6 +379,8 @@ class FastStreamMixin(_ReferenceStream):
         if any(name in own for name in ("draw", "carriage_return", "linefeed", "index")):
             lines = None
         self._f_lines = lines
+        # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
+        self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
         block = r"((?:[\x20-\x7e]*+\r\n){2,})" if lines is not None else r"(\b\B)"
         self._fast_re = re.compile(
             rf"{block}"  # 1: two or more plain lines, each ended by CR LF
@@ -355,6 +401,8 @@ class FastStreamMixin(_ReferenceStream):
         esc = self._esc
         table = self._csi_table
         lines = self._f_lines
+        listener: Any = self.listener
+        sgr_cache = self._f_sgr
         while i < n:
             m = match(data, i)
             if m is None:
@@ -370,6 +418,21 @@ class FastStreamMixin(_ReferenceStream):
                 draw(m.group(2))
             elif kind == 6:
                 private, params, final = m.group(4, 5, 6)
+                if final == "m" and not private:
+                    # SGR: the attributes it leads to from the current ones, cached (the reference
+                    # SGR only sets cursor.attrs; SGR 0 depends on DECSCNM, hence the key).
+                    cursor = listener.cursor
+                    current = cursor.attrs
+                    sgr_key = (id(current), params, DECSCNM in listener.mode)
+                    hit = sgr_cache.get(sgr_key)
+                    if hit is not None and hit[0] is current:
+                        cursor.attrs = hit[1]
+                        continue
+                    self._dispatch_csi(params, "", "m")  # the reference way
+                    if len(sgr_cache) >= _SGR_CACHE_LIMIT:
+                        sgr_cache.clear()
+                    sgr_cache[sgr_key] = (current, listener.cursor.attrs)
+                    continue
                 key = "?" + final if private else final
                 entry = table.get(key)
                 if entry is None:
