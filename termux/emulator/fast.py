@@ -49,8 +49,6 @@ from .screen import Screen as _ReferenceScreen
 from .stream import ByteStream as _ReferenceByteStream
 from .stream import Stream as _ReferenceStream
 
-# Printable ASCII: one cell per character, no translation in the default G0 (Latin-1).
-_ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]+\Z")
 _LAT1 = cs.LAT1_MAP
 
 # Cell caches are bounded (a program cycling through 24-bit colours would otherwise grow them).
@@ -166,12 +164,15 @@ class FastScreenMixin(_ReferenceScreen):
             or self.g0_charset is not _LAT1
             or x > columns
             or IRM in self.mode
-            or not _ASCII_PRINTABLE.match(data)
+            or not data.isascii()
+            or not data.isprintable()
         ):
             super().draw(data)
             return
         # The reference draw, one row segment at a time (every character is one cell wide).
-        cells = self._cells(cursor.attrs)
+        attrs = cursor.attrs
+        entry = self._cell_caches.get(id(attrs))
+        cells = entry[1] if entry is not None and entry[0] is attrs else self._cells(attrs)
         buffer = self.buffer
         n = len(data)
         i = 0
@@ -381,7 +382,8 @@ class FastStreamMixin(_ReferenceStream):
         self._f_lines = lines
         # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
         self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
-        block = r"((?:[\x20-\x7e]*+\r\n){2,})" if lines is not None else r"(\b\B)"
+        # Only tried right after a line feed (the lookbehind sees the data before the match start).
+        block = r"(?<=\n)((?:[\x20-\x7e]*+\r\n){2,})" if lines is not None else r"(\b\B)"
         self._fast_re = re.compile(
             rf"{block}"  # 1: two or more plain lines, each ended by CR LF
             r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
