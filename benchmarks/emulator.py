@@ -155,11 +155,20 @@ def stock(columns: int, lines: int, history: bool) -> tuple[object, Callable[[by
 
 
 def termux(columns: int, lines: int, history: bool) -> tuple[object, Callable[[bytes], None]]:
-    try:
-        screen = temu.Screen(columns, lines, history=HISTORY if history else 0)  # type: ignore[call-arg]
-    except TypeError:  # the pre-scrollback placeholder Screen
-        screen = temu.Screen(columns, lines)
+    screen = temu.Screen(columns, lines, history=HISTORY if history else 0)
     return screen, temu.ByteStream(screen).feed
+
+
+def reference(columns: int, lines: int, history: bool) -> tuple[object, Callable[[bytes], None]]:
+    from termux.emulator import screen as ref_screen
+    from termux.emulator import stream as ref_stream
+
+    screen = ref_screen.Screen(columns, lines, history=HISTORY if history else 0)
+    return screen, ref_stream.ByteStream(screen).feed
+
+
+def _secs(result: Result) -> float:
+    return result.seconds
 
 
 @dataclass
@@ -234,6 +243,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", choices=sorted(WORKLOADS), help="run only these workloads")
     ap.add_argument("--no-stock", action="store_true", help="skip stock pyte (no ratio column)")
     ap.add_argument("--scrollback", choices=("both", "on", "off"), default="both")
+    ap.add_argument(
+        "--reference",
+        action="store_true",
+        help="also measure termux's reference classes (termux.emulator.screen/.stream: no fast paths)",
+    )
     ap.add_argument("--profile", action="store_true", help="profile termux's measured window (stderr)")
     ap.add_argument("--profile-stock", action="store_true", help="profile stock pyte's measured window")
     ap.add_argument("--profiler", choices=("pyinstrument", "cprofile"), default="pyinstrument")
@@ -249,27 +263,44 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {sys.version.split()[0]}, pyte {pyte_version()}"
     )
     print()
-    header = "| workload | scrollback | stock pyte MB/s | termux MB/s | ratio |"
-    print(header)
-    print("| --- | --- | ---: | ---: | ---: |")
+    if args.reference:
+        print(
+            "| workload | scrollback | stock pyte MB/s | termux, no fast paths MB/s | termux MB/s | ratio |"
+        )
+        print("| --- | --- | ---: | ---: | ---: | ---: |")
+    else:
+        print("| workload | scrollback | stock pyte MB/s | termux MB/s | ratio |")
+        print("| --- | --- | ---: | ---: | ---: |")
     for name in names:
         data = WORKLOADS[name](size)
         parts = chunks(data, args.chunk)
         for history in modes:
+            # termux's runs bracket stock pyte's in time (half before, half after), so that a
+            # change in machine load during the run hits both sides.
+            prof = make_profiler(args.profiler) if args.profile else None
+            t_res = measure(termux, parts, len(data), args, (args.repeat + 1) // 2, history, prof)
+            if prof is not None:
+                report_profile(prof, args.profiler)
             s_res: Result | None = None
             if not args.no_stock:
                 prof = make_profiler(args.profiler) if args.profile_stock else None
                 s_res = measure(stock, parts, len(data), args, args.stock_repeat, history, prof)
                 if prof is not None:
                     report_profile(prof, args.profiler)
-            prof = make_profiler(args.profiler) if args.profile else None
-            t_res = measure(termux, parts, len(data), args, args.repeat, history, prof)
-            if prof is not None:
-                report_profile(prof, args.profiler)
+            if args.repeat > 1:
+                t_res = min(
+                    t_res, measure(termux, parts, len(data), args, args.repeat // 2, history), key=_secs
+                )
+            r_res: Result | None = None
+            if args.reference:
+                r_res = measure(reference, parts, len(data), args, args.stock_repeat, history)
             stock_col = f"{s_res.mb_s:.2f}" if s_res else "-"
             ratio = f"{t_res.mb_s / s_res.mb_s:.1f}x" if s_res else "-"
             sb = "on" if history else "off"
-            print(f"| {DESCRIPTIONS[name]} | {sb} | {stock_col} | {t_res.mb_s:.2f} | {ratio} |", flush=True)
+            ref = f" {r_res.mb_s:.2f} |" if r_res else ""
+            print(
+                f"| {DESCRIPTIONS[name]} | {sb} | {stock_col} |{ref} {t_res.mb_s:.2f} | {ratio} |", flush=True
+            )
     return 0
 
 
