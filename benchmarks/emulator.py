@@ -1,6 +1,8 @@
 """Emulator throughput: stock pyte 0.8.2 against termux.emulator, side by side in one run.
 
-Prints a markdown table of MB/s per workload (best of N runs) and the ratio termux / stock.
+Prints a markdown table of MB/s per workload (best of N runs) and the ratio termux / stock. Time is the
+process's CPU time over the feeding loop only (time.process_time), so that other processes on a shared
+machine do not count against whichever side happened to run while they were busy.
 Workloads are generated deterministically in-process and fed through each emulator's
 ByteStream in fixed-size chunks (default 4096 bytes, about what one PTY read returns).
 
@@ -197,10 +199,10 @@ def measure(
         gc.collect()
         if profiler is not None:
             profiler.start()  # type: ignore[attr-defined]
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for part in parts:
             feed(part)
-        dt = time.perf_counter() - t0
+        dt = time.process_time() - t0
         if profiler is not None:
             profiler.stop()  # type: ignore[attr-defined]
             profiler = None  # profile one run only

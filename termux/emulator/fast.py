@@ -35,6 +35,7 @@ after the line that raised.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import compress, repeat
 from operator import attrgetter, itemgetter, ne
 from typing import Any
@@ -159,6 +160,37 @@ class FastScreenMixin(_ReferenceScreen):
         cursor = self.cursor
         columns = self.columns
         x = cursor.x
+        n = len(data)
+        if (
+            n
+            and x + n <= columns
+            and not self.charset
+            and self.g0_charset is _LAT1
+            and IRM not in self.mode
+            and data.isascii()
+            and data.isprintable()
+        ):
+            # The common case: printable ASCII that fits on the cursor's row.
+            attrs = cursor.attrs
+            entry = self._cell_caches.get(id(attrs))
+            cells = entry[1] if entry is not None and entry[0] is attrs else self._cells(attrs)
+            y = cursor.y
+            line = self.buffer[y]
+            # Keep wide characters whole: blank the half not overwritten (as the reference draw;
+            # get() because a missing cell is the line's default, never a stub).
+            if x:
+                cell = line.get(x)
+                if cell is not None and cell.data == "":
+                    line[x - 1] = line[x - 1]._replace(data=" ")
+            end = x + n
+            if end < columns:
+                cell = line.get(end)
+                if cell is not None and cell.data == "":
+                    line[end] = cell._replace(data=" ")
+            line.update(zip(range(x, end), map(cells.__getitem__, data), strict=False))
+            cursor.x = end
+            self.dirty.add(y)
+            return
         if (
             self.charset
             or self.g0_charset is not _LAT1
@@ -174,7 +206,6 @@ class FastScreenMixin(_ReferenceScreen):
         entry = self._cell_caches.get(id(attrs))
         cells = entry[1] if entry is not None and entry[0] is attrs else self._cells(attrs)
         buffer = self.buffer
-        n = len(data)
         i = 0
         y = cursor.y
         while i < n:
@@ -198,11 +229,15 @@ class FastScreenMixin(_ReferenceScreen):
             if k > n - i:
                 k = n - i
             # Keep wide characters whole: blank the half not overwritten (as the reference draw).
-            if x and line[x].data == "":
-                line[x - 1] = line[x - 1]._replace(data=" ")
+            if x:
+                cell = line.get(x)
+                if cell is not None and cell.data == "":
+                    line[x - 1] = line[x - 1]._replace(data=" ")
             end = x + k
-            if end < columns and line[end].data == "":
-                line[end] = line[end]._replace(data=" ")
+            if end < columns:
+                cell = line.get(end)
+                if cell is not None and cell.data == "":
+                    line[end] = cell._replace(data=" ")
             if k == 1:
                 line[x] = cells[data[i]]
             else:
@@ -362,6 +397,8 @@ class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
 
 _CSI_PARAMS_MAX = 64
 _SGR_CACHE_LIMIT = 1024
+_PLAN_CACHE_LIMIT = 1024
+_SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
 DECSCNM = mo.DECSCNM
 _MAX_PARAMS = 32
 _MAX_VALUE = 9999
@@ -382,15 +419,19 @@ class FastStreamMixin(_ReferenceStream):
         self._f_lines = lines
         # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
         self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
+        # a whole CSI sequence -> how to dispatch it (see _plan_csi)
+        self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
         block = r"(?<=\n)((?:[\x20-\x7e]*+\r\n){2,})" if lines is not None else r"(\b\B)"
         self._fast_re = re.compile(
             rf"{block}"  # 1: two or more plain lines, each ended by CR LF
             r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
             r"|(\r\n)"  # 3: CR LF
-            rf"|\x1b\[(\??)([0-9;]{{0,{_CSI_PARAMS_MAX}}})([\x40-\x7e])"  # 4,5,6: CSI [?] params final
-            r"|([\x00-\x1a\x1c-\x1f\x7f])"  # 7: a C0 control (or DEL)
-            r"|\x1b([0-OQ-WYZ\\`-~])"  # 8: ESC final (not a CSI, string or intermediate)
+            # 4, 5: SGR sequences in a row, then the text run after them (possibly empty)
+            rf"|((?:\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)+)([^\x00-\x1f\x7f-\x9f]*)"
+            rf"|\x1b\[(\??)([0-9;]{{0,{_CSI_PARAMS_MAX}}})([\x40-\x7e])"  # 6,7,8: CSI [?] params final
+            r"|([\x00-\x1a\x1c-\x1f\x7f])"  # 9: a C0 control (or DEL)
+            r"|\x1b([0-OQ-WYZ\\`-~])"  # 10: ESC final (not a CSI, string or intermediate)
         )
 
     def _run(self, data: str, i: int) -> int:
@@ -401,10 +442,10 @@ class FastStreamMixin(_ReferenceStream):
         cr = c0["\r"]
         lf = c0["\n"]
         esc = self._esc
-        table = self._csi_table
         lines = self._f_lines
         listener: Any = self.listener
         sgr_cache = self._f_sgr
+        plans = self._f_plans
         while i < n:
             m = match(data, i)
             if m is None:
@@ -418,64 +459,102 @@ class FastStreamMixin(_ReferenceStream):
             kind = m.lastindex
             if kind == 2:
                 draw(m.group(2))
-            elif kind == 6:
-                private, params, final = m.group(4, 5, 6)
-                if final == "m" and not private:
-                    # SGR: the attributes it leads to from the current ones, cached (the reference
-                    # SGR only sets cursor.attrs; SGR 0 depends on DECSCNM, hence the key).
-                    cursor = listener.cursor
-                    current = cursor.attrs
-                    sgr_key = (id(current), params, DECSCNM in listener.mode)
-                    hit = sgr_cache.get(sgr_key)
-                    if hit is not None and hit[0] is current:
-                        cursor.attrs = hit[1]
-                        continue
-                    self._dispatch_csi(params, "", "m")  # the reference way
+            elif kind == 5:
+                sgrs, text = m.group(4, 5)
+                cursor = listener.cursor
+                current = cursor.attrs
+                sgr_key = (id(current), sgrs, DECSCNM in listener.mode)
+                hit = sgr_cache.get(sgr_key)
+                if hit is not None and hit[0] is current:
+                    cursor.attrs = hit[1]
+                elif self._apply_sgrs(sgrs):
+                    # Only SGR handlers ran, and they only set cursor.attrs: remember the transition
+                    # (SGR 0 depends on DECSCNM, hence the key).
                     if len(sgr_cache) >= _SGR_CACHE_LIMIT:
                         sgr_cache.clear()
                     sgr_cache[sgr_key] = (current, listener.cursor.attrs)
-                    continue
-                key = "?" + final if private else final
-                entry = table.get(key)
-                if entry is None:
-                    self.listener.debug(key, params)  # type: ignore[union-attr]
-                    continue
-                if not params:
-                    args = [0]
-                elif ";" in params:
-                    args = [
-                        (int(p) if len(p) < 6 else _MAX_VALUE) if p else 0
-                        for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]
-                    ]
-                    args = [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
+                if text:
+                    draw(text)
+            elif kind == 8:
+                seq = m.group(0)
+                plan = plans.get(seq)
+                if plan is None:
+                    plan = self._plan_csi(*m.group(6, 7, 8))
+                    if len(plans) >= _PLAN_CACHE_LIMIT:
+                        plans.clear()
+                    plans[seq] = plan
+                how, fn, args = plan
+                if how == 0:
+                    fn(*args)
+                elif how == 1:
+                    fn(*args, private=True)
                 else:
-                    a = int(params) if len(params) < 6 else _MAX_VALUE
-                    args = [a if a < _MAX_VALUE else _MAX_VALUE]
-                handler, count, how = entry
-                if how == "n":
-                    handler(*args[:count])
-                elif how == "sgr" or how == "all":
-                    handler(*args)
-                elif how == "allp":
-                    handler(*args, private=True)
-                elif how == "p":
-                    handler(*args[:count], private=True)
-                else:
-                    self._dispatch_csi(("?" if private else "") + params, "", final)
+                    fn(*args)  # SGR: plain SGR sequences are matched as kind 5 first
             elif kind == 3:
                 cr()
                 lf()
             elif kind == 1:
                 lines(m.group(1))  # type: ignore[misc]  # group 1 cannot match without it
-            elif kind == 7:
-                control = c0.get(m.group(7))
+            elif kind == 9:
+                control = c0.get(m.group(9))
                 if control is not None:
                     control()
             else:
-                final_handler = esc.get(m.group(8))
+                final_handler = esc.get(m.group(10))
                 if final_handler is not None:
                     final_handler()
         return n
+
+    def _apply_sgrs(self, sgrs: str) -> bool:
+        """Dispatch SGR sequences in order as the reference parser would; True when each went to the
+        reference SGR handler (whose only effect is cursor.attrs)."""
+        plans = self._f_plans
+        pure = True
+        for m in _SGR_SEQ.finditer(sgrs):
+            seq = m.group(0)
+            plan = plans.get(seq)
+            if plan is None:
+                plan = self._plan_csi("", m.group(1), "m")
+                if len(plans) >= _PLAN_CACHE_LIMIT:
+                    plans.clear()
+                plans[seq] = plan
+            how, fn, args = plan
+            if how == 1:
+                fn(*args, private=True)
+            else:
+                fn(*args)
+            pure = pure and how == 2
+        return pure
+
+    def _plan_csi(
+        self, private: str, params: str, final: str
+    ) -> tuple[int, Callable[..., Any], tuple[Any, ...]]:
+        """How the reference parser dispatches `CSI [?] params final` (digits and ';' only):
+        (0, fn, args) for fn(*args), (1, fn, args) for fn(*args, private=True), (2, ...) for SGR."""
+        key = "?" + final if private else final
+        entry = self._csi_table.get(key)
+        if entry is None:
+            return 0, self.listener.debug, (key, params)  # type: ignore[union-attr]
+        handler, count, how = entry
+        if not params:
+            args = [0]
+        else:
+            args = [
+                (int(p) if len(p) < 6 else _MAX_VALUE) if p else 0
+                for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]
+            ]
+            args = [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
+        if how == "n":
+            return 0, handler, tuple(args[:count])
+        if how == "sgr":
+            return (2 if key == "m" else 0), handler, tuple(args)
+        if how == "all":
+            return 0, handler, tuple(args)
+        if how == "allp":
+            return 1, handler, tuple(args)
+        if how == "p":
+            return 1, handler, tuple(args[:count])
+        return 0, self._dispatch_csi, (("?" if private else "") + params, "", final)
 
 
 class Stream(FastStreamMixin, _ReferenceStream):
