@@ -329,6 +329,43 @@ class FastScreenMixin(_ReferenceScreen):
             y += 1
         buffer.pop(bottom, None)
 
+    def _scroll_in_cell_rows(self, rows: list[list[Any] | None], top: int, bottom: int) -> None:
+        """As _scroll_in_rows, with each row given as its cells from column 0 (None for a row the
+        caller did not build because it scrolls away unseen and the scrollback does not keep it)."""
+        buffer = self.buffer
+        m = len(rows)
+        h1 = bottom - top
+        old = [buffer.get(y) for y in range(top, bottom)]
+        gone_new = m - h1 if m > h1 else 0
+        default = self.default_char
+        if self._scrolls_into_history(top, bottom):
+            scroll_into_history = self._scroll_into_history
+            for row in old[:m]:
+                scroll_into_history(row)
+            if gone_new:
+                kept = rows[max(0, gone_new - self.history.maxlen) : gone_new]
+                compacted = [_compact_cells(cells, default) if cells else EMPTY_LINE for cells in kept]
+                extend = getattr(self.history, "extend", None)
+                if extend is not None:
+                    extend(compacted)
+                else:
+                    for compact in compacted:
+                        self.history.append(compact)
+        y = top
+        for row in old[m:]:
+            if row is None:
+                buffer.pop(y, None)
+            else:
+                buffer[y] = row
+            y += 1
+        for cells in rows[gone_new:]:
+            line: StaticDefaultDict[int, Any] = StaticDefaultDict(default)
+            if cells:
+                line.update(zip(range(len(cells)), cells, strict=False))
+            buffer[y] = line
+            y += 1
+        buffer.pop(bottom, None)
+
     # ------------------------------------------------------------------ scrollback
 
     def _scrolls_into_history(self, top: int, bottom: int) -> bool:
@@ -389,6 +426,22 @@ def fast_compact_line(line: Any, columns: int, default: Any) -> Any:
     return tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
 
 
+def _compact_cells(cells: list[Any], default: Any) -> Any:
+    """compact_line for a row given as its cells from column 0 (no extras: SGR-made cells)."""
+    differs = list(map(default.__ne__, cells))
+    if True not in differs:
+        return EMPTY_LINE
+    last = len(cells) - 1 - differs[::-1].index(True)
+    cells = cells[: last + 1]
+    styles = list(map(_style, cells))
+    datas = list(map(_data, cells))
+    if styles.count(styles[0]) == len(styles):
+        return (("".join(datas), intern_style(cells[0])),)
+    starts = [0, *compress(range(1, len(styles)), map(ne, styles[1:], styles))]
+    ends = [*starts[1:], len(cells)]
+    return tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
+
+
 class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
     """termux's Screen: the reference Screen with fast paths (see the module docstring)."""
 
@@ -399,6 +452,7 @@ _CSI_PARAMS_MAX = 64
 _SGR_CACHE_LIMIT = 1024
 _PLAN_CACHE_LIMIT = 1024
 _SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
+_PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
 DECSCNM = mo.DECSCNM
 _MAX_PARAMS = 32
 _MAX_VALUE = 9999
@@ -422,7 +476,11 @@ class FastStreamMixin(_ReferenceStream):
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
         self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
-        block = r"(?<=\n)((?:[\x20-\x7e]*+\r\n){2,})" if lines is not None else r"(\b\B)"
+        block = (
+            rf"(?<=\n)((?:(?:[\x20-\x7e]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+\r\n){{2,}})"
+            if lines is not None
+            else r"(\b\B)"
+        )
         self._fast_re = re.compile(
             rf"{block}"  # 1: two or more plain lines, each ended by CR LF
             r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
@@ -494,7 +552,11 @@ class FastStreamMixin(_ReferenceStream):
                 cr()
                 lf()
             elif kind == 1:
-                lines(m.group(1))  # type: ignore[misc]  # group 1 cannot match without it
+                block = m.group(1)
+                if "\x1b" in block:
+                    self._styled_lines(block)
+                else:
+                    lines(block)  # type: ignore[misc]  # group 1 cannot match without it
             elif kind == 9:
                 control = c0.get(m.group(9))
                 if control is not None:
@@ -504,6 +566,81 @@ class FastStreamMixin(_ReferenceStream):
                 if final_handler is not None:
                     final_handler()
         return n
+
+    def _styled_lines(self, block: str) -> None:
+        """Lines of printable ASCII and SGR sequences, each ended by CR LF: as the per-token path
+        would handle them, with rows that scroll away unseen (and unkept) never built."""
+        screen: Any = self.listener
+        texts = block.split("\r\n")
+        texts.pop()
+        run = self._run
+        cursor = screen.cursor
+        buffer = screen.buffer
+        top, bottom = screen.margins or Margins(0, screen.lines - 1)
+        n = len(texts)
+        i = 0
+        while i < n:
+            if cursor.y == bottom and cursor.x == 0 and not buffer.get(bottom):
+                break
+            run(texts[i] + "\r\n", 0)  # one line: never a block again
+            i += 1
+        if i == n:
+            return
+        if (
+            screen.charset
+            or screen.g0_charset is not _LAT1
+            or IRM in screen.mode
+            or self._plan_csi("", "0", "m")[0] != 2  # SGR is not the reference SGR
+        ):
+            for text in texts[i:]:
+                run(text + "\r\n", 0)
+            return
+        # Each line: its pieces (SGR sequences, then text) and the number of rows it makes.
+        columns = screen.columns
+        autowrap = DECAWM in screen.mode
+        lines = texts[i:]
+        lengths = [len(_SGR_SEQ.sub("", text)) for text in lines]
+        if autowrap:
+            counts = [(length + columns - 1) // columns if length else 1 for length in lengths]
+        else:
+            counts = [1] * len(lines)
+        total = sum(counts)
+        keep_all = screen._scrolls_into_history(top, bottom)
+        first_seen = 0 if keep_all else total - (bottom - top)  # rows before this scroll away unseen
+        rows: list[list[Any] | None] = []
+        sgr_cache = self._f_sgr
+        cells_for = screen._cells
+        mode = screen.mode
+        for text, count in zip(lines, counts, strict=True):
+            build = len(rows) + count > first_seen
+            line_cells: list[Any] = []
+            for sgrs, piece in _PIECE.findall(text):
+                if sgrs:
+                    current = cursor.attrs
+                    sgr_key = (id(current), sgrs, DECSCNM in mode)
+                    hit = sgr_cache.get(sgr_key)
+                    if hit is not None and hit[0] is current:
+                        cursor.attrs = hit[1]
+                    else:
+                        self._apply_sgrs(sgrs)
+                        if len(sgr_cache) >= _SGR_CACHE_LIMIT:
+                            sgr_cache.clear()
+                        sgr_cache[sgr_key] = (current, cursor.attrs)
+                if piece and build:
+                    line_cells.extend(map(cells_for(cursor.attrs).__getitem__, piece))
+            if not build:
+                rows.extend([None] * count)
+            elif len(line_cells) <= columns:
+                rows.append(line_cells)
+            elif autowrap:
+                rows.extend([line_cells[j : j + columns] for j in range(0, len(line_cells), columns)])
+            else:
+                # No autowrap: each character past the margin lands in the last column.
+                rows.append([*line_cells[: columns - 1], line_cells[-1]])
+        screen._scroll_in_cell_rows(rows, top, bottom)
+        screen.dirty.update(range(screen.lines))
+        cursor.x = 0
+        cursor.y = bottom
 
     def _apply_sgrs(self, sgrs: str) -> bool:
         """Dispatch SGR sequences in order as the reference parser would; True when each went to the

@@ -462,3 +462,31 @@ def test_workload_samples_same_as_reference() -> None:
                 assert_same_as_reference(
                     80, 24, history, [data[i : i + chunk] for i in range(0, len(data), chunk)]
                 )
+
+
+styled_line = st.lists(
+    st.tuples(
+        st.one_of(st.just(""), sgr_seqs, st.sampled_from(["\x1b[0m\x1b[01;34m", "\x1b[m", "\x1b[7m\x1b[1m"])),
+        st.one_of(st.just(""), ascii_text, long_line),
+    ).map("".join),
+    max_size=5,
+).map(lambda pieces: "".join(pieces) + "\r\n")
+
+
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 30),
+    st.integers(1, 8),
+    st.sampled_from([0, 5, 10000]),
+    st.lists(styled_line, max_size=40),
+    st.sets(st.sampled_from(["\x1b[?7l", "\x1b[2;4r", "\x1b[20h", "\x1b[44m", "\x1b[?5h", "\x1b[?1049h"])),
+    st.one_of(st.just(1 << 20), st.integers(20, 400)),
+)
+def test_styled_line_blocks_same_as_reference(
+    columns: int, lines: int, history: int, texts: list[str], modes: set[str], chunk: int
+) -> None:
+    """CR LF-ended lines of text and SGR sequences (the styled-block path)."""
+    data = ("".join(sorted(modes)) + "".join(texts) + "tail").encode()
+    assert_same_as_reference(
+        columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)]
+    )
