@@ -282,3 +282,38 @@ def test_resize_cuts_wide_character_in_half_cleanly() -> None:
     screen, _ = run("abc中", 10, 2)
     screen.resize(2, 4)
     assert screen.display[0] == "abc "
+
+
+# ---------------------------------------------------------------------- other places termux follows xterm
+
+
+def test_nel_is_always_carriage_return_and_line_feed() -> None:
+    # Stock pyte's ESC E only returns the carriage in LNM mode.
+    assert stock("abc\x1bEx")[0].display[1].startswith("   x")
+    assert run("abc\x1bEx")[0].display[1].startswith("x")
+
+
+def test_decsc_has_one_slot_and_decrc_does_not_consume_it() -> None:
+    # Stock pyte keeps a stack: the second DECRC after one DECSC goes home.
+    stock_screen, _ = stock("\x1b[2;3H\x1b7\x1b[4;4H\x1b8\x1b[5;5H\x1b8")
+    assert (stock_screen.cursor.y, stock_screen.cursor.x) == (0, 0)
+    screen, _ = run("\x1b[2;3H\x1b7\x1b[4;4H\x1b8\x1b[5;5H\x1b8")
+    assert (screen.cursor.y, screen.cursor.x) == (1, 2)
+    # And it restores origin mode both ways (stock pyte only ever sets it).
+    screen, _ = run("\x1b7\x1b[2;4r\x1b[?6h\x1b8")
+    assert (6 << 5) not in screen.mode
+
+
+def test_erase_saved_lines_keeps_the_screen() -> None:
+    # Stock pyte erases the screen on CSI 3 J; xterm erases only the scrollback.
+    assert stock("keep\x1b[3J")[0].display[0].startswith("    ")
+    screen, _ = run("".join(f"{i}\r\n" for i in range(10)) + "keep\x1b[3J")
+    assert len(screen.history) == 0 and screen.display[-1].startswith("keep")
+
+
+def test_c1_controls_are_controls_not_text() -> None:
+    # U+0085 (NEL) is a control: stock pyte tried to draw it and dropped the rest of the text.
+    assert stock("a\u0085bc")[0].display[0].startswith("a ")
+    screen, _ = run("a\u0085bc\u009b2;2Hx")
+    assert screen.display[0].startswith("a")
+    assert screen.display[1].startswith("bx")
