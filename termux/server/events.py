@@ -50,6 +50,7 @@ class ProtocolError(Exception):
 # Every event type the server emits (docs/protocol.md, "Events").
 SESSION_CREATED = "session.created"
 SESSION_EXITED = "session.exited"
+SESSION_CLOSED = "session.closed"  # killed or removed: the id names no session any more
 SESSION_RENAMED = "session.renamed"
 SESSION_TITLE = "session.title"
 SESSION_BELL = "session.bell"
@@ -61,6 +62,7 @@ CLIENT_DETACHED = "client.detached"
 EVENT_TYPES: tuple[str, ...] = (
     SESSION_CREATED,
     SESSION_EXITED,
+    SESSION_CLOSED,
     SESSION_RENAMED,
     SESSION_TITLE,
     SESSION_BELL,
@@ -169,8 +171,9 @@ class Subscriber:
     """A push subscriber: matching events land in a bounded queue the I/O side drains.
 
     `on_ready` is called when the queue goes from empty to non-empty (one wake-up per batch, not
-    per event). When the queue is full the subscriber is dropped — never waited on — and
-    `on_drop` is called once. A `oneshot` subscriber (a long poll) leaves the log after its first
+    per event). When the queue is full, `on_full` may drain it at once (a burst into a peer that
+    is reading); if it is still full the subscriber is dropped — never waited on — and `on_drop`
+    is called once. A `oneshot` subscriber (a long poll) leaves the log after its first
     matching event.
     """
 
@@ -183,6 +186,7 @@ class Subscriber:
         "dropped",
         "closed",
         "on_ready",
+        "on_full",
         "on_drop",
         "_log",
     )
@@ -204,6 +208,7 @@ class Subscriber:
         self.dropped = False
         self.closed = False
         self.on_ready: Callable[[], None] | None = None
+        self.on_full: Callable[[], None] | None = None
         self.on_drop: Callable[[], None] | None = None
 
     def _offer(self, event: Event) -> bool:
@@ -211,7 +216,10 @@ class Subscriber:
         if event.seq <= self.cursor or not self.filter.matches(event):
             return True
         if len(self.queue) >= self.max_queue:
-            return False
+            if self.on_full is not None:
+                self.on_full()
+            if len(self.queue) >= self.max_queue:
+                return False
         self.queue.append(event)
         self.cursor = event.seq
         if len(self.queue) == 1 and self.on_ready is not None:
@@ -258,6 +266,8 @@ class EventLog:
         self._last = 0  # seq of the newest event; 0 while empty
         self._streams: list[Subscriber] = []
         self._waiters: list[Subscriber] = []
+        # In-process observers called on every append (the server's push to attached clients).
+        self.listeners: list[Callable[[Event], None]] = []
         self.dropped_subscribers = 0  # counters for server.stats
 
     # -- state --------------------------------------------------------------------------------
@@ -303,6 +313,8 @@ class EventLog:
             self._publish(self._waiters, event)
         if self._streams:
             self._publish(self._streams, event)
+        for listener in tuple(self.listeners):
+            listener(event)
         return event
 
     def _publish(self, subscribers: list[Subscriber], event: Event) -> None:

@@ -268,3 +268,20 @@ def test_next_deadline_is_the_minimum_over_active_sessions(outputs: list[tuple[i
         assert became == (f"%{session}" not in last)
         last[f"%{session}"] = now
         assert t.next_deadline() == min(last.values()) + 1.5
+
+
+def test_a_full_queue_is_drained_by_on_full_before_the_subscriber_is_dropped() -> None:
+    log = EventLog(queue_size=2)
+    sub, _ = log.subscribe(None)
+    delivered: list[int] = []
+    sub.on_full = lambda: delivered.extend(seqs(sub.take()))  # a peer that keeps reading
+    fill(log, 7)
+    assert not sub.dropped and delivered + seqs(sub.take()) == list(range(1, 8))
+
+
+def test_listeners_see_every_event_in_order() -> None:
+    log = EventLog()
+    seen: list[int] = []
+    log.listeners.append(lambda e: seen.append(e.seq))
+    fill(log, 3)
+    assert seen == [1, 2, 3]
