@@ -30,13 +30,16 @@ class UsageError(Exception):
     """A mistake on the command line that argparse could not catch."""
 
 
-def _socket_options(parser: argparse.ArgumentParser, top: bool) -> None:
+def _socket_options(parser: argparse.ArgumentParser, top: bool, short_s: bool = True) -> None:
+    """-L NAME / -S PATH on the command and on every verb (`capture` keeps tmux's -S START, so
+    there the path is given as --socket PATH or before the verb)."""
     default = None if top else argparse.SUPPRESS
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
-        "-L", dest="socket_name", metavar="NAME", default=default, help="socket name in the socket directory"
+        "-L", "--socket-name", dest="socket_name", metavar="NAME", default=default, help="socket name"
     )
-    group.add_argument("-S", dest="socket_path", metavar="PATH", default=default, help="socket path, exactly")
+    flags = ["-S", "--socket"] if short_s else ["--socket"]
+    group.add_argument(*flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly")
 
 
 def connect(args: argparse.Namespace, autostart: bool = True) -> Client:
@@ -205,9 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
     _socket_options(parser, top=True)
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
 
-    def verb(name: str, run: Verb, help: str) -> argparse.ArgumentParser:
+    def verb(name: str, run: Verb, help: str, short_s: bool = True) -> argparse.ArgumentParser:
         sub = verbs.add_parser(name, help=help, description=help)
-        _socket_options(sub, top=False)
+        _socket_options(sub, top=False, short_s=short_s)
         sub.set_defaults(run=run)
         return sub
 
@@ -242,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--stdin", action="store_true", help="send standard input unchanged")
     sub.add_argument("keys", nargs="*", metavar="ARG")
 
-    sub = verb("capture", cmd_capture, "print a session's screen")
+    sub = verb("capture", cmd_capture, "print a session's screen", short_s=False)
     with_target(sub)
     sub.add_argument("-e", dest="escapes", action="store_true", help="keep colours and attributes as escapes")
     sub.add_argument("-S", dest="start", type=int, metavar="START", help="first line (negative: scrollback)")

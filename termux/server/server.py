@@ -335,7 +335,7 @@ class Server:
         return {
             "sessions": [s.info() for s in self.sessions.values()],
             "snapshots": snapshots,
-            "cursor": self.events.last_seq,
+            "cursor": self.events.cursor,
             "in_sync": True,
         }
 
@@ -344,7 +344,7 @@ class Server:
         self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
 
     def _push_event(self, event: Event) -> None:
-        line = push("event", event=event)
+        line = event.push_line
         for conn in self.connections:
             if conn.attached:
                 conn.write(line)
@@ -371,7 +371,7 @@ class Server:
             "bytes_parsed": sum(s.bytes_parsed for s in self.sessions.values()),
             "bytes_forwarded": self.bytes_forwarded,
             "slices": self.pump.slices,
-            "events": self.events.last_seq,
+            "events": self.events.cursor,
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
