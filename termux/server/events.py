@@ -25,7 +25,6 @@ import msgspec
 
 from termux.protocol.errors import ErrorCode, ProtocolError
 
-
 # Every event type the server emits (docs/protocol.md, "Events").
 SESSION_CREATED = "session.created"
 SESSION_EXITED = "session.exited"
