@@ -39,7 +39,9 @@ def _socket_options(parser: argparse.ArgumentParser, top: bool, short_s: bool = 
         "-L", "--socket-name", dest="socket_name", metavar="NAME", default=default, help="socket name"
     )
     flags = ["-S", "--socket"] if short_s else ["--socket"]
-    group.add_argument(*flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly")
+    group.add_argument(
+        *flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly"
+    )
 
 
 def connect(args: argparse.Namespace, autostart: bool = True) -> Client:

@@ -87,7 +87,7 @@ def start_server(path: Path, timeout: float = START_TIMEOUT) -> None:
             return
         ready_r, ready_w = os.pipe()
         log = log_path(path)
-        with open(log, "ab") as log_file:
+        with open(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log_file:
             starter = subprocess.Popen(
                 [
                     sys.executable,
