@@ -179,3 +179,7 @@ def lookup(name: str) -> Command:
         return COMMANDS[name]
     except KeyError:
         raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"unknown command {name!r}") from None
+
+
+# The event commands live in their own module and register themselves in this table.
+from termux.server import event_commands  # noqa: E402, F401
