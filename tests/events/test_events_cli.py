@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from pathlib import Path
 
 import pytest
-from conftest import run_cli, termux_env
+from event_helpers import cli, spawn_cli
 
 from termux.server import commands
 from termux.server.server import Server
@@ -18,11 +16,8 @@ def bell(server: Server) -> int:
     return server.events.append("session.bell", session="%0", name="x").seq
 
 
-async def spawn_events(sock_dir: Path, *args: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "termux", "events", *args,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=termux_env(sock_dir),
-    )  # fmt: skip
+async def spawn_events(env: dict[str, str], *args: str) -> asyncio.subprocess.Process:
+    return await spawn_cli(env, "events", *args)
 
 
 async def read_seqs(proc: asyncio.subprocess.Process, last: int, seen: list[int]) -> None:
@@ -45,11 +40,11 @@ async def until(predicate: object) -> None:
 
 
 async def test_events_resumes_after_a_dropped_connection_with_no_gap_and_no_duplicate(
-    live: Server, sock_dir: Path
+    live: Server, termux_env: dict[str, str]
 ) -> None:
     for _ in range(3):
         bell(live)
-    proc = await spawn_events(sock_dir, "--json", "--cursor", "0")
+    proc = await spawn_events(termux_env, "--json", "--cursor", "0")
     seen: list[int] = []
     await read_seqs(proc, 3, seen)
     for _ in range(2):
@@ -70,9 +65,11 @@ async def test_events_resumes_after_a_dropped_connection_with_no_gap_and_no_dupl
     assert seen == list(range(1, 13))
 
 
-async def test_events_starts_at_the_tail_and_filters_by_type(live: Server, sock_dir: Path) -> None:
+async def test_events_starts_at_the_tail_and_filters_by_type(
+    live: Server, termux_env: dict[str, str]
+) -> None:
     bell(live)
-    proc = await spawn_events(sock_dir, "--json", "--type", "renamed")
+    proc = await spawn_events(termux_env, "--json", "--type", "renamed")
     await until(lambda: live.events.stream_count == 1)
     bell(live)
     seq = live.events.append("session.renamed", session="%0", name="y", old="x").seq
@@ -84,7 +81,7 @@ async def test_events_starts_at_the_tail_and_filters_by_type(live: Server, sock_
 
 @pytest.mark.parametrize("why", ["capacity", "old server"])
 async def test_events_falls_back_to_long_polling_with_one_notice(
-    live: Server, sock_dir: Path, monkeypatch: pytest.MonkeyPatch, why: str
+    live: Server, termux_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, why: str
 ) -> None:
     if why == "capacity":
         live.events.max_streams = 0
@@ -92,7 +89,7 @@ async def test_events_falls_back_to_long_polling_with_one_notice(
         monkeypatch.delitem(commands.COMMANDS, "events.stream")
     for _ in range(2):
         bell(live)
-    proc = await spawn_events(sock_dir, "--json", "--cursor", "0")
+    proc = await spawn_events(termux_env, "--json", "--cursor", "0")
     seen: list[int] = []
     await read_seqs(proc, 2, seen)
     await until(lambda: live.events.waiter_count == 1)  # parked in a long poll, not polling
@@ -104,9 +101,9 @@ async def test_events_falls_back_to_long_polling_with_one_notice(
     assert len(err.strip().splitlines()) == 1 and "long-polling" in err
 
 
-async def test_events_poll_and_timeout_and_human_format(live: Server, sock_dir: Path) -> None:
+async def test_events_poll_and_timeout_and_human_format(live: Server, termux_env: dict[str, str]) -> None:
     live.events.append("session.exited", session="%3", name="build", exit_code=2, exit_signal=None)
-    code, out, err = await run_cli(sock_dir, "events", "--poll", "--cursor", "0", "--timeout", "0.3")
+    code, out, err = await cli(termux_env, "events", "--poll", "--cursor", "0", "--timeout", "0.3")
     assert code == 0 and err == ""
     fields = out.split()
     assert fields[0] == "1" and fields[2:] == [
@@ -116,26 +113,26 @@ async def test_events_poll_and_timeout_and_human_format(live: Server, sock_dir: 
         "exit_code=2",
         "exit_signal=null",
     ]
-    code, out, err = await run_cli(sock_dir, "events", "--timeout", "0.2")
+    code, out, err = await cli(termux_env, "events", "--timeout", "0.2")
     assert (code, out, err) == (0, "", "")
 
 
-async def test_wait_for_exit_match_quiet_and_timeout(live: Server, sock_dir: Path) -> None:
+async def test_wait_for_exit_match_quiet_and_timeout(live: Server, termux_env: dict[str, str]) -> None:
     script = "echo starting; read x; echo got-$x; read y; exit 3"
-    code, _, err = await run_cli(sock_dir, "new", "-d", "-s", "job", "--", "sh", "-c", script)
+    code, _, err = await cli(termux_env, "new", "-d", "-s", "job", "--", "sh", "-c", script)
     assert code == 0, err
-    assert await run_cli(sock_dir, "wait", "-t", "job", "--match", "start\\w+") == (0, "starting\n", "")
-    waiting = asyncio.create_task(run_cli(sock_dir, "wait", "-t", "job", "--match", r"got-\d+"))
-    await run_cli(sock_dir, "send", "-t", "job", "42", "Enter")
+    assert await cli(termux_env, "wait", "-t", "job", "--match", "start\\w+") == (0, "starting\n", "")
+    waiting = asyncio.create_task(cli(termux_env, "wait", "-t", "job", "--match", r"got-\d+"))
+    await cli(termux_env, "send", "-t", "job", "42", "Enter")
     assert await waiting == (0, "got-42\n", "")
-    code, out, _ = await run_cli(sock_dir, "wait", "-t", "job", "--quiet", "0.2")
+    code, out, _ = await cli(termux_env, "wait", "-t", "job", "--quiet", "0.2")
     assert (code, out) == (0, "")
-    code, _, err = await run_cli(sock_dir, "wait", "-t", "job", "--exit", "--timeout", "0.2")
+    code, _, err = await cli(termux_env, "wait", "-t", "job", "--exit", "--timeout", "0.2")
     assert code == 124 and "timed out" in err
-    exiting = asyncio.create_task(run_cli(sock_dir, "wait", "-t", "job", "--exit"))
-    await run_cli(sock_dir, "send", "-t", "job", "Enter")
+    exiting = asyncio.create_task(cli(termux_env, "wait", "-t", "job", "--exit"))
+    await cli(termux_env, "send", "-t", "job", "Enter")
     assert await exiting == (0, "3\n", "")
-    code, _, err = await run_cli(sock_dir, "wait", "-t", "nope", "--exit")
+    code, _, err = await cli(termux_env, "wait", "-t", "nope", "--exit")
     assert code == 1 and "no_session" in err
-    code, _, err = await run_cli(sock_dir, "wait", "-t", "job", "--match", "(")
+    code, _, err = await cli(termux_env, "wait", "-t", "job", "--match", "(")
     assert code == 1 and "bad_args" in err

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import start_server, stop_server
+from event_helpers import serve_in_loop, shutdown
 
 from termux.client import AsyncClient
 
@@ -53,9 +53,9 @@ class LoopSpy:
         del self.loop._run_once  # type: ignore[attr-defined]
 
 
-async def test_no_timer_while_idle_and_delivery_without_a_tick(sock_dir: Path) -> None:
+async def test_no_timer_while_idle_and_delivery_without_a_tick(socket_dir: Path) -> None:
     loop = asyncio.get_running_loop()
-    server, task = await start_server(sock_dir / "s", quiet_after=0.2)
+    server, task = await serve_in_loop(socket_dir / "s", quiet_after=0.2)
     clients: list[AsyncClient] = []
     spy: LoopSpy | None = None
     try:
@@ -116,4 +116,4 @@ async def test_no_timer_while_idle_and_delivery_without_a_tick(sock_dir: Path) -
             spy.remove()
         for client in clients:
             await client.close()
-        await stop_server(server, task)
+        await shutdown(server, task)

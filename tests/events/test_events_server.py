@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import start_server, stop_server
+from event_helpers import serve_in_loop, shutdown
 
 from termux.client import AsyncClient, TermuxError
 from termux.server.server import Server
@@ -109,8 +109,8 @@ async def test_long_poll_of_a_closed_connection_leaves_no_waiter(live: Server) -
         await asyncio.sleep(0.01)
 
 
-async def test_cursor_errors_have_their_own_codes(sock_dir: Path) -> None:
-    server, task = await start_server(sock_dir / "s", event_capacity=5)
+async def test_cursor_errors_have_their_own_codes(socket_dir: Path) -> None:
+    server, task = await serve_in_loop(socket_dir / "s", event_capacity=5)
     client = await connect(server)
     try:
         for i in range(12):
@@ -138,7 +138,7 @@ async def test_cursor_errors_have_their_own_codes(sock_dir: Path) -> None:
         assert (await client.request("server.hello"))["version"] == 1
     finally:
         await client.close()
-        await stop_server(server, task)
+        await shutdown(server, task)
 
 
 async def test_stream_cap_answers_capacity_and_closing_frees_a_slot(live: Server) -> None:
@@ -208,8 +208,8 @@ async def test_a_subscriber_that_stops_reading_is_dropped_with_its_queue_bound_k
     await reader.close()
 
 
-async def test_activity_then_quiet_then_activity_again(sock_dir: Path) -> None:
-    server, task = await start_server(sock_dir / "s", quiet_after=0.2)
+async def test_activity_then_quiet_then_activity_again(socket_dir: Path) -> None:
+    server, task = await serve_in_loop(socket_dir / "s", quiet_after=0.2)
     client = await connect(server)
     try:
         await client.request("events.stream", types=["session.activity", "session.quiet"])
@@ -226,4 +226,4 @@ async def test_activity_then_quiet_then_activity_again(sock_dir: Path) -> None:
         assert (await next_event(client))["type"] == "session.quiet"
     finally:
         await client.close()
-        await stop_server(server, task)
+        await shutdown(server, task)
