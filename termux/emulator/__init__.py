@@ -16,9 +16,7 @@ class ByteStream(pyte.ByteStream):
     """pyte's ByteStream; the emulator work replaces this with termux's own parser."""
 
 
-def capture(
-    screen: Screen, start: int | None = None, end: int | None = None, escapes: bool = False
-) -> list[str]:
+def capture(screen: Screen, start: int | None = None, end: int | None = None, escapes: bool = False) -> list[str]:
     return [line.rstrip() for line in screen.display][start or 0 : None if end is None else end + 1]
 
 

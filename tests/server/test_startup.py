@@ -42,9 +42,7 @@ def test_ten_racing_clients_start_exactly_one_server(termux_env: dict[str, str],
         run_cli(termux_env, "kill-server")
 
 
-def test_auto_started_server_is_detached_from_the_caller(
-    termux_env: dict[str, str], socket_dir: Path
-) -> None:
+def test_auto_started_server_is_detached_from_the_caller(termux_env: dict[str, str], socket_dir: Path) -> None:
     assert run_cli(termux_env, "new", "-d", "--", "sleep", "60").returncode == 0
     try:
         (pid,) = _server_pids(socket_dir)
@@ -89,9 +87,7 @@ def test_a_stale_socket_is_replaced(termux_env: dict[str, str], socket_dir: Path
 def test_a_non_socket_file_is_never_removed(termux_env: dict[str, str], socket_dir: Path) -> None:
     path = socket_dir / "default"
     path.write_text("precious")
-    result = subprocess.run(
-        [*TERMUX, "-S", str(path), "server"], env=termux_env, capture_output=True, text=True
-    )
+    result = subprocess.run([*TERMUX, "-S", str(path), "server"], env=termux_env, capture_output=True, text=True)
     assert result.returncode == 1 and "not a socket" in result.stderr
     assert path.read_text() == "precious"
 
@@ -108,18 +104,14 @@ def test_socket_directory_is_created_private(termux_env: dict[str, str], socket_
 
 
 @pytest.mark.parametrize("mode", [0o755, 0o770, 0o707])
-def test_socket_directory_open_to_others_is_refused(
-    termux_env: dict[str, str], socket_dir: Path, mode: int
-) -> None:
+def test_socket_directory_open_to_others_is_refused(termux_env: dict[str, str], socket_dir: Path, mode: int) -> None:
     socket_dir.chmod(mode)
     result = run_cli(termux_env, "ls")
     assert result.returncode == 3
     assert "open to group or others" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_socket_directory_owned_by_another_user_is_refused(
-    termux_env: dict[str, str], socket_dir: Path
-) -> None:
+def test_socket_directory_owned_by_another_user_is_refused(termux_env: dict[str, str], socket_dir: Path) -> None:
     if os.getuid() != 0:
         pytest.skip("changing a directory's owner needs root")
     os.chown(socket_dir, 65534, 65534)
