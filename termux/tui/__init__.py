@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["run"]
+__all__ = ["run", "run_tui"]
+
+
+def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None) -> int:
+    """The CLI's entry: `termux`, `termux attach [-t T]`, `termux new` (without -d)."""
+    return run(
+        path=getattr(args, "socket_path", None),
+        name=getattr(args, "socket_name", None),
+        target=getattr(args, "target", None),
+        new=new_session,
+    )
 
 
 def run(
