@@ -21,7 +21,7 @@ import asyncio
 import base64
 import contextlib
 from collections.abc import Awaitable
-from typing import Any
+from typing import Any, ClassVar
 
 from textual import events
 from textual.app import App, ComposeResult
@@ -53,7 +53,7 @@ class MainScreen(Screen[None]):
     """The sidebar, the terminal view, the activity view and the status line. No bindings: every
     key is the session's unless it is the prefix."""
 
-    BINDINGS: list[BindingType] = []
+    BINDINGS: ClassVar[list[BindingType]] = []
 
     DEFAULT_CSS = """
     MainScreen { layout: vertical; }
@@ -88,7 +88,7 @@ class TermuxApp(App[str]):
     """Attached to one server through `client` (a termux.client.AsyncClient)."""
 
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS: list[BindingType] = []  # Textual's quit (ctrl+q) and friends belong to the session
+    BINDINGS: ClassVar[list[BindingType]] = []  # Textual's quit (ctrl+q) and friends belong to the session
     TITLE = "termux"
 
     class Ended(Message):
@@ -130,7 +130,7 @@ class TermuxApp(App[str]):
             driver.input_hook = self._input_from_driver
         self._main = MainScreen(self.config)
         self.push_screen(self._main)
-        self._spawn(self._attach())
+        self._spawn(self._attach_server())
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
@@ -165,7 +165,7 @@ class TermuxApp(App[str]):
         assert self._main is not None
         return self._main.query_one(ActivityView)
 
-    async def _attach(self) -> None:
+    async def _attach_server(self) -> None:
         """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
         reply = await self.client.request("client.attach")
         snapshots = reply.get("snapshots") or {}
@@ -453,7 +453,7 @@ class TermuxApp(App[str]):
         self.post_message(message)
 
     def _passthrough(self) -> bool:
-        return self._main is not None and self.screen is self._main
+        return self._main is not None and bool(self._screen_stack) and self.screen is self._main
 
     async def on_event(self, event: events.Event) -> None:
         # Keys that came through Textual's queue (tests, or while the app starts): same routing.

@@ -29,7 +29,7 @@ RESYNC_BUFFER = 1 << 20  # output kept while a snapshot is on its way; the oldes
 
 
 def make_screen(cols: int, rows: int, history: int, snapshot: bytes = b"") -> tuple[Any, Any]:
-    screen = Screen(cols, rows, history=history) if history else Screen(cols, rows)
+    screen = Screen(cols, rows, history=history)
     stream = ByteStream(screen)
     if snapshot:
         stream.feed(snapshot)
