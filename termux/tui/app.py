@@ -313,6 +313,7 @@ class TermuxApp(App[str]):
     def _reset_from(self, sid: str, snap: dict[str, Any]) -> None:
         if sid not in self.feeder.shadows:
             return
+        before = self.feeder.shadows[sid].offset
         shadow = self.feeder.reset(
             sid,
             int(snap.get("cols") or 80),
@@ -324,6 +325,8 @@ class TermuxApp(App[str]):
         row = self.rows.get(sid)
         if row is not None:
             row.preview = emulator_preview(shadow.screen)
+            if sid != self.focused_id and shadow.offset > before:
+                row.unseen = True  # output we only learnt of through the snapshot
             self.sidebar.update_row(row)
         if sid == self.focused_id:
             self.view.show(shadow.screen)

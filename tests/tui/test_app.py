@@ -40,3 +40,125 @@ async def test_attach_type_and_see_the_echo(server: RunningServer) -> None:
         shadow = app.feeder.shadows[app.focused_id].screen
         assert (shadow.columns, shadow.lines) == (app.view.size.width, app.view.size.height)
     await client.close()
+
+
+async def test_textual_bindings_never_eat_session_keys(server: RunningServer) -> None:
+    with server.client() as c:
+        # raw mode: ctrl+c and friends are bytes for cat, not signals
+        c.request("session.new", name="a", command=["/bin/sh", "-c", "stty raw -echo; exec cat"])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        app.sent.clear()
+        # quit, command palette, focus cycling, copy, and the flow-control/suspend keys
+        await pilot.press("ctrl+q", "ctrl+p", "tab", "shift+tab", "ctrl+c", "ctrl+s", "ctrl+z", "ctrl+backslash")
+        await pilot.press("escape")
+        assert app.sent == [b"\x11", b"\x10", b"\t", b"\x1b[Z", b"\x03", b"\x13", b"\x1a", b"\x1c", b"\x1b"]
+        assert app.is_running and app.screen is app._main
+        assert app.view.has_focus
+    await client.close()
+
+
+async def test_prefix_commands(server: RunningServer) -> None:
+    with server.client() as c:
+        first = c.request("session.new", name="first", command=["/bin/cat"])["session"]["id"]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.focused_id == first
+        app.sent.clear()
+        await pilot.press("ctrl+b", "ctrl+b")  # the prefix twice sends it
+        assert app.sent == [b"\x02"]
+        await pilot.press("ctrl+b", "c")  # a new session, focused
+        await wait_until(pilot, lambda: len(app.infos) == 2 and app.focused_id != first)
+        second = app.focused_id
+        await pilot.press("ctrl+b", "p")
+        assert app.focused_id == first
+        await pilot.press("ctrl+b", "n")
+        assert app.focused_id == second
+        await pilot.press("ctrl+b", "0")
+        assert app.focused_id == first
+        await pilot.press("ctrl+b", "s")
+        assert app.sidebar.has_class("-hidden")
+        await pilot.press("ctrl+b", "s")
+        assert not app.sidebar.has_class("-hidden")
+        await pilot.press("ctrl+b", "r")
+        assert not app.activity.has_class("-hidden")
+        await pilot.press("ctrl+b", "question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("x")  # any key closes help, and is not sent
+        assert app.screen is app._main
+        app.sent.clear()
+        await pilot.press("ctrl+b", "x", "n")  # kill asks first; n declines
+        assert app.screen is app._main and len(app.infos) == 2
+        await pilot.press("ctrl+b", "comma")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"renamed", "enter")
+        await wait_until(pilot, lambda: app.rows[first].name == "renamed")
+        await pilot.press("ctrl+b", "x", "y")
+        await wait_until(pilot, lambda: first not in app.infos)
+        assert app.focused_id == second
+        assert app.sent == []  # none of the command keys reached a session
+        await pilot.press("ctrl+b", "d")
+        await pilot.pause()
+    assert app.return_value == "detached"
+    with server.client() as c:
+        assert [s["id"] for s in c.request("session.list")["sessions"]] == [second]
+    await client.close()
+
+
+async def test_session_created_elsewhere_appears_without_focus(server: RunningServer) -> None:
+    with server.client() as c:
+        first = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        with server.client() as c:
+            other = c.request("session.new", name="b", command=["/bin/sh", "-c", "echo from-b; exec cat"])
+        other_id = other["session"]["id"]
+        await wait_until(pilot, lambda: other_id in app.rows and "from-b" in app.rows[other_id].preview)
+        assert app.focused_id == first
+        assert app.rows[other_id].unseen
+        assert [row.id for row in app.sidebar.rows] == [first, other_id]
+    await client.close()
+
+
+async def test_exit_shows_code_and_moves_focus(server: RunningServer) -> None:
+    with server.client() as c:
+        live = c.request("session.new", name="live", command=["/bin/cat"])["session"]["id"]
+        dying = c.request("session.new", name="dying", command=["/bin/sh", "-c", "read x; exit 3"])
+        dying_id = dying["session"]["id"]
+    app, client = await start(server, focus="dying")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.focused_id == dying_id
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.rows[dying_id].state == "exited")
+        assert app.rows[dying_id].exit_code == 3
+        head, _ = app.sidebar.row_text(1, app.rows[dying_id])
+        assert "exit 3" in head.plain
+        await wait_until(pilot, lambda: app.focused_id == live)
+        # the last one ends: the TUI says so and offers a new one
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: app.rows[live].state == "exited")
+        await wait_until(pilot, lambda: app._main.query_one("#banner").has_class("-shown"))
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.focused_id not in (None, live, dying_id))
+        assert app.rows[app.focused_id].state == "running"
+    await client.close()
+
+
+async def test_paste_is_bracketed_when_the_program_asks(server: RunningServer) -> None:
+    with server.client() as c:
+        script = "read x; printf '\\033[?2004hready'; exec cat"
+        c.request("session.new", name="a", command=["/bin/sh", "-c", script])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        app.route_paste("plain\n")  # not bracketed yet: line end as CR
+        assert app.sent == [b"plain\r"]
+        await wait_until(pilot, lambda: "ready" in shadow_text(app))
+        app.sent.clear()
+        app.route_paste("one\x1b[201~two")
+        assert app.sent == [b"\x1b[200~one[201~two\x1b[201~"]
+    await client.close()
