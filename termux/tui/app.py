@@ -412,10 +412,7 @@ class TermuxApp(App[str]):
             return
         banner = self._main.query_one("#banner", Static)
         if shown:
-            banner.update(
-                "No sessions are running.\n\n"
-                "Press c (or Enter) to start a new one, q to leave."
-            )
+            banner.update("No sessions are running.\n\nPress c (or Enter) to start a new one, q to leave.")
         banner.set_class(shown, "-shown")
         self.view.display = not shown
 

@@ -148,7 +148,7 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         return value
 
     def colour(key: str, value: Any) -> str:
-        want(key, value, str, "a colour such as \"#1e1e1e\"")
+        want(key, value, str, 'a colour such as "#1e1e1e"')
         try:
             Color.parse(value)
         except ColorParseError:
@@ -160,7 +160,7 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         if key not in known:
             raise fail(key, f"unknown setting (known: {', '.join(sorted(known))})")
     if "prefix" in data:
-        config.prefix = normalise_key(want("prefix", data["prefix"], str, "a key such as \"ctrl+b\""))
+        config.prefix = normalise_key(want("prefix", data["prefix"], str, 'a key such as "ctrl+b"'))
     if "sidebar" in data:
         config.sidebar = want("sidebar", data["sidebar"], bool, "true or false")
     if "activity" in data:

@@ -163,8 +163,7 @@ class ScrollbackScreen(Screen[None]):
         view = self.view
         total = len(view.lines)
         self.query_one("#where", Static).update(
-            f" scrollback {self.title_text}  line {view.top + 1}/{total}  "
-            "↑↓ PgUp PgDn g G · wheel · q leaves"
+            f" scrollback {self.title_text}  line {view.top + 1}/{total}  ↑↓ PgUp PgDn g G · wheel · q leaves"
         )
 
     def move(self, delta: int) -> None:
