@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from collections.abc import Callable
 from typing import Any
 
+from textual import events
+
 from termux.client import AsyncClient
-from termux.tui.app import TermuxApp
+from termux.tui.app import TermuxApp, _b64
 from termux.tui.config import Config
+from termux.tui.feed import Feeder, Step
 from tests.conftest import RunningServer
 from tests.tui.helpers import screen_text, wait_until
 
@@ -162,3 +168,72 @@ async def test_paste_is_bracketed_when_the_program_asks(server: RunningServer) -
         app.route_paste("one\x1b[201~two")
         assert app.sent == [b"\x1b[200~one[201~two\x1b[201~"]
     await client.close()
+
+
+class RecordingFeeder(Feeder):
+    """Logs every slice; calls `at_slice[n]` right after slice n (n from 1)."""
+
+    def __init__(self, log: list[tuple[str, str, int]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.log = log
+        self.at_slice: dict[int, Callable[[], None]] = {}
+        self.slices = 0
+
+    def step(self, focused: str | None) -> Step | None:
+        step = super().step(focused)
+        if step is not None:
+            self.slices += 1
+            self.log.append(("slice", step.session, step.fed))
+            if (hook := self.at_slice.get(self.slices)) is not None:
+                hook()
+        return step
+
+
+class RecordingApp(TermuxApp):
+    def send_bytes(self, data: bytes) -> None:
+        assert isinstance(self.feeder, RecordingFeeder)
+        self.feeder.log.append(("key", data.decode(), 0))
+        super().send_bytes(data)
+
+
+async def test_keystroke_waits_for_at_most_one_slice_under_a_flood(server: RunningServer) -> None:
+    """Input first: a key that arrives (from another thread, as the driver's input thread sends it)
+    while background floods are being parsed is handled before the next slice."""
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    log: list[tuple[str, str, int]] = []
+    feeder = RecordingFeeder(log, background_slice=4096, backlog_limit=1 << 30)
+    client = await AsyncClient.connect(server.path, autostart=False)
+    app = RecordingApp(client, config=Config(), feeder=feeder)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.pause()
+        loop = asyncio.get_running_loop()
+        for n in range(4):
+            feeder.add(f"bg{n}", 80, 24)
+            app.handle_push({"push": "output", "session": f"bg{n}", "offset": 0, "data": _b64(flood(n))})
+
+        def key_from_another_thread() -> None:
+            key = events.Key("k", "k")
+            thread = threading.Thread(target=loop.call_soon_threadsafe, args=(app._input_from_driver, key))
+            thread.start()
+            thread.join()
+
+        log.clear()
+        feeder.slices = 0
+        feeder.at_slice[5] = key_from_another_thread
+        feeder.at_slice[40] = key_from_another_thread
+        app._work.set()
+        await wait_until(pilot, lambda: not feeder.has_work())
+        slices = [entry for entry in log if entry[0] == "slice"]
+        assert len(slices) > 60  # a real flood, many slices
+        assert all(fed <= 4096 for _, _, fed in slices)  # the bound
+        keys = [i for i, entry in enumerate(log) if entry[0] == "key"]
+        # each key is handled right after the slice during which it arrived: never after two
+        assert [log[i - 1] for i in keys] == [slices[4], slices[39]]
+        assert keys == [5, 41]
+    await client.close()
+
+
+def flood(n: int) -> bytes:
+    return b"".join(f"bg{n} {i:06d} yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\r\n".encode() for i in range(2000))
