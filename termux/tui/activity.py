@@ -115,7 +115,7 @@ class ActivityView(Widget):
         deadline = self.harvester.next_deadline(loop_time)
         if deadline is None:
             return
-        self.timer = self.set_timer(max(0.0, deadline - loop_time), self._tick, name="activity-reveal")
+        self.timer = self.set_timer(max(0.001, deadline - loop_time), self._tick, name="activity-reveal")
 
     @staticmethod
     def _now() -> float:

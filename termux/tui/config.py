@@ -113,7 +113,7 @@ def normalise_key(key: str) -> str:
 
 def _line_of(text: str, key: str) -> int:
     """The line where `key` is set (best effort: the first `key =`), 1-based; 0 when not found."""
-    pattern = re.compile(rf'^\s*("?){re.escape(key)}\1\s*=', re.M)
+    pattern = re.compile(rf'^[ \t]*("?){re.escape(key)}\1[ \t]*=', re.M)
     match = pattern.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else 0
 

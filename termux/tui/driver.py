@@ -19,6 +19,7 @@ import asyncio
 import os
 import selectors
 from codecs import getincrementaldecoder
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -58,6 +59,8 @@ class TermuxDriver(LinuxDriver):
         os.set_blocking(self._wake_r, False)
         self._stopping = False
         self._event_loop: asyncio.AbstractEventLoop | None = None
+        # The input thread's recent select timeouts (None: asleep until input); tests read it.
+        self.select_timeouts: deque[float | None] = deque(maxlen=64)
 
     def start_application_mode(self) -> None:
         self._event_loop = asyncio.get_running_loop()
@@ -92,6 +95,7 @@ class TermuxDriver(LinuxDriver):
             while not self._stopping:
                 deadline = parser.next_timeout()
                 timeout = None if deadline is None else max(0.0, deadline - get_time())
+                self.select_timeouts.append(timeout)
                 for key, _mask in selector.select(timeout):
                     if key.fd == self._wake_r:
                         try:
