@@ -118,6 +118,7 @@ class TermuxApp(App[str]):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bells: dict[str, int] = {}
         self._main: MainScreen | None = None
+        self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
 
     # -- set-up ---------------------------------------------------------------------------------
@@ -353,6 +354,7 @@ class TermuxApp(App[str]):
     async def _resync(self, sid: str) -> None:
         from termux.client import TermuxError
 
+        self.snapshots_pending += 1
         try:
             reply = await self.client.request("session.snapshot", target=sid)
         except TermuxError as exc:
@@ -360,6 +362,8 @@ class TermuxApp(App[str]):
                 self._remove_session(sid)
                 return
             raise
+        finally:
+            self.snapshots_pending -= 1
         info = reply.get("session")
         if info and sid in self.infos:
             self.infos[sid].update(info)

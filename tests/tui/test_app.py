@@ -161,6 +161,7 @@ async def test_paste_is_bracketed_when_the_program_asks(server: RunningServer) -
     app, client = await start(server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)  # the resize's snapshot
         app.route_paste("plain\n")  # not bracketed yet: line end as CR
         assert app.sent == [b"plain\r"]
         await wait_until(pilot, lambda: "ready" in shadow_text(app))
