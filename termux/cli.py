@@ -35,13 +35,9 @@ def _socket_options(parser: argparse.ArgumentParser, top: bool, short_s: bool = 
     there the path is given as --socket PATH or before the verb)."""
     default = None if top else argparse.SUPPRESS
     group = parser.add_mutually_exclusive_group()
-    group.add_argument(
-        "-L", "--socket-name", dest="socket_name", metavar="NAME", default=default, help="socket name"
-    )
+    group.add_argument("-L", "--socket-name", dest="socket_name", metavar="NAME", default=default, help="socket name")
     flags = ["-S", "--socket"] if short_s else ["--socket"]
-    group.add_argument(
-        *flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly"
-    )
+    group.add_argument(*flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly")
 
 
 def connect(args: argparse.Namespace, autostart: bool = True) -> Client:
@@ -209,9 +205,7 @@ def cmd_kill_server(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="termux", description="A terminal multiplexer where typing never waits."
-    )
+    parser = argparse.ArgumentParser(prog="termux", description="A terminal multiplexer where typing never waits.")
     parser.add_argument("--version", action="version", version=f"termux {__version__}")
     _socket_options(parser, top=True)
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
@@ -231,9 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = verb("server", cmd_server, "run the server in the foreground")
     sub.add_argument("--daemon", action="store_true", help=argparse.SUPPRESS)
     sub.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)
-    sub.add_argument(
-        "--history", type=int, default=10_000, help="scrollback lines per session (default 10000)"
-    )
+    sub.add_argument("--history", type=int, default=10_000, help="scrollback lines per session (default 10000)")
 
     sub = verb("attach", cmd_attach, "attach the TUI (focused on -t TARGET)")
     with_target(sub)

@@ -52,9 +52,7 @@ class RunningServer:
 
 
 def run_cli(env: dict[str, str], *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    completed = subprocess.run(
-        [*TERMUX, *args], env=env, input=input, capture_output=True, timeout=60, check=False
-    )
+    completed = subprocess.run([*TERMUX, *args], env=env, input=input, capture_output=True, timeout=60, check=False)
     return subprocess.CompletedProcess(
         completed.args, completed.returncode, completed.stdout.decode(errors="replace"),
         completed.stderr.decode(errors="replace"),

@@ -136,9 +136,7 @@ class Connection(asyncio.Protocol):
             return
         except Exception as exc:  # a bug: report it, keep serving
             log.exception("request failed")
-            self.write(
-                reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}"))
-            )
+            self.write(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
             return
         if inspect.isawaitable(result):
             task = asyncio.ensure_future(self._finish(request_id, result))
@@ -156,9 +154,7 @@ class Connection(asyncio.Protocol):
             raise
         except Exception as exc:
             log.exception("request failed")
-            self.write(
-                reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}"))
-            )
+            self.write(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
         else:
             self.write(reply_ok(request_id, result))
 

@@ -79,7 +79,12 @@ def test_unknown_target_is_a_clear_error_for_every_verb(server: RunningServer) -
 
 
 def test_usage_errors_exit_2_without_a_traceback(server: RunningServer) -> None:
-    for argv in (["resize", "-t", "x", "wide", "24"], ["send"], ["bogus-verb"], ["new", "-d", "-e", "NOEQUALS"]):
+    for argv in (
+        ["resize", "-t", "x", "wide", "24"],
+        ["send"],
+        ["bogus-verb"],
+        ["new", "-d", "-e", "NOEQUALS"],
+    ):
         result = server.run(*argv)
         assert result.returncode == 2, (argv, result)
         assert "Traceback" not in result.stderr and result.stderr
