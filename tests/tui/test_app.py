@@ -55,9 +55,7 @@ async def test_textual_bindings_never_eat_session_keys(server: RunningServer) ->
         await wait_until(pilot, app.attached.is_set)
         app.sent.clear()
         # quit, command palette, focus cycling, copy, and the flow-control/suspend keys
-        await pilot.press(
-            "ctrl+q", "ctrl+p", "tab", "shift+tab", "ctrl+c", "ctrl+s", "ctrl+z", "ctrl+backslash"
-        )
+        await pilot.press("ctrl+q", "ctrl+p", "tab", "shift+tab", "ctrl+c", "ctrl+s", "ctrl+z", "ctrl+backslash")
         await pilot.press("escape")
         assert app.sent == [b"\x11", b"\x10", b"\t", b"\x1b[Z", b"\x03", b"\x13", b"\x1a", b"\x1c", b"\x1b"]
         assert app.is_running and app.screen is app._main

@@ -8,7 +8,12 @@ from tests.tui.helpers import screen_text
 
 
 def flood(n: int, tag: str) -> bytes:
-    return b"".join(f"{tag} line {i}\r\n".encode() for i in range(n))
+    return b"".join(f"\x1b[3{i % 8};1m{tag}\x1b[0m line {i} \u4e2d\r\n".encode() for i in range(n))
+
+
+def state(screen: Screen) -> tuple[object, ...]:
+    cells = [[screen.buffer[y][x] for x in range(screen.columns)] for y in range(screen.lines)]
+    return cells, (screen.cursor.x, screen.cursor.y, screen.cursor.hidden), set(screen.mode)
 
 
 def test_focused_output_goes_before_background_output() -> None:
@@ -67,7 +72,7 @@ def test_resync_ends_in_exactly_the_servers_screen() -> None:
     feeder = Feeder(background_slice=256, backlog_limit=1000)
     feeder.add("bg", 40, 10)
     offset = 0
-    chunks = [flood(50, f"c{i}") for i in range(6)]
+    chunks = [flood(50, f"c{i}") for i in range(5)] + [b"\x1b[?1h\x1b[?2004h\x1b[5;3Hend"]
     for chunk in chunks[:3]:
         server_stream.feed(chunk)
         feeder.push("bg", offset, chunk, "focus")
@@ -87,6 +92,7 @@ def test_resync_ends_in_exactly_the_servers_screen() -> None:
     while feeder.step("focus") is not None:
         pass
     assert screen_text(feeder.shadows["bg"].screen) == screen_text(server)
+    assert state(feeder.shadows["bg"].screen) == state(server)  # every cell, the cursor, the modes
     assert feeder.shadows["bg"].offset == offset
 
 

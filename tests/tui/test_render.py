@@ -23,9 +23,7 @@ def styles_of(screen: Screen, y: int = 0, cursor_x: int | None = None) -> list[t
 
 
 def test_every_sgr_attribute() -> None:
-    screen = screen_with(
-        b"\x1b[1mB\x1b[0m\x1b[3mI\x1b[0m\x1b[4mU\x1b[0m\x1b[9mS\x1b[0m\x1b[5mK\x1b[0m\x1b[7mR"
-    )
+    screen = screen_with(b"\x1b[1mB\x1b[0m\x1b[3mI\x1b[0m\x1b[4mU\x1b[0m\x1b[9mS\x1b[0m\x1b[5mK\x1b[0m\x1b[7mR")
     (b, i, u, s, k, r) = [style for _, style in styles_of(screen)]
     assert b is not None and b.bold
     assert i is not None and i.italic
