@@ -1,0 +1,199 @@
+"""An isolated termux server for e2e tests and benchmarks: its own short socket directory, its own env.
+
+termux always runs as `[sys.executable, "-m", "termux", ...]` with PYTHONPATH set to the repository
+root, so the code under test is this checkout's, never an installed console script. Used by
+`e2e/conftest.py` (fixtures) and by the harnesses in `benchmarks/` (context manager).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from e2e.terminal import Terminal
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TERMUX = [sys.executable, "-m", "termux"]
+
+
+def make_socket_dir() -> Path:
+    """A short private directory under /tmp (Unix socket paths are limited to ~107 bytes)."""
+    path = Path(tempfile.mkdtemp(prefix="tx-", dir="/tmp"))
+    path.chmod(0o700)
+    return path
+
+
+def termux_env(socket_dir: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """os.environ (or `base`) with TERMUX_SOCKET_DIR pointing at `socket_dir` and this repo importable."""
+    env = dict(os.environ if base is None else base)
+    env["TERMUX_SOCKET_DIR"] = str(socket_dir)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env.pop("TMUX", None)  # a termux or tmux started inside tmux must not think it is nested
+    env.setdefault("TERM", "xterm-256color")
+    return env
+
+
+def default_socket_path(socket_dir: Path) -> Path:
+    """Where the server in `socket_dir` listens: the client's own resolver when it exists."""
+    try:
+        from termux.client import socket_path  # type: ignore[attr-defined]
+    except ImportError:
+        return socket_dir / "default"
+    saved = os.environ.get("TERMUX_SOCKET_DIR")
+    os.environ["TERMUX_SOCKET_DIR"] = str(socket_dir)
+    try:
+        return Path(socket_path())
+    finally:
+        if saved is None:
+            del os.environ["TERMUX_SOCKET_DIR"]
+        else:
+            os.environ["TERMUX_SOCKET_DIR"] = saved
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of `pid` (read from /proc), children before grandchildren."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out: list[int] = []
+    frontier = [pid]
+    while frontier:
+        nxt = [c for p in frontier for c in children.get(p, [])]
+        out.extend(nxt)
+        frontier = nxt
+    return out
+
+
+def kill_pids(pids: Sequence[int], sig: int = signal.SIGKILL) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def wait_for_socket(path: Path, proc: subprocess.Popen[Any] | None, timeout: float = 20.0) -> None:
+    """Block until a server accepts connections on `path` (start-up only; fails fast if it died)."""
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"termux server exited with {proc.returncode} before listening on {path}")
+        if path.exists():
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                try:
+                    s.connect(str(path))
+                    return
+                except OSError:
+                    pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no termux server listening on {path} after {timeout}s")
+        time.sleep(delay)  # start-up wait only: the server has no readiness fd to block on
+        delay = min(delay * 2, 0.1)
+
+
+class IsolatedServer:
+    """`termux server` in the foreground, in a private socket directory; `stop()` cleans up everything."""
+
+    def __init__(self, socket_dir: Path | None = None, extra_env: Mapping[str, str] | None = None) -> None:
+        self.socket_dir = socket_dir or make_socket_dir()
+        self._own_dir = socket_dir is None
+        self.env = termux_env(self.socket_dir)
+        self.env.update(extra_env or {})
+        self.socket_path = default_socket_path(self.socket_dir)
+        self.log_path = self.socket_dir / "server.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._terminals: list[Terminal] = []
+
+    @property
+    def pid(self) -> int:
+        assert self.proc is not None, "server not started"
+        return self.proc.pid
+
+    def start(self, timeout: float = 20.0) -> IsolatedServer:
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(
+                [*TERMUX, "server"],
+                env=self.env,
+                cwd=str(REPO_ROOT),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            wait_for_socket(self.socket_path, self.proc, timeout)
+        except Exception:
+            self.stop()
+            raise
+        return self
+
+    def run(
+        self, *args: str, input: str | bytes | None = None, timeout: float = 60.0, check: bool = False
+    ) -> subprocess.CompletedProcess[str]:
+        """`termux ARGS...` against this server; text output."""
+        data = input.decode() if isinstance(input, bytes) else input
+        return subprocess.run(
+            [*TERMUX, *args],
+            env=self.env,
+            cwd=str(REPO_ROOT),
+            input=data,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=check,
+        )
+
+    def terminal(self, *args: str, cols: int = 100, rows: int = 30) -> Terminal:
+        """`termux ARGS...` (the TUI when no args) in a real PTY; closed by `stop()`."""
+        term = Terminal([*TERMUX, *args], cols=cols, rows=rows, env=self.env, cwd=REPO_ROOT)
+        self._terminals.append(term)
+        return term
+
+    def server_log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Close every terminal, end the server (SIGTERM, then SIGKILL) and everything it started."""
+        for term in self._terminals:
+            term.close()
+        self._terminals.clear()
+        if self.proc is not None:
+            tree = descendants(self.proc.pid)
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGTERM)
+                try:
+                    self.proc.wait(timeout)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+            # Sessions lead their own process groups; anything the server failed to end goes now.
+            kill_pids(tree)
+            self.proc = None
+        if self._own_dir:
+            shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+    def __enter__(self) -> IsolatedServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
