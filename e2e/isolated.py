@@ -8,13 +8,12 @@ root, so the code under test is this checkout's, never an installed console scri
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,26 +36,18 @@ def termux_env(socket_dir: Path, base: Mapping[str, str] | None = None) -> dict[
     env = dict(os.environ if base is None else base)
     env["TERMUX_SOCKET_DIR"] = str(socket_dir)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), *filter(None, [env.get("PYTHONPATH")])])
-    env.pop("TMUX", None)  # a termux or tmux started inside tmux must not think it is nested
+    # Inside a termux or tmux session these would point the CLI at that session's server.
+    for inherited in ("TERMUX", "TMUX", "XDG_RUNTIME_DIR"):
+        env.pop(inherited, None)
     env.setdefault("TERM", "xterm-256color")
     return env
 
 
 def default_socket_path(socket_dir: Path) -> Path:
-    """Where the server in `socket_dir` listens: the client's own resolver when it exists."""
-    try:
-        from termux.client import socket_path  # type: ignore[attr-defined]
-    except ImportError:
-        return socket_dir / "default"
-    saved = os.environ.get("TERMUX_SOCKET_DIR")
-    os.environ["TERMUX_SOCKET_DIR"] = str(socket_dir)
-    try:
-        return Path(socket_path())
-    finally:
-        if saved is None:
-            del os.environ["TERMUX_SOCKET_DIR"]
-        else:
-            os.environ["TERMUX_SOCKET_DIR"] = saved
+    """Where the server in `socket_dir` listens when no -L/-S is given."""
+    from termux.paths import DEFAULT_NAME
+
+    return socket_dir / DEFAULT_NAME
 
 
 def descendants(pid: int) -> list[int]:
@@ -88,26 +79,6 @@ def kill_pids(pids: Sequence[int], sig: int = signal.SIGKILL) -> None:
             pass
 
 
-def wait_for_socket(path: Path, proc: subprocess.Popen[Any] | None, timeout: float = 20.0) -> None:
-    """Block until a server accepts connections on `path` (start-up only; fails fast if it died)."""
-    deadline = time.monotonic() + timeout
-    delay = 0.005
-    while True:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"termux server exited with {proc.returncode} before listening on {path}")
-        if path.exists():
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                try:
-                    s.connect(str(path))
-                    return
-                except OSError:
-                    pass
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"no termux server listening on {path} after {timeout}s")
-        time.sleep(delay)  # start-up wait only: the server has no readiness fd to block on
-        delay = min(delay * 2, 0.1)
-
-
 class IsolatedServer:
     """`termux server` in the foreground, in a private socket directory; `stop()` cleans up everything."""
 
@@ -126,22 +97,32 @@ class IsolatedServer:
         assert self.proc is not None, "server not started"
         return self.proc.pid
 
-    def start(self, timeout: float = 20.0) -> IsolatedServer:
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(
-                [*TERMUX, "server"],
-                env=self.env,
-                cwd=str(REPO_ROOT),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+    def start(self, *server_args: str, timeout: float = 30.0) -> IsolatedServer:
+        """Start the server and block until it says it is listening (on --ready-fd, no polling)."""
+        ready_r, ready_w = os.pipe()
         try:
-            wait_for_socket(self.socket_path, self.proc, timeout)
-        except Exception:
+            try:
+                with open(self.log_path, "wb") as log:
+                    self.proc = subprocess.Popen(
+                        [*TERMUX, "server", "--ready-fd", str(ready_w), *server_args],
+                        env=self.env,
+                        cwd=str(REPO_ROOT),
+                        pass_fds=(ready_w,),
+                        stdin=subprocess.DEVNULL,
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        start_new_session=True,
+                    )
+            finally:
+                os.close(ready_w)
+            readable, _, _ = select.select([ready_r], [], [], timeout)
+            said = os.read(ready_r, 16) if readable else b""
+        finally:
+            os.close(ready_r)
+        if not said.startswith(b"ready"):
+            log_text = self.server_log()
             self.stop()
-            raise
+            raise RuntimeError(f"termux server did not start:\n{log_text}")
         return self
 
     def run(
