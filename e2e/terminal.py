@@ -36,23 +36,58 @@ class TerminalClosed(Exception):
     """The program exited (or the terminal was closed) before the awaited output appeared."""
 
 
-class _Waiter:
-    __slots__ = ("predicate", "satisfied_at", "error")
+class Expectation:
+    """Something awaited on the screen; registered by `Terminal.expect`, checked after every chunk."""
 
-    def __init__(self, predicate: Predicate) -> None:
-        self.predicate = predicate
+    def __init__(self, term: Terminal, what: str | Predicate) -> None:
+        self.term = term
+        self.what = what
         self.satisfied_at: float | None = None
         self.error: BaseException | None = None
 
-    def check(self, term: Terminal, now: float) -> None:
-        # Runs on the reader thread: a predicate that raises is reported to its waiter, not lost.
+    def check(self, now: float, changed: set[int] | None) -> None:
+        # Runs under the screen lock (on the reader thread after a chunk, with the lines it changed).
+        # A predicate that raises is reported to its waiter, not lost on the reader thread.
         if self.satisfied_at is not None or self.error is not None:
             return
         try:
-            if self.predicate(term):
+            if self._matches(changed):
                 self.satisfied_at = now
         except Exception as e:
             self.error = e
+
+    def _matches(self, changed: set[int] | None) -> bool:
+        if not isinstance(self.what, str):
+            return bool(self.what(self.term))
+        screen = self.term.screen
+        if "\n" in self.what:  # a multi-line text matches against the trimmed lines joined by newlines
+            return self.what in "\n".join(_line(screen, y).rstrip() for y in range(screen.lines))
+        lines = range(screen.lines) if changed is None else sorted(y for y in changed if y < screen.lines)
+        return any(self.what in _line(screen, y) for y in lines)
+
+    def wait(self, timeout: float = 10.0) -> float:
+        """Block until satisfied; return the monotonic time its chunk was read (see wait_for)."""
+        term = self.term
+        deadline = time.monotonic() + timeout
+        with term._cond:
+            try:
+                while self.satisfied_at is None:
+                    if self.error is not None:
+                        raise self.error
+                    if term._eof:
+                        raise TerminalClosed(f"output ended before {self.what!r} appeared:\n{term._dump()}")
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0:
+                        raise TimeoutError(f"{self.what!r} did not appear within {timeout}s:\n{term._dump()}")
+                    term._cond.wait(remaining)
+                return self.satisfied_at
+            finally:
+                self.cancel()
+
+    def cancel(self) -> None:
+        with self.term._cond:
+            if self in self.term._waiters:
+                self.term._waiters.remove(self)
 
 
 class Terminal:
@@ -79,7 +114,7 @@ class Terminal:
             self.screen.write_process_input = self._answer  # type: ignore[method-assign]
         # Reentrant: predicates run under the lock and may read `display` (which takes it too).
         self._cond = threading.Condition(threading.RLock())
-        self._waiters: list[_Waiter] = []
+        self._waiters: list[Expectation] = []
         self._eof = False
         self._closed = False
         self.bytes_read = 0
@@ -147,8 +182,20 @@ class Terminal:
         with self._cond:
             return self.screen.cursor.x, self.screen.cursor.y
 
+    def expect(self, what: str | Predicate) -> Expectation:
+        """Start awaiting `what` now; `.wait()` later. Register before writing the input that
+        causes it, so the writer thread sleeps (rather than scanning the screen) while the answer
+        comes in, and no chunk can slip by between the write and the wait."""
+        expectation = Expectation(self, what)
+        with self._cond:
+            expectation.check(time.monotonic(), None)
+            if expectation.satisfied_at is None:
+                self._waiters.append(expectation)
+        return expectation
+
     def wait_for(self, what: str | Predicate, timeout: float = 10.0) -> float:
-        """Block until `what` is on the screen (a string) or `what(self)` is true (a predicate).
+        """Block until `what` is on the screen (a string, within one line unless it holds newlines)
+        or `what(self)` is true (a predicate).
 
         Returns the monotonic time at which the chunk that satisfied it was read from the PTY (or
         the current time if it was already satisfied). Raises TimeoutError after `timeout` seconds
@@ -156,27 +203,7 @@ class Terminal:
         The predicate runs on the reader thread after each chunk, under the screen lock: keep it
         cheap and do not call `write` from it.
         """
-        predicate: Predicate = _contains(what) if isinstance(what, str) else what
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            if predicate(self):
-                return time.monotonic()
-            waiter = _Waiter(predicate)
-            self._waiters.append(waiter)
-            try:
-                while waiter.satisfied_at is None:
-                    if waiter.error is not None:
-                        raise waiter.error
-                    if self._eof:
-                        raise TerminalClosed(f"output ended before {what!r} appeared:\n{self._dump()}")
-                    remaining = deadline - time.monotonic()
-                    if remaining <= 0:
-                        raise TimeoutError(f"{what!r} did not appear within {timeout}s:\n{self._dump()}")
-                    self._cond.wait(remaining)
-                return waiter.satisfied_at
-            finally:
-                if waiter in self._waiters:
-                    self._waiters.remove(waiter)
+        return self.expect(what).wait(timeout)
 
     def wait_exit(self, timeout: float = 10.0) -> int | None:
         """Wait until the program's output ends (it exited), reap it, and return its exit status."""
@@ -260,8 +287,10 @@ class Terminal:
                     self.bytes_read += len(data)
                     self.last_read_at = now
                     self._stream.feed(data)
-                    for waiter in self._waiters:
-                        waiter.check(self, now)
+                    changed = set(self.screen.dirty)  # pyte marks every line a chunk touched
+                    self.screen.dirty.clear()
+                    for waiter in list(self._waiters):
+                        waiter.check(now, changed)
                     self._cond.notify_all()
         finally:
             sel.close()
@@ -270,15 +299,7 @@ class Terminal:
                 self._cond.notify_all()
 
 
-def _contains(text: str) -> Predicate:
-    if "\n" in text:  # a multi-line text matches against the trimmed lines joined by newlines
-
-        def multiline(term: Terminal) -> bool:
-            return text in "\n".join(line.rstrip() for line in term.screen.display)
-
-        return multiline
-
-    def predicate(term: Terminal) -> bool:
-        return any(text in line for line in term.screen.display)
-
-    return predicate
+def _line(screen: pyte.Screen, y: int) -> str:
+    # Cheaper than pyte's `display` (no per-cell wcwidth): a wide character's second cell holds "".
+    row = screen.buffer[y]
+    return "".join(row[x].data for x in range(screen.columns))
