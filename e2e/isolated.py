@@ -7,8 +7,10 @@ root, so the code under test is this checkout's, never an installed console scri
 
 from __future__ import annotations
 
+import itertools
 import os
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -178,3 +180,60 @@ class IsolatedServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+class TmuxServer:
+    """tmux on its own -L socket with no config file, for running the same workloads beside termux."""
+
+    def __init__(self, *options: str) -> None:
+        self.socket = f"termux-bench-{os.getpid()}-{next(_tmux_ids)}"
+        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TERMUX")}
+        self.env.setdefault("TERM", "xterm-256color")
+        self.options = options  # tmux commands run at start, e.g. ("set", "-g", "history-limit", "10000")
+        self._terminals: list[Terminal] = []
+
+    def argv(self, *args: str) -> list[str]:
+        return ["tmux", "-L", self.socket, "-f", "/dev/null", *args]
+
+    def run(self, *args: str, timeout: float = 600.0) -> str:
+        """A tmux command; raises with tmux's message when it fails."""
+        done = subprocess.run(self.argv(*args), env=self.env, capture_output=True, text=True, timeout=timeout)
+        if done.returncode != 0:
+            raise RuntimeError(f"tmux {' '.join(args)}: {done.stderr.strip()}")
+        return done.stdout.strip()
+
+    def terminal(
+        self, command: Sequence[str], *, cols: int = 80, rows: int = 24, emulate: bool = True
+    ) -> Terminal:
+        """A tmux client in a real PTY running `command` in a new session (options applied first)."""
+        setup: list[str] = []
+        for option in self._option_commands():
+            setup += [*option, ";"]
+        argv = self.argv(*setup, "new-session", "-s", "main", shlex.join(command))
+        term = Terminal(argv, cols=cols, rows=rows, env=self.env, emulate=emulate)
+        self._terminals.append(term)
+        return term
+
+    def start_detached(self, command: Sequence[str], *, cols: int = 80, rows: int = 24) -> None:
+        """A tmux server with a detached session running `command` (no client)."""
+        setup: list[str] = []
+        for option in self._option_commands():
+            setup += [*option, ";"]
+        size = ["-x", str(cols), "-y", str(rows)]
+        self.run(*setup, "new-session", "-d", "-s", "main", *size, shlex.join(command))
+
+    def _option_commands(self) -> list[list[str]]:
+        # "start-server" first so `set -g` has a server to act on.
+        return [["start-server"], *([list(self.options)] if self.options else [])]
+
+    def pid(self) -> int:
+        return int(self.run("display-message", "-p", "#{pid}"))
+
+    def stop(self) -> None:
+        for term in self._terminals:
+            term.close()
+        self._terminals.clear()
+        subprocess.run(self.argv("kill-server"), env=self.env, capture_output=True, timeout=30)
+
+
+_tmux_ids = itertools.count()

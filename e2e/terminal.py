@@ -102,6 +102,7 @@ class Terminal:
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         answer_queries: bool = True,
+        emulate: bool = True,
     ) -> None:
         full_env = dict(os.environ if env is None else env)
         full_env.setdefault("TERM", "xterm-256color")
@@ -110,6 +111,9 @@ class Terminal:
         self.argv = list(argv)
         self.screen = pyte.Screen(cols, rows)
         self._stream = pyte.ByteStream(self.screen)
+        # emulate=False: a fast sink that only counts bytes (for throughput runs, where stock pyte
+        # would be the bottleneck); the screen then stays blank and only predicates on counts work.
+        self.emulate = emulate
         if answer_queries:
             self.screen.write_process_input = self._answer  # type: ignore[method-assign]
         # Reentrant: predicates run under the lock and may read `display` (which takes it too).
@@ -286,7 +290,8 @@ class Terminal:
                 with self._cond:
                     self.bytes_read += len(data)
                     self.last_read_at = now
-                    self._stream.feed(data)
+                    if self.emulate:
+                        self._stream.feed(data)
                     changed = set(self.screen.dirty)  # pyte marks every line a chunk touched
                     self.screen.dirty.clear()
                     for waiter in list(self._waiters):

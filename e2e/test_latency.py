@@ -22,7 +22,6 @@ import argparse
 import os
 import random
 import shlex
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -33,7 +32,7 @@ from typing import Protocol
 import pytest
 
 from benchmarks.report import markdown_table, ms, summary
-from e2e.isolated import IsolatedServer
+from e2e.isolated import IsolatedServer, TmuxServer
 from e2e.terminal import Terminal, TerminalClosed
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -93,34 +92,19 @@ class Tmux:
     name = "tmux"
 
     def __init__(self) -> None:
-        self.socket = f"termux-bench-{os.getpid()}"
-        self.env = {k: v for k, v in os.environ.items() if k not in ("TMUX", "TERMUX")}
-        self.term: Terminal | None = None
-
-    def _tmux(self, *args: str) -> str:
-        done = subprocess.run(
-            ["tmux", "-L", self.socket, *args], env=self.env, capture_output=True, text=True, timeout=30
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"tmux {' '.join(args)}: {done.stderr.strip()}")
-        return done.stdout.strip()
+        self.tmux = TmuxServer()
 
     def start(self) -> Terminal:
-        argv = ["tmux", "-L", self.socket, "-f", "/dev/null", "new-session", "-s", "bench", shlex.join(ECHO)]
-        self.term = Terminal(argv, cols=COLS, rows=ROWS, env=self.env)
-        return self.term
+        return self.tmux.terminal(ECHO, cols=COLS, rows=ROWS)
 
     def flood(self, argv: Sequence[str]) -> str:
-        return self._tmux("new-window", "-d", "-P", "-F", "#{window_id}", shlex.join(argv))
+        return self.tmux.run("new-window", "-d", "-P", "-F", "#{window_id}", shlex.join(argv))
 
     def stop_flood(self, handle: str) -> None:
-        self._tmux("kill-window", "-t", handle)
+        self.tmux.run("kill-window", "-t", handle)
 
     def close(self) -> None:
-        kill = ["tmux", "-L", self.socket, "kill-server"]
-        subprocess.run(kill, env=self.env, capture_output=True, timeout=30)
-        if self.term is not None:
-            self.term.close()
+        self.tmux.stop()
 
 
 class Termux:

@@ -126,3 +126,9 @@ def test_queries_are_answered_like_a_real_terminal() -> None:
     )
     with Terminal([sys.executable, "-c", script], cols=20, rows=6) as term:
         term.wait_for("reply=[3;5R")
+
+
+def test_a_sink_counts_bytes_without_emulating() -> None:
+    with Terminal(["sh", "-c", "printf 0123456789; cat"], cols=20, rows=3, emulate=False) as term:
+        term.wait_for(lambda t: t.bytes_read >= 10)
+        assert term.text.strip() == ""
