@@ -84,3 +84,32 @@ def profiled(enabled: bool, label: str, out_dir: Path | None = None) -> Iterator
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
             (out_dir / f"{label}.html").write_text(profiler.output_html())
+
+
+def server_profile_env(enabled: bool) -> dict[str, str]:
+    """Environment for a server that may be profiled (`server.profile` refuses otherwise)."""
+    return {"TERMUX_PROFILE": "1"} if enabled else {}
+
+
+@contextmanager
+def profile_server(
+    enabled: bool, socket_path: Path, label: str, out_dir: Path | None = None
+) -> Iterator[None]:
+    """Profile a termux server (started with `server_profile_env(True)`) over the enclosed window
+    only, through `server.profile start/stop`; the report goes to stderr (and `out_dir`)."""
+    if not enabled:
+        yield
+        return
+    from termux.client import Client
+
+    with Client.connect(socket_path, autostart=False) as client:
+        client.request("server.profile", action="start")
+    try:
+        yield
+    finally:
+        with Client.connect(socket_path, autostart=False) as client:
+            text = client.request("server.profile", action="stop")["text"]
+        print(f"\n--- server profile: {label} ---\n{text}", file=sys.stderr)
+        if out_dir is not None:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / f"{label}.txt").write_text(text)
