@@ -45,6 +45,9 @@ class TerminalView(Widget, can_focus=True):
             super().__init__()
             self.lines = lines
 
+    class Resized(Message):
+        """The view's size changed (outer terminal resized, sidebar toggled): fit the session."""
+
     def __init__(self, palette: Palette | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.palette = palette or Palette()
@@ -94,6 +97,9 @@ class TerminalView(Widget, can_focus=True):
         if screen is None or y >= screen.lines:
             return Strip.blank(width, self.rich_style)
         return self.renderer.line(screen, y).crop_extend(0, width, self.rich_style)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
 
     def on_focus(self) -> None:
         self.update_dirty()
@@ -254,9 +260,7 @@ class StatusLine(Static):
         self.session = ""
         self._redraw()
 
-    def set_state(
-        self, *, pending: bool | None = None, message: str | None = None, session: str | None = None
-    ) -> None:
+    def set_state(self, *, pending: bool | None = None, message: str | None = None, session: str | None = None) -> None:
         if pending is not None:
             self.pending = pending
         if message is not None:
