@@ -265,6 +265,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("rows", type=int, metavar="ROWS")
     with_json(verb("stats", cmd_stats, "show server statistics"))
     verb("kill-server", cmd_kill_server, "kill the server and every session")
+
+    from termux.client.events import add_verbs as add_event_verbs
+
+    add_event_verbs(verb, with_target, with_json)
     return parser
 
 

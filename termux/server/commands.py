@@ -179,3 +179,7 @@ def lookup(name: str) -> Command:
         return COMMANDS[name]
     except KeyError:
         raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"unknown command {name!r}") from None
+
+
+# Commands defined in other modules register themselves with @command when imported here.
+from termux.server import event_commands, gauge  # noqa: E402, F401

@@ -36,7 +36,8 @@ from termux.protocol.messages import (
     reply_error,
     reply_ok,
 )
-from termux.server import commands
+from termux.server import commands, gauge
+from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import Event, EventLog
 from termux.server.scheduler import OutputPump, Parseable
 from termux.server.session import Session, SessionConfig, SessionHooks
@@ -70,6 +71,7 @@ class Connection(asyncio.Protocol):
         self.stale: set[str] = set()  # sessions whose output was skipped while lagging
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
+        self.stream: EventStream | None = None  # set by events.stream
 
     # -- asyncio.Protocol ------------------------------------------------------------------------
 
@@ -100,6 +102,8 @@ class Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         for task in self.tasks:
             task.cancel()
+        if self.stream is not None:
+            self.stream.close()  # EOF is the unsubscribe
         self.server.connection_closed(self)
 
     def pause_writing(self) -> None:
@@ -112,6 +116,8 @@ class Connection(asyncio.Protocol):
             if session is not None:
                 self.write(push("snapshot", session=session.id, **self.server.snapshot(session)))
         self.stale.clear()
+        if self.stream is not None:
+            self.stream.flush()  # events queued while the peer's socket was full
 
     # -- requests --------------------------------------------------------------------------------
 
@@ -187,13 +193,21 @@ class Connection(asyncio.Protocol):
 
 
 class Server:
-    def __init__(self, socket_path: Path, *, history: int = 10_000, event_capacity: int = 10_000) -> None:
+    def __init__(
+        self,
+        socket_path: Path,
+        *,
+        history: int = 10_000,
+        event_capacity: int = 10_000,
+        quiet_after: float = DEFAULT_QUIET_AFTER,
+    ) -> None:
         self.socket_path = socket_path
         self.history = history
         self.sessions: dict[str, Session] = {}
         self.connections: set[Connection] = set()
         self.events = EventLog(event_capacity)
         self.events.listeners.append(self._push_event)
+        self.activity = ActivityMonitor(self.events, self.sessions.get, quiet_after)
         self.started = time.time()
         self._next_id = 0
         self._next_name = 0
@@ -201,6 +215,7 @@ class Server:
         self._server: asyncio.AbstractServer | None = None
         self.pump = OutputPump(self._lookup, self._on_parsed)
         self.bytes_forwarded = 0
+        self.instruments = gauge.Instruments(None, None)  # the loop gauge, once serving
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -278,6 +293,7 @@ class Server:
         await session.kill()
         if self.sessions.pop(session.id, None) is not None:
             self.pump.order.discard(session.id)
+            self.activity.forget(session.id)
             self.events.append("session.closed", session=session.id, name=session.name)
 
     def _output_ready(self, session: Session) -> None:
@@ -285,6 +301,7 @@ class Server:
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
+        self.activity.output(session, chunk)
         screen = session.screen
         title = getattr(screen, "title", "")
         if title != session.title:
@@ -300,6 +317,7 @@ class Server:
                 self.bytes_forwarded += len(chunk)
 
     def _session_exited(self, session: Session) -> None:
+        self.activity.forget(session.id)
         self.events.append(
             "session.exited",
             session=session.id,
@@ -371,6 +389,8 @@ class Server:
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
+            "event_queues": gauge.stream_queues(self.events),
+            **self.instruments.report(),
         }
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -381,6 +401,7 @@ class Server:
     async def serve(self, ready: Any = None) -> None:
         """Listen on the socket until shut down. `ready` is called once the socket accepts."""
         loop = asyncio.get_running_loop()
+        self.instruments = gauge.Instruments.start(loop)
         with _bind_lock(self.socket_path):
             _claim_socket(self.socket_path)
             self._server = await loop.create_unix_server(lambda: Connection(self), path=str(self.socket_path))
@@ -404,6 +425,7 @@ class Server:
                 if conn.transport is not None:
                     conn.transport.close()
             pump.cancel()
+            self.instruments.close()
             log.info("server stopped")
 
 
