@@ -181,5 +181,5 @@ def lookup(name: str) -> Command:
         raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"unknown command {name!r}") from None
 
 
-# The event commands live in their own module and register themselves in this table.
-from termux.server import event_commands  # noqa: E402, F401
+# Commands defined in other modules register themselves with @command when imported here.
+from termux.server import event_commands, gauge  # noqa: E402, F401

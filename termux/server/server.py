@@ -36,7 +36,7 @@ from termux.protocol.messages import (
     reply_error,
     reply_ok,
 )
-from termux.server import commands
+from termux.server import commands, gauge
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import Event, EventLog
 from termux.server.scheduler import OutputPump, Parseable
@@ -215,6 +215,7 @@ class Server:
         self._server: asyncio.AbstractServer | None = None
         self.pump = OutputPump(self._lookup, self._on_parsed)
         self.bytes_forwarded = 0
+        self.instruments = gauge.Instruments(None, None)  # the loop gauge, once serving
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -388,6 +389,8 @@ class Server:
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
+            "event_queues": gauge.stream_queues(self.events),
+            **self.instruments.report(),
         }
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -398,6 +401,7 @@ class Server:
     async def serve(self, ready: Any = None) -> None:
         """Listen on the socket until shut down. `ready` is called once the socket accepts."""
         loop = asyncio.get_running_loop()
+        self.instruments = gauge.Instruments.start(loop)
         with _bind_lock(self.socket_path):
             _claim_socket(self.socket_path)
             self._server = await loop.create_unix_server(lambda: Connection(self), path=str(self.socket_path))
@@ -421,6 +425,7 @@ class Server:
                 if conn.transport is not None:
                     conn.transport.close()
             pump.cancel()
+            self.instruments.close()
             log.info("server stopped")
 
 
