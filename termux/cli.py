@@ -35,13 +35,9 @@ def _socket_options(parser: argparse.ArgumentParser, top: bool, short_s: bool = 
     there the path is given as --socket PATH or before the verb)."""
     default = None if top else argparse.SUPPRESS
     group = parser.add_mutually_exclusive_group()
-    group.add_argument(
-        "-L", "--socket-name", dest="socket_name", metavar="NAME", default=default, help="socket name"
-    )
+    group.add_argument("-L", "--socket-name", dest="socket_name", metavar="NAME", default=default, help="socket name")
     flags = ["-S", "--socket"] if short_s else ["--socket"]
-    group.add_argument(
-        *flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly"
-    )
+    group.add_argument(*flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly")
 
 
 def connect(args: argparse.Namespace, autostart: bool = True) -> Client:
@@ -203,9 +199,7 @@ def cmd_kill_server(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="termux", description="A terminal multiplexer where typing never waits."
-    )
+    parser = argparse.ArgumentParser(prog="termux", description="A terminal multiplexer where typing never waits.")
     parser.add_argument("--version", action="version", version=f"termux {__version__}")
     _socket_options(parser, top=True)
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
@@ -225,9 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = verb("server", cmd_server, "run the server in the foreground")
     sub.add_argument("--daemon", action="store_true", help=argparse.SUPPRESS)
     sub.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)
-    sub.add_argument(
-        "--history", type=int, default=10_000, help="scrollback lines per session (default 10000)"
-    )
+    sub.add_argument("--history", type=int, default=10_000, help="scrollback lines per session (default 10000)")
 
     sub = verb("new", cmd_new, "create a session (and attach, unless -d)")
     sub.add_argument("-d", dest="detached", action="store_true", help="do not attach")
@@ -264,6 +256,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("rows", type=int, metavar="ROWS")
     with_json(verb("stats", cmd_stats, "show server statistics"))
     verb("kill-server", cmd_kill_server, "kill the server and every session")
+
+    from termux.client.events import add_verbs as add_event_verbs
+
+    add_event_verbs(verb, with_target, with_json)
     return parser
 
 

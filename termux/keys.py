@@ -72,9 +72,7 @@ _KEYPAD = {
 }
 _SIMPLE = {"Enter": "\r", "Tab": "\t", "BSpace": "\x7f", "Escape": ESC, "Space": " "}
 
-KEY_NAMES: frozenset[str] = frozenset(
-    [*_CURSOR, *_TILDE, *_FKEYS_SS3, *_FKEYS_TILDE, *_KEYPAD, *_SIMPLE, "BTab"]
-)
+KEY_NAMES: frozenset[str] = frozenset([*_CURSOR, *_TILDE, *_FKEYS_SS3, *_FKEYS_TILDE, *_KEYPAD, *_SIMPLE, "BTab"])
 
 # tmux names (matched case-insensitively) → canonical names.
 _ALIASES: dict[str, str] = {name.lower(): name for name in KEY_NAMES}

@@ -156,9 +156,7 @@ class Client:
         self._pushes: list[dict[str, Any]] = []
 
     @classmethod
-    def connect(
-        cls, path: Path | str | None = None, *, name: str | None = None, autostart: bool = True
-    ) -> Self:
+    def connect(cls, path: Path | str | None = None, *, name: str | None = None, autostart: bool = True) -> Self:
         resolved = socket_path(name, path)
         return cls(_connect_socket(resolved, autostart), resolved)
 
@@ -227,9 +225,7 @@ class AsyncClient:
         self._reading = asyncio.create_task(self._read_loop())
 
     @classmethod
-    async def connect(
-        cls, path: Path | str | None = None, *, name: str | None = None, autostart: bool = True
-    ) -> Self:
+    async def connect(cls, path: Path | str | None = None, *, name: str | None = None, autostart: bool = True) -> Self:
         resolved = socket_path(name, path)
         sock = await asyncio.to_thread(_connect_socket, resolved, autostart)
         reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_REPLY_LINE)

@@ -181,5 +181,6 @@ def lookup(name: str) -> Command:
         raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"unknown command {name!r}") from None
 
 
-# Commands defined in other modules register themselves with @command when imported here.
-from termux.server import gauge  # noqa: E402,F401
+# The event commands and server.profile (beside the loop gauge) live in their own modules and
+# register themselves in this table.
+from termux.server import event_commands, gauge  # noqa: E402, F401

@@ -320,8 +320,7 @@ class EventLog:
         if cursor > self._last:
             raise ProtocolError(
                 ErrorCode.CURSOR_AHEAD,
-                f"cursor {cursor} is ahead of the log (current cursor {self._last}): "
-                "it is from another server run",
+                f"cursor {cursor} is ahead of the log (current cursor {self._last}): it is from another server run",
                 cursor=self._last,
             )
         oldest = self.oldest_cursor
@@ -334,9 +333,7 @@ class EventLog:
                 cursor=self._last,
             )
 
-    def read(
-        self, cursor: int | None, limit: int = DEFAULT_READ_LIMIT, filter: EventFilter = ALL
-    ) -> ReadResult:
+    def read(self, cursor: int | None, limit: int = DEFAULT_READ_LIMIT, filter: EventFilter = ALL) -> ReadResult:
         """Events after `cursor` (None: the tail) that pass `filter`, at most `limit` of them."""
         if cursor is None:
             return ReadResult([], self._last, False)

@@ -12,9 +12,7 @@ from termux.paths import log_path
 from termux.server.server import Server, ServerError
 
 
-def run(
-    socket_path: Path, *, daemon: bool = False, ready_fd: int | None = None, history: int = 10_000
-) -> int:
+def run(socket_path: Path, *, daemon: bool = False, ready_fd: int | None = None, history: int = 10_000) -> int:
     """Run a server on `socket_path` until it is told to stop. Returns the exit status.
 
     With `daemon`, the process double-forks so that it is adopted by init (no zombie for the

@@ -37,6 +37,7 @@ from termux.protocol.messages import (
     reply_ok,
 )
 from termux.server import commands, gauge
+from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import Event, EventLog
 from termux.server.scheduler import OutputPump, Parseable
 from termux.server.session import Session, SessionConfig, SessionHooks
@@ -70,6 +71,7 @@ class Connection(asyncio.Protocol):
         self.stale: set[str] = set()  # sessions whose output was skipped while lagging
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
+        self.stream: EventStream | None = None  # set by events.stream
 
     # -- asyncio.Protocol ------------------------------------------------------------------------
 
@@ -100,6 +102,8 @@ class Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         for task in self.tasks:
             task.cancel()
+        if self.stream is not None:
+            self.stream.close()  # EOF is the unsubscribe
         self.server.connection_closed(self)
 
     def pause_writing(self) -> None:
@@ -112,6 +116,8 @@ class Connection(asyncio.Protocol):
             if session is not None:
                 self.write(push("snapshot", session=session.id, **self.server.snapshot(session)))
         self.stale.clear()
+        if self.stream is not None:
+            self.stream.flush()  # events queued while the peer's socket was full
 
     # -- requests --------------------------------------------------------------------------------
 
@@ -136,9 +142,7 @@ class Connection(asyncio.Protocol):
             return
         except Exception as exc:  # a bug: report it, keep serving
             log.exception("request failed")
-            self.write(
-                reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}"))
-            )
+            self.write(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
             return
         if inspect.isawaitable(result):
             task = asyncio.ensure_future(self._finish(request_id, result))
@@ -156,9 +160,7 @@ class Connection(asyncio.Protocol):
             raise
         except Exception as exc:
             log.exception("request failed")
-            self.write(
-                reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}"))
-            )
+            self.write(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
         else:
             self.write(reply_ok(request_id, result))
 
@@ -191,13 +193,21 @@ class Connection(asyncio.Protocol):
 
 
 class Server:
-    def __init__(self, socket_path: Path, *, history: int = 10_000, event_capacity: int = 10_000) -> None:
+    def __init__(
+        self,
+        socket_path: Path,
+        *,
+        history: int = 10_000,
+        event_capacity: int = 10_000,
+        quiet_after: float = DEFAULT_QUIET_AFTER,
+    ) -> None:
         self.socket_path = socket_path
         self.history = history
         self.sessions: dict[str, Session] = {}
         self.connections: set[Connection] = set()
         self.events = EventLog(event_capacity)
         self.events.listeners.append(self._push_event)
+        self.activity = ActivityMonitor(self.events, self.sessions.get, quiet_after)
         self.started = time.time()
         self._next_id = 0
         self._next_name = 0
@@ -283,6 +293,7 @@ class Server:
         await session.kill()
         if self.sessions.pop(session.id, None) is not None:
             self.pump.order.discard(session.id)
+            self.activity.forget(session.id)
             self.events.append("session.closed", session=session.id, name=session.name)
 
     def _output_ready(self, session: Session) -> None:
@@ -290,6 +301,7 @@ class Server:
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
+        self.activity.output(session, chunk)
         screen = session.screen
         title = getattr(screen, "title", "")
         if title != session.title:
@@ -305,6 +317,7 @@ class Server:
                 self.bytes_forwarded += len(chunk)
 
     def _session_exited(self, session: Session) -> None:
+        self.activity.forget(session.id)
         self.events.append(
             "session.exited",
             session=session.id,
@@ -376,7 +389,7 @@ class Server:
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
-            "event_queues": gauge.stream_queues(self.events),
+            "event_queues": gauge.stream_queues(self.connections),
             **self.instruments.report(),
         }
 

@@ -106,6 +106,7 @@ class Session:
         self._pty_open = True
         self._pty_eof = False  # the PTY reported end of file; never read it again
         self._child_reaped = False
+        self._killing = False
         self._exited = asyncio.get_running_loop().create_future()
         self._loop = asyncio.get_running_loop()
         try:
@@ -253,6 +254,8 @@ class Session:
         # Output written just before exit is still in the PTY: read it to the end before closing.
         self._drain_pty()
         self._close_pty()
+        if self._killing:  # nobody will look at the screen of a killed session: skip parsing
+            self.backlog = OutputBacklog()
         if self.backlog.size == 0:
             self._finish_exit()
 
@@ -286,6 +289,7 @@ class Session:
 
     async def kill(self, grace: float = KILL_GRACE) -> None:
         """SIGHUP, then SIGTERM, then SIGKILL, `grace` seconds apart, until the child is reaped."""
+        self._killing = True
         for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGKILL):
             if self._child_reaped:
                 break

@@ -200,9 +200,7 @@ def test_callbacks_may_close_and_subscribe_during_fan_out() -> None:
 @settings(max_examples=60, deadline=None)
 @given(
     capacity=st.integers(1, 20),
-    ops=st.lists(
-        st.one_of(st.just(("append",)), st.tuples(st.just("read"), st.integers(0, 60))), max_size=80
-    ),
+    ops=st.lists(st.one_of(st.just(("append",)), st.tuples(st.just("read"), st.integers(0, 60))), max_size=80),
 )
 def test_reads_match_a_model_of_the_ring(capacity: int, ops: list) -> None:
     log = EventLog(capacity=capacity)

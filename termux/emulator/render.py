@@ -1,0 +1,293 @@
+"""Reading a Screen out: `snapshot` (bytes that rebuild it), `capture` (text lines, tmux-style
+numbering into scrollback) and `preview` (one line for a sidebar)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyte
+from pyte import modes as mo
+from pyte.screens import wcwidth
+
+from .history import Line, compact_line, line_text
+from .screen import ALT_SCREEN_MODES, DECCOLM, DEFAULT_CHAR, Screen
+
+_FG_CODES = {name: code for code, name in {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}.items()}
+_BG_CODES = {name: code for code, name in {**pyte.graphics.BG_ANSI, **pyte.graphics.BG_AIXTERM}.items()}
+_BG_CODES["brightmagenta"] = 105  # pyte 0.8.2 spells BG 105 "bfightmagenta"; both map back to 105
+_CHARSET_CODES = {id(table): code for code, table in pyte.charsets.MAPS.items()}
+
+
+def _colour(value: str, codes: dict[str, int], base: int) -> str | None:
+    if value == "default":
+        return None
+    code = codes.get(value)
+    if code is not None:
+        return str(code)
+    if len(value) == 6:
+        try:
+            r, g, b = int(value[0:2], 16), int(value[2:4], 16), int(value[4:6], 16)
+        except ValueError:
+            return None
+        return f"{base};2;{r};{g};{b}"
+    return None
+
+
+def sgr(style: Any) -> str:
+    """The SGR sequence that selects exactly `style`'s attributes, starting from a reset."""
+    params = ["0"]
+    ext = getattr(style, "ext", None)
+    if style.bold:
+        params.append("1")
+    if ext is not None and ext.dim:
+        params.append("2")
+    if style.italics:
+        params.append("3")
+    if style.underscore:
+        params.append("4")
+    if style.blink:
+        params.append("5")
+    if style.reverse:
+        params.append("7")
+    if ext is not None and ext.hidden:
+        params.append("8")
+    if style.strikethrough:
+        params.append("9")
+    if ext is not None and ext.overline:
+        params.append("53")
+    fg = _colour(style.fg, _FG_CODES, 38)
+    if fg:
+        params.append(fg)
+    bg = _colour(style.bg, _BG_CODES, 48)
+    if bg:
+        params.append(bg)
+    return "\x1b[" + ";".join(params) + "m"
+
+
+def _link(style: Any) -> str:
+    ext = getattr(style, "ext", None)
+    return ext.link if ext is not None else ""
+
+
+def _osc8(link: str) -> str:
+    return f"\x1b]8;;{link}\x1b\\"
+
+
+# ---------------------------------------------------------------------- capture / preview
+
+
+def _styled(line: Line) -> str:
+    """One line with SGR (and OSC 8) escapes; trailing blank default-looking cells trimmed."""
+    runs = list(line)
+    # Trim trailing spaces that look like nothing (no background, no reverse, no lines).
+    while runs:
+        text, style = runs[-1]
+        if style.bg == "default" and not (style.reverse or style.underscore or style.strikethrough):
+            stripped = text.rstrip(" ")
+            if not stripped:
+                runs.pop()
+                continue
+            runs[-1] = (stripped, style)
+        break
+    out: list[str] = []
+    current = DEFAULT_CHAR
+    current_sgr = sgr(DEFAULT_CHAR)
+    link = ""
+    for text, style in runs:
+        code = sgr(style)
+        if code != current_sgr:
+            out.append(code)
+            current_sgr = code
+            current = style
+        new_link = _link(style)
+        if new_link != link:
+            out.append(_osc8(new_link))
+            link = new_link
+        out.append(text)
+    if link:
+        out.append(_osc8(""))
+    if current_sgr != sgr(DEFAULT_CHAR):
+        out.append("\x1b[0m")
+    del current
+    return "".join(out)
+
+
+def capture(screen: Screen, start: int | None = None, end: int | None = None,
+            escapes: bool = False) -> list[str]:
+    """Lines `start`..`end` inclusive, tmux-style: 0 is the top visible line, -1 the newest history
+    line; defaults are the visible screen. Out-of-range bounds are clamped; trailing blanks trimmed;
+    `escapes=True` keeps colours and attributes as SGR sequences (each line starts from a reset and
+    ends reset)."""
+    history = screen.history
+    first = -len(history)
+    last = screen.lines - 1
+    lo = 0 if start is None else max(first, min(start, last))
+    hi = last if end is None else max(first, min(end, last))
+    out: list[str] = []
+    default = screen.default_char
+    for n in range(lo, hi + 1):
+        if n < 0:
+            line = history[len(history) + n]
+        else:
+            line = compact_line(screen.buffer.get(n), screen.columns, default)
+        out.append(_styled(line) if escapes else line_text(line).rstrip(" "))
+    return out
+
+
+def preview(screen: Screen) -> str:
+    """The last non-blank line of the visible screen, stripped ("" for a blank screen)."""
+    for line in reversed(capture(screen)):
+        text = line.strip()
+        if text:
+            return text
+    return ""
+
+
+# ---------------------------------------------------------------------- snapshot
+
+
+def _draw_buffer(buffer: Any, columns: int, lines: int) -> list[str]:
+    """Escape sequences that draw every non-default cell of `buffer` on a blank screen."""
+    out: list[str] = []
+    style = DEFAULT_CHAR
+    code = sgr(style)
+    link = ""
+    for y in range(lines):
+        line = buffer.get(y)
+        if not line:
+            continue
+        cells = sorted((x, c) for x, c in line.items() if x < columns)
+        at = -1  # where the cursor is now in this line (-1: not positioned yet)
+        wide_end = -1
+        for x, cell in cells:
+            data = cell.data
+            if x < wide_end:
+                continue  # the stub of the wide character just drawn
+            if cell == DEFAULT_CHAR and getattr(cell, "ext", None) is None:
+                continue
+            if not data or wcwidth(data[0]) <= 0:
+                data = " "  # an orphan stub or a bare combining mark: the screen shows a space
+            if x != at:
+                out.append(f"\x1b[{y + 1};{x + 1}H")
+            new_code = sgr(cell)
+            if new_code != code:
+                out.append(new_code)
+                code = new_code
+            new_link = _link(cell)
+            if new_link != link:
+                out.append(_osc8(new_link))
+                link = new_link
+            out.append(data)
+            width = max(1, wcwidth(data[0]))
+            at = x + width
+            wide_end = at
+    if link:
+        out.append(_osc8(""))
+    if code != sgr(DEFAULT_CHAR):
+        out.append("\x1b[0m")
+    return out
+
+
+def _savepoint_state(sp: Any, buffer: Any, columns: int) -> str:
+    """Modes, position, SGR and charsets of a saved cursor, ready for a DECSC (no margins set yet)."""
+    out = [("\x1b[?6h" if sp.origin else "\x1b[?6l") + ("\x1b[?7h" if sp.wrap else "\x1b[?7l")]
+    out += _cursor_state(sp.cursor, buffer, columns)
+    out.append(sgr(sp.cursor.attrs))
+    out.append(_charsets(sp.g0_charset, sp.g1_charset, sp.charset))
+    return "".join(out)
+
+
+def _cursor_state(cursor: Any, buffer: Any, columns: int, base: int = 0) -> list[str]:
+    """Put the cursor at (x, y) — including the "pending wrap" column `columns` — with its SGR."""
+    out: list[str] = []
+    x, y = cursor.x, cursor.y
+    if x >= columns:
+        # Reach the pending-wrap state by redrawing the last cell of the line.
+        line = buffer.get(y) or {}
+        cx = columns - 1
+        cell = line.get(cx, DEFAULT_CHAR)
+        if cell.data == "" and cx > 0 and line.get(cx - 1, DEFAULT_CHAR).data:
+            cx -= 1
+            cell = line[cx]
+        data = cell.data if cell.data and wcwidth(cell.data[0]) > 0 else " "
+        out.append(f"\x1b[{y + 1 - base};{cx + 1}H{sgr(cell)}")
+        if _link(cell):
+            out.append(_osc8(_link(cell)))
+        out.append(data)
+        if _link(cell):
+            out.append(_osc8(""))
+    else:
+        out.append(f"\x1b[{y + 1 - base};{x + 1}H")
+    return out
+
+
+def _charsets(g0: Any, g1: Any, shifted: int) -> str:
+    return (f"\x1b({_CHARSET_CODES.get(id(g0), 'B')}\x1b){_CHARSET_CODES.get(id(g1), '0')}"
+            + ("\x0e" if shifted else "\x0f"))
+
+
+def snapshot(screen: Screen) -> bytes:
+    """Bytes that, fed through `ByteStream` to a fresh `Screen(columns, lines)` (or any screen of that
+    size: it starts with RIS), reproduce the visible cells and their attributes, the cursor (position,
+    visibility, attributes), the title, the modes, margins, tab stops and charsets — and, while the
+    alternate screen is shown, the main screen underneath it. Scrollback is not included."""
+    cols, rows = screen.columns, screen.lines
+    mode = screen.mode
+    out: list[str] = ["\x1bc\x1b[?3h" if DECCOLM in mode else "\x1bc"]
+    if screen._main_buffer is not None:
+        # The main screen first, then switch to the alternate screen as the program did.
+        out += _draw_buffer(screen._main_buffer, cols, rows)
+        which = [m for m in ALT_SCREEN_MODES if (m << 5) in mode] or [1049]
+        sp = screen._alt_savepoint
+        if 1049 in which and sp is not None:
+            out.append(_savepoint_state(sp, screen._main_buffer, cols))
+            out.append("\x1b[?1049h\x1b[?6l\x1b[?7h\x1b[0m\x1b(B\x1b)0\x0f")
+            which.remove(1049)
+        for m in which:
+            out.append(f"\x1b[?{m}h")
+    elif screen._alt_buffer is not None:
+        # A kept mode-47 alternate screen: hidden, but it reappears on the next ESC [ ? 47 h.
+        out.append("\x1b[?47h")
+        out += _draw_buffer(screen._alt_buffer, cols, rows)
+        out.append("\x1b[?47l")
+    out += _draw_buffer(screen.buffer, cols, rows)
+    # Tab stops (default: every 8 columns).
+    if screen.tabstops != set(range(8, cols, 8)):
+        out.append("\x1b[3g")
+        for stop in sorted(screen.tabstops):
+            if stop < cols:
+                out.append(f"\x1b[1;{stop + 1}H\x1bH")
+    # The DECSC slot (margins are not set yet, so origin mode does not shift the position).
+    for sp in screen.savepoints[-1:]:
+        out.append(_savepoint_state(sp, screen.buffer, cols))
+        out.append("\x1b7\x1b[?6l\x1b[?7h\x1b[0m\x1b(B\x1b)0\x0f")
+    # Margins (DECSTBM homes the cursor, so before positioning it).
+    if screen.margins is not None:
+        out.append(f"\x1b[{screen.margins.top + 1};{screen.margins.bottom + 1}r")
+    # Private modes (the alternate-screen ones are done; 3 clears, so it came first; 5 would flip
+    # every cell's reverse attribute again). DECOM homes the cursor, so modes go before the cursor is
+    # positioned, relative to the top margin when origin mode is on.
+    for m in sorted({m >> 5 for m in mode if m >= 32 and not m & 31} | {7, 25}):
+        if m in ALT_SCREEN_MODES or m in (3, 5):
+            continue
+        on = (m << 5) in mode
+        if on != (m in (7, 25)):
+            out.append(f"\x1b[?{m}{'h' if on else 'l'}")
+    base = screen.margins.top if (mo.DECOM in mode and screen.margins is not None) else 0
+    out += _cursor_state(screen.cursor, screen.buffer, cols, base)
+    # ANSI modes after the last drawing (insert mode would shift cells).
+    for m in sorted(m for m in mode if m < 32):
+        out.append(f"\x1b[{m}h")
+    out.append(sgr(screen.cursor.attrs))
+    link = _link(screen.cursor.attrs)
+    if link:
+        out.append(_osc8(link))
+    out.append(_charsets(screen.g0_charset, screen.g1_charset, screen.charset))
+    if screen.title:
+        out.append(f"\x1b]2;{screen.title}\x1b\\")
+    if screen.icon_name:
+        out.append(f"\x1b]1;{screen.icon_name}\x1b\\")
+    return "".join(out).encode("utf-8", "replace")
+
+
+__all__ = ["capture", "preview", "sgr", "snapshot"]

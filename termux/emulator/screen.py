@@ -1,0 +1,570 @@
+"""termux's Screen: pyte 0.8.2's Screen plus scrollback, the alternate screen, title, bell and the modes
+a client needs to encode keys — and it never raises, whatever bytes a program prints.
+
+Compatibility: `buffer`, `cursor`, `mode`, `margins`, `display`, `dirty` and the constructor behave as
+pyte's. Cells are `Char`, a subclass of pyte's `Char` that compares equal to pyte's; the attributes
+pyte has no field for (dim, hidden, overline, hyperlink) live in an optional `ext` attribute.
+
+Where stock pyte differs from xterm, termux follows xterm; each case is named in a comment starting
+"xterm:" and covered by a test.
+"""
+
+from __future__ import annotations
+
+import copy
+import unicodedata
+from collections import defaultdict
+from typing import Any, NamedTuple
+
+import pyte
+from pyte import modes as mo
+from pyte.screens import Margins, Savepoint, StaticDefaultDict, wcwidth
+
+from .history import Scrollback, compact_line
+
+# Private modes as pyte stores them (mode N is kept as N << 5 in `screen.mode`).
+DECCKM = 1 << 5
+DECCOLM = 3 << 5
+DECOM = mo.DECOM
+DECAWM = mo.DECAWM
+DECTCEM = mo.DECTCEM
+DECNKM = 66 << 5  # application keypad; also set by ESC = and cleared by ESC >
+MOUSE_X10 = 9 << 5
+MOUSE_NORMAL = 1000 << 5
+MOUSE_BUTTON = 1002 << 5
+MOUSE_ANY = 1003 << 5
+FOCUS_EVENTS = 1004 << 5
+MOUSE_UTF8 = 1005 << 5
+MOUSE_SGR = 1006 << 5
+ALT_SCROLL = 1007 << 5
+BRACKETED_PASTE = 2004 << 5
+ALT_SCREEN_MODES = (47, 1047, 1049)
+ALT_SCREEN_BITS = frozenset(m << 5 for m in ALT_SCREEN_MODES)
+# Modes a snapshot carries and DECRQM reports (private, unshifted numbers).
+TRACKED_PRIVATE_MODES = (1, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047,
+                         1049, 2004)
+
+
+class Ext(NamedTuple):
+    """Cell attributes pyte's Char has no field for."""
+
+    dim: bool = False
+    hidden: bool = False
+    overline: bool = False
+    link: str = ""  # OSC 8 hyperlink target, "" for none
+
+
+NO_EXT = Ext()
+
+
+class Char(pyte.screens.Char):
+    """A pyte Char (equal to pyte's with the same fields) that may carry `ext` extras.
+
+    `ext` is a class attribute (None) unless a cell has extras, so plain cells cost nothing more.
+    """
+
+    ext: Ext | None = None
+
+    def _replace(self, /, **kwargs: Any) -> Char:
+        new: Char = super()._replace(**kwargs)
+        ext = self.ext
+        if ext is not None:
+            new.ext = ext
+        return new
+
+    def with_ext(self, ext: Ext | None) -> Char:
+        new = tuple.__new__(Char, self)
+        if ext is not None and ext != NO_EXT:
+            new.ext = ext
+        return new
+
+
+DEFAULT_CHAR = Char(" ")
+DEFAULT_CHAR_REVERSE = Char(" ", reverse=True)
+
+# SGR lookup tables (pyte's names, so cells stay equal to stock pyte's).
+_FG = {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}
+_BG = {**pyte.graphics.BG_ANSI, **pyte.graphics.BG_AIXTERM}
+_TEXT = {k: (v[1:], v[0] == "+") for k, v in pyte.graphics.TEXT.items()}
+_PALETTE = pyte.graphics.FG_BG_256
+_SGR_CACHE_LIMIT = 4096
+_LAT1 = pyte.charsets.LAT1_MAP
+
+
+def _clamp8(v: int) -> int:
+    return 0 if v < 0 else 255 if v > 255 else v
+
+
+class Screen(pyte.Screen):
+    """A pyte Screen with scrollback (`history`), the alternate screen, `title` and `bell_count`."""
+
+    def __init__(self, columns: int, lines: int, history: int = 10000) -> None:
+        self.history = Scrollback(history)
+        self.bell_count = 0
+        # Exceptions swallowed by the stream's last line of defence (should stay 0).
+        self.errors = 0
+        # While the alternate screen is shown, the main screen's buffer is parked here.
+        self._main_buffer: defaultdict[int, StaticDefaultDict[int, Char]] | None = None
+        # The alternate buffer survives leaving mode 47 (xterm keeps its contents).
+        self._alt_buffer: defaultdict[int, StaticDefaultDict[int, Char]] | None = None
+        # Cursor saved by DECSET 1049; separate from DECSC's slot so the two never clobber each other.
+        self._alt_savepoint: Savepoint | None = None
+        self._sgr_cache: dict[tuple[Any, ...], Char] = {}
+        super().__init__(max(1, int(columns)), max(1, int(lines)))
+
+    # ------------------------------------------------------------------ basics
+
+    @property
+    def default_char(self) -> Char:
+        return DEFAULT_CHAR_REVERSE if mo.DECSCNM in self.mode else DEFAULT_CHAR
+
+    @property
+    def alternate(self) -> bool:
+        """True while the alternate screen is shown."""
+        return self._main_buffer is not None
+
+    def _new_buffer(self) -> defaultdict[int, StaticDefaultDict[int, Char]]:
+        return defaultdict(lambda: StaticDefaultDict[int, Char](self.default_char))
+
+    def reset(self) -> None:
+        """RIS: back to the main screen and power-on state. Scrollback, title history and the bell
+        counter are kept (xterm keeps saved lines on RIS too)."""
+        if getattr(self, "_main_buffer", None) is not None:
+            self.buffer = self._main_buffer  # type: ignore[assignment]
+        self._main_buffer = None
+        self._alt_buffer = None
+        self._alt_savepoint = None
+        self.savepoints = []
+        super().reset()
+        self.cursor.attrs = self.default_char
+
+    @property
+    def display(self) -> list[str]:
+        """pyte's `display`, but total: a stub without its wide character renders as a space."""
+        columns = self.columns
+        default = self.default_char.data
+        out = []
+        for y in range(self.lines):
+            line = self.buffer.get(y)
+            if not line:
+                out.append(default * columns)
+                continue
+            chars = []
+            wide = False
+            for x in range(columns):
+                data = line[x].data
+                if wide:
+                    wide = False
+                    continue
+                if not data:
+                    chars.append(" ")
+                    continue
+                chars.append(data)
+                wide = wcwidth(data[0]) == 2
+            out.append("".join(chars))
+        return out
+
+    def bell(self, *args: Any) -> None:
+        self.bell_count += 1
+
+    def keypad_application(self) -> None:
+        """ESC = (DECKPAM): recorded as mode 66 (DECNKM), which is what key encoders look at."""
+        self.mode.add(DECNKM)
+
+    def keypad_numeric(self) -> None:
+        """ESC > (DECKPNM)."""
+        self.mode.discard(DECNKM)
+
+    def next_line(self) -> None:
+        """ESC E (NEL). xterm: always a carriage return and a line feed (pyte's honours LNM only)."""
+        self.carriage_return()
+        self.index()
+
+    def set_title(self, param: str) -> None:
+        self.title = _printable(param)
+
+    def set_icon_name(self, param: str) -> None:
+        self.icon_name = _printable(param)
+
+    # ------------------------------------------------------------------ scrollback
+
+    def _scroll_into_history(self, line: Any) -> None:
+        """Keep the line leaving the top of the main screen (compactly)."""
+        self.history.append(compact_line(line, self.columns, self.default_char))
+
+    def index(self) -> None:
+        top, bottom = self.margins or (0, self.lines - 1)
+        # Only a full-screen scroll of the main screen feeds history (as tmux): a scroll region or
+        # the alternate screen never does.
+        if (self.cursor.y == bottom and top == 0 and bottom == self.lines - 1
+                and self._main_buffer is None):
+            self._scroll_into_history(self.buffer.get(0))
+        super().index()
+
+    # ------------------------------------------------------------------ modes
+
+    def set_mode(self, *modes: int, **kwargs: Any) -> None:
+        private = bool(kwargs.get("private"))
+        if not private:
+            # ANSI modes are < 32; larger numbers would alias pyte's shifted private modes.
+            super().set_mode(*(m for m in modes if 0 <= m < 32))
+            return
+        wanted = [m for m in modes if 0 <= m < 65536]
+        # xterm: DECCOLM never changes the width (a multiplexer's pane size is not the program's to
+        # choose); as on a VT100 it clears the screen and homes the cursor.
+        deccolm = 3 in wanted
+        super().set_mode(*(m for m in wanted if m != 3), private=True)
+        if deccolm:
+            self.mode.add(DECCOLM)
+            self.erase_in_display(2)
+            self.cursor_position()
+        for m in wanted:
+            if m in ALT_SCREEN_MODES:
+                self._enter_alternate(m)
+
+    def reset_mode(self, *modes: int, **kwargs: Any) -> None:
+        private = bool(kwargs.get("private"))
+        if not private:
+            super().reset_mode(*(m for m in modes if 0 <= m < 32))
+            return
+        wanted = [m for m in modes if 0 <= m < 65536]
+        deccolm = 3 in wanted
+        super().reset_mode(*(m for m in wanted if m != 3), private=True)
+        if deccolm:
+            self.mode.discard(DECCOLM)
+            self.erase_in_display(2)
+            self.cursor_position()
+        for m in wanted:
+            if m in ALT_SCREEN_MODES:
+                self._leave_alternate(m)
+
+    # ------------------------------------------------------------------ alternate screen
+
+    def _savepoint(self) -> Savepoint:
+        return Savepoint(copy.copy(self.cursor), self.g0_charset, self.g1_charset, self.charset,
+                         mo.DECOM in self.mode, mo.DECAWM in self.mode)
+
+    def _restore_savepoint(self, sp: Savepoint) -> None:
+        self.g0_charset = sp.g0_charset
+        self.g1_charset = sp.g1_charset
+        self.charset = sp.charset
+        # xterm: DECRC restores origin and autowrap both ways (pyte only ever sets them).
+        (self.mode.add if sp.origin else self.mode.discard)(mo.DECOM)
+        (self.mode.add if sp.wrap else self.mode.discard)(mo.DECAWM)
+        self.cursor = copy.copy(sp.cursor)
+        self.cursor.hidden = mo.DECTCEM not in self.mode
+        self.ensure_hbounds()
+        self.ensure_vbounds()
+
+    def _enter_alternate(self, mode: int) -> None:
+        if self._main_buffer is not None:
+            return  # already there (xterm ignores a second switch)
+        if mode == 1049:
+            self._alt_savepoint = self._savepoint()
+        self._main_buffer = self.buffer  # type: ignore[assignment]
+        alt = self._alt_buffer
+        if alt is None or mode == 1049:
+            alt = self._new_buffer()  # 1049 clears the alternate screen on entry
+        self._alt_buffer = None
+        self.buffer = alt  # type: ignore[assignment]
+        self.dirty.update(range(self.lines))
+
+    def _leave_alternate(self, mode: int) -> None:
+        self.mode.difference_update(ALT_SCREEN_BITS)
+        if self._main_buffer is None:
+            return
+        # 1047 and 1049 clear the alternate screen when leaving; 47 keeps it for next time.
+        self._alt_buffer = None if mode in (1047, 1049) else self.buffer  # type: ignore[assignment]
+        self.buffer = self._main_buffer  # type: ignore[assignment]
+        self._main_buffer = None
+        if mode == 1049 and self._alt_savepoint is not None:
+            self._restore_savepoint(self._alt_savepoint)
+        self._alt_savepoint = None
+        self.dirty.update(range(self.lines))
+
+    # ------------------------------------------------------------------ cursor save/restore
+
+    def save_cursor(self) -> None:
+        # xterm: one save slot (pyte keeps an unbounded stack).
+        self.savepoints[:] = [self._savepoint()]
+
+    def restore_cursor(self) -> None:
+        if self.savepoints:
+            # xterm: the slot is not consumed; a second DECRC restores the same state again.
+            self._restore_savepoint(self.savepoints[-1])
+        else:
+            # Nothing saved: home, origin mode off (as pyte and xterm).
+            self.mode.discard(mo.DECOM)
+            self.cursor_position()
+
+    # ------------------------------------------------------------------ robustness fixes
+
+    def cursor_to_line(self, line: int | None = None) -> None:
+        self.cursor.y = (line or 1) - 1
+        # pyte asserts margins exist under DECOM; with no margins origin mode is the whole screen.
+        if mo.DECOM in self.mode and self.margins is not None:
+            self.cursor.y += self.margins.top
+        self.ensure_vbounds()
+
+    def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        if how in (0, 1, 2):  # anything else is ignored, as xterm does
+            super().erase_in_line(how)
+
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        if how == 3:
+            # xterm: ED 3 erases the saved lines (scrollback) only, not the screen.
+            self.history.clear()
+        elif how in (0, 1, 2):
+            super().erase_in_display(how)
+
+    def set_margins(self, top: int | None = None, bottom: int | None = None, *args: Any,
+                    **kwargs: Any) -> None:
+        if kwargs.get("private"):
+            return  # CSI ? r is XTRESTORE, not DECSTBM
+        super().set_margins(top, bottom)
+
+    def report_device_status(self, mode: int = 0, *args: Any, **kwargs: Any) -> None:
+        private = bool(kwargs.get("private"))
+        if mode == 5 and not private:
+            self.write_process_input("\x1b[0n")
+        elif mode == 6:
+            x = min(self.cursor.x, self.columns - 1) + 1
+            y = self.cursor.y + 1
+            if mo.DECOM in self.mode and self.margins is not None:
+                y -= self.margins.top
+            # xterm: DECXCPR (CSI ? 6 n) answers CSI ? y ; x ; 1 R (page 1).
+            self.write_process_input(f"\x1b[?{y};{x};1R" if private else f"\x1b[{y};{x}R")
+
+    def draw(self, data: str) -> None:
+        """Draw text at the cursor. Width policy (per code point, as xterm and glibc's wcwidth):
+
+        * width 1 and 2 characters take one or two cells (a wide one leaves a "" stub after it);
+          a wide character that does not fit in the last column wraps first (autowrap) or is
+          drawn one column earlier (no autowrap);
+        * zero-width characters (combining marks, VS16, ZWJ, ...) join the previous cell; VS16 does
+          not widen it, and the character after a ZWJ takes its own cells;
+        * unprintable characters are skipped — never the rest of the text (pyte stops there);
+        * writing over either half of a wide character blanks the other half.
+        """
+        if self.charset:
+            data = data.translate(self.g1_charset)
+        elif self.g0_charset is not _LAT1:
+            data = data.translate(self.g0_charset)
+        columns = self.columns
+        mode = self.mode
+        cursor = self.cursor
+        buffer = self.buffer
+        dirty = self.dirty
+        for char in data:
+            width = wcwidth(char)
+            if width <= 0:
+                if width == 0:
+                    self._join_previous(char)
+                continue
+            if cursor.x + width > columns:
+                if mo.DECAWM in mode:
+                    if cursor.x >= columns or width == 2:
+                        dirty.add(cursor.y)
+                        cursor.x = 0
+                        self.index()
+                else:
+                    cursor.x = max(0, columns - width)
+            if mo.IRM in mode:
+                self.insert_characters(width)
+            line = buffer[cursor.y]
+            x = cursor.x
+            # Keep wide characters whole: blank the half we do not overwrite.
+            if x and line[x].data == "":
+                line[x - 1] = line[x - 1]._replace(data=" ")
+            end = x + width
+            if end < columns and line[end].data == "":
+                line[end] = line[end]._replace(data=" ")
+            attrs = cursor.attrs
+            line[x] = attrs._replace(data=char)
+            if width == 2 and x + 1 < columns:
+                line[x + 1] = attrs._replace(data="")
+            cursor.x = end if end < columns else columns
+        dirty.add(cursor.y)
+
+    def _join_previous(self, char: str) -> None:
+        """Attach a zero-width character to the cell before the cursor (its base)."""
+        x, y = self.cursor.x, self.cursor.y
+        if x >= self.columns:
+            x = self.columns
+        if x == 0:
+            if y == 0:
+                return  # nothing to join: dropped
+            y -= 1
+            x = self.columns
+        line = self.buffer[y]
+        x -= 1
+        if x > 0 and line[x].data == "":
+            x -= 1  # the stub of a wide character: join the character itself
+        base = line[x]
+        if not base.data:
+            return
+        line[x] = base._replace(data=unicodedata.normalize("NFC", base.data + char))
+        self.dirty.add(y)
+
+    # ------------------------------------------------------------------ resize
+
+    def resize(self, lines: int | None = None, columns: int | None = None) -> None:
+        """Resize both screens. No reflow: a narrower screen cuts lines on the right (a wide character
+        cut in half becomes a space), a wider one adds blanks. A shorter screen first drops blank lines
+        below the cursor, then moves top lines into scrollback (main screen only), as tmux does."""
+        lines = max(1, int(lines or self.lines))
+        columns = max(1, int(columns or self.columns))
+        if lines == self.lines and columns == self.columns:
+            return
+        old_lines, old_columns = self.lines, self.columns
+        self.dirty.update(range(lines))
+        main_is_active = self._main_buffer is None
+        # The active screen, relative to the cursor.
+        shift = self._resize_buffer(self.buffer, old_lines, lines, columns, self.cursor.y,
+                                    to_history=main_is_active)
+        self.cursor.y -= shift
+        # The parked screen(s): main (while on the alternate screen) and a kept 47 alternate buffer.
+        if self._main_buffer is not None:
+            sp = self._alt_savepoint
+            cy = sp.cursor.y if sp is not None else old_lines - 1
+            shift = self._resize_buffer(self._main_buffer, old_lines, lines, columns, cy, to_history=True)
+            if sp is not None:
+                sp.cursor.y = max(0, min(sp.cursor.y - shift, lines - 1))
+                sp.cursor.x = min(sp.cursor.x, columns - 1)
+        if self._alt_buffer is not None:
+            self._resize_buffer(self._alt_buffer, old_lines, lines, columns, 0, to_history=False)
+        self.lines, self.columns = lines, columns
+        if columns > old_columns:
+            # xterm: default tab stops every 8 columns extend over the new width.
+            self.tabstops.update(range((old_columns // 8 + 1) * 8, columns, 8))
+        self.tabstops = {t for t in self.tabstops if t < columns}
+        for sp in self.savepoints:
+            sp.cursor.y = min(sp.cursor.y, lines - 1)
+            sp.cursor.x = min(sp.cursor.x, columns - 1)
+        self.margins = None
+        self.cursor.y = max(0, min(self.cursor.y, lines - 1))
+        if self.cursor.x > columns - 1:
+            self.cursor.x = columns - 1
+
+    def _resize_buffer(self, buffer: Any, old_lines: int, lines: int, columns: int, cursor_y: int,
+                       *, to_history: bool) -> int:
+        """Resize one buffer in place; return how many lines moved off its top."""
+        shift = 0
+        if lines < old_lines:
+            excess = old_lines - lines
+            # Blank lines below the cursor go first.
+            y = old_lines - 1
+            while excess and y > cursor_y and not _has_content(buffer.get(y)):
+                buffer.pop(y, None)
+                excess -= 1
+                y -= 1
+            shift = excess
+            if shift:
+                if to_history:
+                    for y in range(shift):
+                        self._scroll_into_history(buffer.get(y))
+                moved = {y - shift: line for y, line in buffer.items() if shift <= y < old_lines}
+                buffer.clear()
+                buffer.update(moved)
+        for y in [y for y in buffer if y >= lines or y < 0]:
+            del buffer[y]
+        if columns < self.columns:
+            for line in buffer.values():
+                for x in [x for x in line if x >= columns]:
+                    del line[x]
+                last = line.get(columns - 1)
+                if last is not None and last.data and wcwidth(last.data[0]) == 2:
+                    line[columns - 1] = last._replace(data=" ")
+        return shift
+
+    # ------------------------------------------------------------------ SGR
+
+    def select_graphic_rendition(self, *attrs: int, **kwargs: Any) -> None:
+        """Set the cursor's attributes. Beyond pyte: 2 dim, 8 hidden, 53 overline (and their
+        resets), 58/59 underline colour consumed (not kept), out-of-range values clamped."""
+        if kwargs.get("private"):
+            return  # CSI ? Pm m is an xterm query, not SGR
+        cursor = self.cursor
+        current = cursor.attrs
+        key = (current, current.ext if isinstance(current, Char) else None, attrs)
+        cached = self._sgr_cache.get(key)
+        if cached is not None:
+            cursor.attrs = cached
+            return
+        new = self._compute_sgr(current, attrs)
+        if len(self._sgr_cache) >= _SGR_CACHE_LIMIT:
+            self._sgr_cache.clear()
+        self._sgr_cache[key] = new
+        cursor.attrs = new
+
+    def _compute_sgr(self, current: Any, attrs: tuple[int, ...]) -> Char:
+        if not attrs:
+            attrs = (0,)
+        fields = dict(zip(pyte.screens.Char._fields, current, strict=True))
+        ext = getattr(current, "ext", None) or NO_EXT
+        dim, hidden, overline, link = ext
+        i, n = 0, len(attrs)
+        while i < n:
+            a = attrs[i]
+            i += 1
+            if a == 0:
+                fields.update(zip(pyte.screens.Char._fields, self.default_char, strict=True))
+                dim = hidden = overline = False
+            elif a in _TEXT:
+                name, on = _TEXT[a]
+                fields[name] = on
+                if a == 22:
+                    dim = False  # 22 is "normal intensity": neither bold nor dim
+            elif 30 <= a <= 37 or a == 39 or 90 <= a <= 97:
+                fields["fg"] = _FG[a]
+            elif 40 <= a <= 47 or a == 49 or 100 <= a <= 107:
+                fields["bg"] = _BG[a]
+            elif a in (38, 48, 58):
+                if i >= n:
+                    break
+                kind = attrs[i]
+                i += 1
+                value: str | None = None
+                if kind == 5:
+                    if i >= n:
+                        break
+                    m = attrs[i]
+                    i += 1
+                    if 0 <= m < 256:
+                        value = _PALETTE[m]
+                elif kind == 2:
+                    if i + 3 > n:
+                        break
+                    r, g, b = attrs[i:i + 3]
+                    i += 3
+                    value = f"{_clamp8(r):02x}{_clamp8(g):02x}{_clamp8(b):02x}"
+                if value is not None and a != 58:  # underline colour: parsed, not kept
+                    fields["fg" if a == 38 else "bg"] = value
+            elif a == 2:
+                dim = True
+            elif a == 8:
+                hidden = True
+            elif a == 28:
+                hidden = False
+            elif a == 53:
+                overline = True
+            elif a == 55:
+                overline = False
+        char = Char(**fields)
+        new_ext = Ext(dim, hidden, overline, link)
+        return char.with_ext(new_ext if new_ext != NO_EXT else None)
+
+
+def _has_content(line: Any) -> bool:
+    if not line:
+        return False
+    default = DEFAULT_CHAR
+    return any(c != default or getattr(c, "ext", None) is not None for c in line.values())
+
+
+def _printable(text: str) -> str:
+    """Drop control characters (C0, DEL, C1) from a title: they must not reach a client's terminal."""
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cc")
+
+
+__all__ = ["Char", "Ext", "Margins", "Screen"]
