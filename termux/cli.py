@@ -76,6 +76,12 @@ def _parse_env(pairs: list[str]) -> dict[str, str]:
     return env
 
 
+def cmd_attach(args: argparse.Namespace) -> int:
+    from termux.tui import run_tui
+
+    return run_tui(args)
+
+
 def cmd_new(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     request: dict[str, Any] = {"cwd": os.path.abspath(args.cwd) if args.cwd else os.getcwd()}
@@ -220,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--daemon", action="store_true", help=argparse.SUPPRESS)
     sub.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)
     sub.add_argument("--history", type=int, default=10_000, help="scrollback lines per session (default 10000)")
+
+    sub = verb("attach", cmd_attach, "attach the TUI (focused on -t TARGET)")
+    with_target(sub)
 
     sub = verb("new", cmd_new, "create a session (and attach, unless -d)")
     sub.add_argument("-d", dest="detached", action="store_true", help="do not attach")

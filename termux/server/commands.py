@@ -181,6 +181,5 @@ def lookup(name: str) -> Command:
         raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"unknown command {name!r}") from None
 
 
-# The event commands and server.profile (beside the loop gauge) live in their own modules and
-# register themselves in this table.
+# Commands defined in other modules register themselves with @command when imported here.
 from termux.server import event_commands, gauge  # noqa: E402, F401
