@@ -331,6 +331,45 @@ class Screen(pyte.Screen):
     def erase_in_line(self, how: int = 0, private: bool = False) -> None:
         if how in (0, 1, 2):  # anything else is ignored, as xterm does
             super().erase_in_line(how)
+            x = self.cursor.x
+            self._fix_wide(self.cursor.y, x - 1 if how == 0 else x + 1)
+
+    # Editing a line can split a wide character from its "" stub. xterm then blanks the half that is
+    # left, and so does termux (stock pyte keeps it, and its `display` raised on a stub left alone).
+
+    def insert_characters(self, count: int | None = None) -> None:
+        super().insert_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x + (count or 1), self.columns - 1)
+
+    def delete_characters(self, count: int | None = None) -> None:
+        super().delete_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x)
+
+    def erase_characters(self, count: int | None = None) -> None:
+        super().erase_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x + (count or 1))
+
+    def _fix_wide(self, y: int, *columns: int) -> None:
+        """Blank a wide character without its stub, or a stub without its wide character, at the
+        given columns of line y."""
+        line = self.buffer.get(y)
+        if not line:
+            return
+        last = self.columns - 1
+        for x in columns:
+            if not 0 <= x <= last or x not in line:
+                continue
+            cell = line[x]
+            data = cell.data
+            if data == "":
+                if x == 0 or not _is_wide(line[x - 1].data):
+                    line[x] = cell._replace(data=" ")
+            elif x == last or line[x + 1].data != "":
+                if _is_wide(data) and self.columns > 1:
+                    line[x] = cell._replace(data=" ")
 
     def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
         if how == 3:
@@ -711,6 +750,10 @@ class Screen(pyte.Screen):
         char = Char(**fields)
         new_ext = Ext(dim, hidden, overline, link)
         return char.with_ext(new_ext if new_ext != NO_EXT else None)
+
+
+def _is_wide(data: str) -> bool:
+    return bool(data) and wcwidth(data[0]) == 2
 
 
 def _has_content(line: Any) -> bool:
