@@ -243,6 +243,9 @@ class Screen(pyte.Screen):
         for m in wanted:
             if m in ALT_SCREEN_MODES:
                 self._enter_alternate(m)
+            elif m == 1048:  # xterm: save the cursor as DECSC does
+                self.mode.discard(1048 << 5)
+                self.save_cursor()
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
         private = bool(kwargs.get("private"))
@@ -259,6 +262,8 @@ class Screen(pyte.Screen):
         for m in wanted:
             if m in ALT_SCREEN_MODES:
                 self._leave_alternate(m)
+            elif m == 1048:  # xterm: restore the cursor as DECRC does
+                self.restore_cursor()
 
     # ------------------------------------------------------------------ alternate screen
 
@@ -504,6 +509,15 @@ class Screen(pyte.Screen):
         if number == 8:
             _params, _, uri = param.partition(";")
             self._set_link(uri if len(uri) <= MAX_LINK else "")
+        elif number == 4:
+            # "4;c;?;c;?..." asks for palette entries: xterm's default 256-colour palette.
+            parts = param.split(";")
+            for index, value in zip(parts[0::2], parts[1::2], strict=False):
+                if value == "?" and index.isascii() and index.isdigit() and int(index) < 256:
+                    hex6 = _PALETTE[int(index)]
+                    rh, gh, bh = (hex6[i:i + 2] for i in (0, 2, 4))
+                    self.write_process_input(
+                        f"\x1b]4;{int(index)};rgb:{rh}{rh}/{gh}{gh}/{bh}{bh}{terminator}")
         elif number in (10, 11):
             # "10;?;?" asks for 10 then 11 (xterm walks the list from the first number).
             for offset, value in enumerate(param.split(";")):
@@ -597,6 +611,11 @@ class Screen(pyte.Screen):
         for m in modes[:64]:
             if m in self._saved_modes:
                 (self.set_mode if self._saved_modes[m] else self.reset_mode)(m, private=True)
+
+    def reset_tab_stops(self, how: int = 0) -> None:
+        """DECST8C (CSI ? 5 W): tab stops every 8 columns."""
+        if how == 5:
+            self.tabstops = set(range(8, self.columns, 8))
 
     def set_cursor_style(self, style: int = 0) -> None:
         """DECSCUSR (CSI Ps SP q): recorded for the client (0-6)."""

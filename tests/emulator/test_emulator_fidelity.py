@@ -338,3 +338,12 @@ def test_editing_never_leaves_half_a_wide_character(seq: str, expected: str) -> 
         elif data in "中文":
             assert x + 1 < 6 and row[x + 1].data == ""
     assert screen.display[0].rstrip() == expected.rstrip()
+
+
+def test_palette_query_save_cursor_mode_and_default_tab_stops() -> None:
+    screen, replies = run("\x1b]4;1;?;196;?\x07")
+    assert replies == ["\x1b]4;1;rgb:cdcd/0000/0000\x07", "\x1b]4;196;rgb:ffff/0000/0000\x07"]
+    screen, _ = run("\x1b[2;3H\x1b[?1048h\x1b[5;5H\x1b[?1048l")
+    assert (screen.cursor.y, screen.cursor.x) == (1, 2) and (1048 << 5) not in screen.mode
+    screen, _ = run("\x1b[3g\x1b[?5W\tx")
+    assert screen.display[0].index("x") == 8
