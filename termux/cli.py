@@ -1,14 +1,301 @@
-"""The `termux` command (placeholder until the foundation lands)."""
+"""The `termux` command: one verb a subcommand, each a thin layer over one protocol command.
 
+Exit statuses (docs/cli.md): 0 success, 1 the server refused the request (its error code and
+message on stderr), 2 bad usage, 3 no server could be reached or started, 124 a wait timed out,
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
 import sys
+import time
+from collections.abc import Callable
+from typing import Any
 
 from termux import __version__
+from termux.client import Client, TermuxError
+from termux.paths import SocketDirError, inherited_session, socket_path
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 124, 130
+STDIN_CHUNK = 512 * 1024  # raw bytes per session.send; base64 keeps each request under 1 MiB
+
+Verb = Callable[[argparse.Namespace], int]
+
+
+class UsageError(Exception):
+    """A mistake on the command line that argparse could not catch."""
+
+
+def _socket_options(parser: argparse.ArgumentParser, top: bool, short_s: bool = True) -> None:
+    """-L NAME / -S PATH on the command and on every verb (`capture` keeps tmux's -S START, so
+    there the path is given as --socket PATH or before the verb)."""
+    default = None if top else argparse.SUPPRESS
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-L", "--socket-name", dest="socket_name", metavar="NAME", default=default, help="socket name")
+    flags = ["-S", "--socket"] if short_s else ["--socket"]
+    group.add_argument(*flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly")
+
+
+def connect(args: argparse.Namespace, autostart: bool = True) -> Client:
+    return Client.connect(args.socket_path, name=args.socket_name, autostart=autostart)
+
+
+def target(args: argparse.Namespace) -> str:
+    if args.target:
+        return str(args.target)
+    if (own := inherited_session()) is not None:
+        return own
+    raise UsageError("no target session: give -t NAME (or run inside a termux session)")
+
+
+def print_json(value: Any) -> None:
+    print(json.dumps(value, indent=None, ensure_ascii=False))
+
+
+# -- verbs ---------------------------------------------------------------------------------------
+
+
+def cmd_server(args: argparse.Namespace) -> int:
+    from termux.server.main import run
+
+    path = socket_path(args.socket_name, args.socket_path)
+    return run(path, daemon=args.daemon, ready_fd=args.ready_fd, history=args.history)
+
+
+def _parse_env(pairs: list[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"-e expects KEY=VALUE, got {pair!r}")
+        env[key] = value
+    return env
+
+
+def cmd_attach(args: argparse.Namespace) -> int:
+    from termux.tui import run_tui
+
+    return run_tui(args)
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    request: dict[str, Any] = {"cwd": os.path.abspath(args.cwd) if args.cwd else os.getcwd()}
+    if args.name is not None:
+        request["name"] = args.name
+    if command:
+        request["command"] = command
+    if args.env:
+        request["env"] = _parse_env(args.env)
+    if args.cols is not None:
+        request["cols"] = args.cols
+    if args.rows is not None:
+        request["rows"] = args.rows
+    if not args.detached:
+        from termux.tui import run_tui
+
+        return run_tui(args, new_session=request)
+    with connect(args) as client:
+        session = client.request("session.new", **request)["session"]
+    print_json(session) if args.json else print(session["name"])
+    return EXIT_OK
+
+
+def _format_session(s: dict[str, Any]) -> list[str]:
+    if s["state"] == "running":
+        state = "running"
+    elif s["exit_signal"]:
+        state = f"killed by signal {s['exit_signal']}"
+    else:
+        state = f"exited {s['exit_code']}"
+    created = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s["created"]))
+    return [
+        s["id"], s["name"], state, str(s["pid"]), f"{s['cols']}x{s['rows']}", created,
+        str(s["bytes_out"]), s["title"], " ".join(s["command"]),
+    ]  # fmt: skip
+
+
+def print_table(header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
+
+
+def cmd_ls(args: argparse.Namespace) -> int:
+    with connect(args) as client:
+        sessions = client.request("session.list")["sessions"]
+    if args.json:
+        print_json(sessions)
+    elif sessions:
+        header = ["ID", "NAME", "STATE", "PID", "SIZE", "CREATED", "BYTES", "TITLE", "COMMAND"]
+        print_table(header, [_format_session(s) for s in sessions])
+    return EXIT_OK
+
+
+def cmd_send(args: argparse.Namespace) -> int:
+    name = target(args)
+    if args.stdin and args.keys:
+        raise UsageError("--stdin sends standard input unchanged; give no ARG with it")
+    if not args.stdin and not args.keys:
+        raise UsageError("nothing to send: give ARG... or --stdin")
+    with connect(args) as client:
+        if args.stdin:
+            while chunk := sys.stdin.buffer.read(STDIN_CHUNK):
+                client.request("session.send", target=name, data=base64.b64encode(chunk).decode())
+        else:
+            client.request("session.send", target=name, keys=args.keys, literal=args.literal)
+    return EXIT_OK
+
+
+def cmd_capture(args: argparse.Namespace) -> int:
+    request: dict[str, Any] = {"target": target(args), "escapes": args.escapes}
+    if args.start is not None:
+        request["start"] = args.start
+    if args.end is not None:
+        request["end"] = args.end
+    with connect(args) as client:
+        result = client.request("session.capture", **request)
+    if args.json:
+        print_json(result)
+    else:
+        sys.stdout.write("".join(line + "\n" for line in result["lines"]))
+    return EXIT_OK
+
+
+def cmd_kill(args: argparse.Namespace) -> int:
+    with connect(args, autostart=False) as client:
+        client.request("session.kill", target=target(args))
+    return EXIT_OK
+
+
+def cmd_rename(args: argparse.Namespace) -> int:
+    with connect(args, autostart=False) as client:
+        client.request("session.rename", target=target(args), name=args.name)
+    return EXIT_OK
+
+
+def cmd_resize(args: argparse.Namespace) -> int:
+    with connect(args, autostart=False) as client:
+        client.request("session.resize", target=target(args), cols=args.cols, rows=args.rows)
+    return EXIT_OK
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with connect(args, autostart=False) as client:
+        stats = client.request("server.stats")
+    if args.json:
+        print_json(stats)
+    else:
+        for key, value in stats.items():
+            print(f"{key}: {value}")
+    return EXIT_OK
+
+
+def cmd_kill_server(args: argparse.Namespace) -> int:
+    with connect(args, autostart=False) as client:
+        client.request("server.kill")
+    return EXIT_OK
+
+
+# -- the parser ----------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="termux", description="A terminal multiplexer where typing never waits.")
+    parser.add_argument("--version", action="version", version=f"termux {__version__}")
+    _socket_options(parser, top=True)
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+
+    def verb(name: str, run: Verb, help: str, short_s: bool = True) -> argparse.ArgumentParser:
+        sub = verbs.add_parser(name, help=help, description=help)
+        _socket_options(sub, top=False, short_s=short_s)
+        sub.set_defaults(run=run)
+        return sub
+
+    def with_target(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("-t", dest="target", metavar="TARGET", help="session name or id")
+
+    def with_json(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--json", action="store_true", help="print JSON")
+
+    sub = verb("server", cmd_server, "run the server in the foreground")
+    sub.add_argument("--daemon", action="store_true", help=argparse.SUPPRESS)
+    sub.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)
+    sub.add_argument("--history", type=int, default=10_000, help="scrollback lines per session (default 10000)")
+
+    sub = verb("attach", cmd_attach, "attach the TUI (focused on -t TARGET)")
+    with_target(sub)
+
+    sub = verb("new", cmd_new, "create a session (and attach, unless -d)")
+    sub.add_argument("-d", dest="detached", action="store_true", help="do not attach")
+    sub.add_argument("-s", dest="name", metavar="NAME", help="session name")
+    sub.add_argument("-c", dest="cwd", metavar="DIR", help="working directory")
+    sub.add_argument("-x", dest="cols", type=int, metavar="COLS", help="width")
+    sub.add_argument("-y", dest="rows", type=int, metavar="ROWS", help="height")
+    sub.add_argument("-e", dest="env", action="append", default=[], metavar="KEY=VALUE", help="environment")
+    with_json(sub)
+    sub.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARG...]")
+
+    with_json(verb("ls", cmd_ls, "list sessions"))
+
+    sub = verb("send", cmd_send, "type keys or text into a session")
+    with_target(sub)
+    sub.add_argument("-l", dest="literal", action="store_true", help="type every ARG literally")
+    sub.add_argument("--stdin", action="store_true", help="send standard input unchanged")
+    sub.add_argument("keys", nargs="*", metavar="ARG")
+
+    sub = verb("capture", cmd_capture, "print a session's screen", short_s=False)
+    with_target(sub)
+    sub.add_argument("-e", dest="escapes", action="store_true", help="keep colours and attributes as escapes")
+    sub.add_argument("-S", dest="start", type=int, metavar="START", help="first line (negative: scrollback)")
+    sub.add_argument("-E", dest="end", type=int, metavar="END", help="last line")
+    with_json(sub)
+
+    with_target(verb("kill", cmd_kill, "kill a session"))
+    sub = verb("rename", cmd_rename, "rename a session")
+    with_target(sub)
+    sub.add_argument("name", metavar="NAME")
+    sub = verb("resize", cmd_resize, "resize a session")
+    with_target(sub)
+    sub.add_argument("cols", type=int, metavar="COLS")
+    sub.add_argument("rows", type=int, metavar="ROWS")
+    with_json(verb("stats", cmd_stats, "show server statistics"))
+    verb("kill-server", cmd_kill_server, "kill the server and every session")
+
+    from termux.client.events import add_verbs as add_event_verbs
+
+    add_event_verbs(verb, with_target, with_json)
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args == ["--version"]:
-        print(f"termux {__version__}")
-        return 0
-    print("termux: not yet implemented", file=sys.stderr)
-    return 1
+    parser = build_parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if getattr(args, "socket_name", None) is None:
+        args.socket_name = None
+    if getattr(args, "socket_path", None) is None:
+        args.socket_path = None
+    run: Verb | None = getattr(args, "run", None)
+    if run is None:
+        from termux.tui import run_tui
+
+        run = run_tui
+    try:
+        return run(args)
+    except UsageError as exc:
+        print(f"termux: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except SocketDirError as exc:
+        print(f"termux: {exc}", file=sys.stderr)
+        return EXIT_NO_SERVER
+    except TermuxError as exc:
+        print(f"termux: {exc.message} ({exc.code})", file=sys.stderr)
+        return EXIT_NO_SERVER if exc.code in ("no_server", "disconnected") else EXIT_ERROR
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK

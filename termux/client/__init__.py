@@ -1,0 +1,281 @@
+"""The Python API to a termux server, used by the CLI, the TUI and scripts.
+
+    from termux.client import Client
+    with Client.connect() as c:
+        c.request("session.new", name="build", command=["make"])
+
+`Client` is synchronous; `AsyncClient` is the same for asyncio programs. Both start a server when
+none answers (`autostart=True`), exactly once even when many clients race to do it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import itertools
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+import msgspec
+
+from termux.paths import log_path, socket_path
+from termux.protocol.errors import ProtocolError
+from termux.protocol.framing import MAX_REPLY_LINE
+
+__all__ = ["AsyncClient", "Client", "TermuxError", "socket_path", "start_server"]
+
+START_TIMEOUT = 15.0
+PUSH_QUEUE = 65_536  # pushed lines buffered for an async consumer; past that, reading the socket waits
+
+
+class TermuxError(ProtocolError):
+    """An error reply from the server, or a failure to reach one (code `no_server`)."""
+
+
+def _decode(line: bytes) -> dict[str, Any]:
+    obj = msgspec.json.decode(line)
+    if not isinstance(obj, dict):
+        raise TermuxError("bad_reply", f"server sent a non-object line: {line[:80]!r}")
+    return obj
+
+
+def _result(reply: dict[str, Any]) -> dict[str, Any]:
+    if reply.get("ok"):
+        return reply.get("result") or {}
+    error = reply.get("error") or {}
+    extra = {k: v for k, v in error.items() if k not in ("code", "message")}
+    raise TermuxError(error.get("code", "unknown"), error.get("message", "unknown error"), **extra)
+
+
+def _encode(request_id: int, cmd: str, args: dict[str, Any]) -> bytes:
+    return msgspec.json.encode({"id": request_id, "cmd": cmd, "args": args}) + b"\n"
+
+
+# -- starting a server ---------------------------------------------------------------------------
+
+
+def _answers(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def start_server(path: Path, timeout: float = START_TIMEOUT) -> None:
+    """Start a background server on `path` unless one answers; safe against racing clients.
+
+    A lock file beside the socket serialises starters: the first starts the server and waits for
+    it to say it is ready (on a pipe, no polling); the others, once they get the lock, find it
+    answering and return.
+    """
+    lock_fd = os.open(path.with_name(path.name + ".start.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        if _answers(path):
+            return
+        ready_r, ready_w = os.pipe()
+        log = log_path(path)
+        with open(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log_file:
+            starter = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "termux",
+                    "-S",
+                    str(path),
+                    "server",
+                    "--daemon",
+                    "--ready-fd",
+                    str(ready_w),
+                ],
+                pass_fds=(ready_w,),
+                stdin=subprocess.DEVNULL,
+                stdout=log_file,
+                stderr=log_file,
+                start_new_session=True,
+            )
+        os.close(ready_w)
+        try:
+            starter.wait(timeout)  # the intermediate process exits as soon as the daemon forks
+            readable, _, _ = select.select([ready_r], [], [], timeout)
+            said = os.read(ready_r, 64) if readable else b""
+        finally:
+            os.close(ready_r)
+        if not said.startswith(b"ready"):
+            raise TermuxError("no_server", f"the server did not start on {path}{_log_tail(log)}")
+    finally:
+        os.close(lock_fd)
+
+
+def _log_tail(log: Path) -> str:
+    try:
+        lines = log.read_text(errors="replace").strip().splitlines()[-3:]
+    except OSError:
+        return ""
+    return (f"; its log {log} says:\n  " + "\n  ".join(lines)) if lines else ""
+
+
+def _connect_socket(path: Path, autostart: bool) -> socket.socket:
+    for attempt in range(2):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(str(path))
+            return sock
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            sock.close()
+            if not autostart or attempt:
+                raise TermuxError("no_server", f"no server on {path} ({exc.strerror})") from None
+            start_server(path)
+        except OSError as exc:
+            sock.close()
+            raise TermuxError("no_server", f"cannot connect to {path}: {exc.strerror}") from None
+    raise AssertionError("unreachable")
+
+
+# -- the synchronous client ----------------------------------------------------------------------
+
+
+class Client:
+    def __init__(self, sock: socket.socket, path: Path) -> None:
+        self.path = path
+        self._sock = sock
+        self._buffer = bytearray()
+        self._ids = itertools.count(1)
+        self._pushes: list[dict[str, Any]] = []
+
+    @classmethod
+    def connect(cls, path: Path | str | None = None, *, name: str | None = None, autostart: bool = True) -> Self:
+        resolved = socket_path(name, path)
+        return cls(_connect_socket(resolved, autostart), resolved)
+
+    def request(self, cmd: str, **args: Any) -> dict[str, Any]:
+        request_id = next(self._ids)
+        self._sock.sendall(_encode(request_id, cmd, args))
+        while True:
+            message = self._read(None)
+            assert message is not None
+            if "push" in message:
+                self._pushes.append(message)
+            elif message.get("id") == request_id or message.get("id") is None:
+                return _result(message)
+
+    def next_push(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next pushed line, or None when `timeout` seconds pass first."""
+        if self._pushes:
+            return self._pushes.pop(0)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            message = self._read(deadline)
+            if message is None or "push" in message:
+                return message
+
+    def _read(self, deadline: float | None) -> dict[str, Any] | None:
+        while (newline := self._buffer.find(b"\n")) < 0:
+            if len(self._buffer) > MAX_REPLY_LINE:
+                raise TermuxError("bad_reply", "the server sent a line over the size limit")
+            if deadline is not None:
+                readable, _, _ = select.select([self._sock], [], [], max(0.0, deadline - time.monotonic()))
+                if not readable:
+                    return None
+            data = self._sock.recv(1 << 16)
+            if not data:
+                raise TermuxError("disconnected", "the server closed the connection")
+            self._buffer += data
+        line = bytes(self._buffer[:newline])
+        del self._buffer[: newline + 1]
+        return _decode(line)
+
+    def fileno(self) -> int:
+        return self._sock.fileno()
+
+    def close(self) -> None:
+        self._sock.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- the asyncio client --------------------------------------------------------------------------
+
+
+class AsyncClient:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: Path) -> None:
+        self.path = path
+        self._reader = reader
+        self._writer = writer
+        self._ids = itertools.count(1)
+        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.pushes: asyncio.Queue[dict[str, Any]] = asyncio.Queue(PUSH_QUEUE)
+        self.closed = asyncio.Event()
+        self._reading = asyncio.create_task(self._read_loop())
+
+    @classmethod
+    async def connect(cls, path: Path | str | None = None, *, name: str | None = None, autostart: bool = True) -> Self:
+        resolved = socket_path(name, path)
+        sock = await asyncio.to_thread(_connect_socket, resolved, autostart)
+        reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_REPLY_LINE)
+        return cls(reader, writer, resolved)
+
+    async def request(self, cmd: str, **args: Any) -> dict[str, Any]:
+        if self.closed.is_set():
+            raise TermuxError("disconnected", "the server closed the connection")
+        request_id = next(self._ids)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request_id] = future
+        self._writer.write(_encode(request_id, cmd, args))
+        try:
+            return _result(await future)
+        finally:
+            self._waiting.pop(request_id, None)
+
+    def send_nowait(self, cmd: str, **args: Any) -> None:
+        """Fire a request whose reply nobody awaits (keystrokes: the fastest path to the server)."""
+        request_id = next(self._ids)
+        self._writer.write(_encode(request_id, cmd, args))
+
+    async def _read_loop(self) -> None:
+        try:
+            while line := await self._reader.readline():
+                message = _decode(line)
+                if "push" in message:
+                    await self.pushes.put(message)
+                elif (future := self._waiting.get(message.get("id"))) is not None and not future.done():  # type: ignore[arg-type]
+                    future.set_result(message)
+        except (ConnectionError, ValueError, asyncio.IncompleteReadError, msgspec.DecodeError):
+            pass
+        finally:
+            self.closed.set()
+            for future in self._waiting.values():
+                if not future.done():
+                    future.set_exception(TermuxError("disconnected", "the server closed the connection"))
+
+    async def close(self) -> None:
+        self._reading.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._reading
+        self._writer.close()
+        with contextlib.suppress(ConnectionError):
+            await self._writer.wait_closed()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()

@@ -20,8 +20,6 @@ What this module does about it:
   the cursor sits at the start of a blank bottom row, each line becomes rows and the region is shifted
   once per block; rows that scroll past unseen are only built when the scrollback keeps them, and then
   straight into its compact form.
-- `Screen._scroll_into_history`: a row is compacted with C-level slicing and grouping instead of a
-  Python loop over cells.
 - `FastScreenBase.index` (below the reference Screen in the MRO): the region shift is one dict.update.
 - `Stream._run`: one regular expression recognises text runs, CR LF, C0 controls, plain CSI sequences
   (`ESC [ [?] digits;... final`) and ESC finals, and calls the handlers the reference parser would
@@ -36,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from itertools import compress, repeat
+from itertools import compress
 from operator import attrgetter, itemgetter, ne
 from typing import Any
 
@@ -189,6 +187,7 @@ class FastScreenMixin(_ReferenceScreen):
                     line[end] = cell._replace(data=" ")
             line.update(zip(range(x, end), map(cells.__getitem__, data), strict=False))
             cursor.x = end
+            self._last_char = data[-1]  # for REP (CSI b), as the reference draw
             self.dirty.add(y)
             return
         if (
@@ -245,6 +244,8 @@ class FastScreenMixin(_ReferenceScreen):
             x = end
             i += k
         cursor.x = x
+        if n:
+            self._last_char = data[-1]
         self.dirty.add(y)
 
     def draw_lines(self, block: str) -> None:
@@ -294,6 +295,10 @@ class FastScreenMixin(_ReferenceScreen):
             for text in texts[i:]:
                 rows.append(text if len(text) <= columns else text[: columns - 1] + text[-1])
         self._scroll_in_rows(rows, cursor.attrs, top, bottom)
+        for text in reversed(texts[i:]):
+            if text:
+                self._last_char = text[-1]
+                break
         self.dirty.update(range(self.lines))
         cursor.x = 0
         cursor.y = bottom
@@ -395,39 +400,15 @@ class FastScreenMixin(_ReferenceScreen):
             for line in lines:
                 self.history.append(line)
 
-    def _scroll_into_history(self, line: Any) -> None:
-        if self.history.maxlen:
-            self.history.append(fast_compact_line(line, self.columns, self.default_char))
-
-
-def fast_compact_line(line: Any, columns: int, default: Any) -> Any:
-    """history.compact_line with C-level slicing and grouping (same result)."""
-    if not line:
-        return EMPTY_LINE
-    cells = list(map(line.get, range(columns), repeat(default)))
-    try:
-        has_ext = any(map(_ext, cells))
-    except AttributeError:  # a plain pyte Char somewhere (written by hand)
-        has_ext = True
-    if has_ext:
-        return compact_line(line, columns, default)
-    differs = list(map(default.__ne__, cells))
-    if True not in differs:
-        return EMPTY_LINE
-    last = columns - 1 - differs[::-1].index(True)
-    del cells[last + 1 :]
-    styles = list(map(_style, cells))
-    datas = list(map(_data, cells))
-    first = styles[0]
-    if styles.count(first) == len(styles):
-        return (("".join(datas), intern_style(cells[0])),)
-    starts = [0, *compress(range(1, len(styles)), map(ne, styles[1:], styles))]
-    ends = [*starts[1:], len(cells)]
-    return tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
-
 
 def _compact_cells(cells: list[Any], default: Any) -> Any:
-    """compact_line for a row given as its cells from column 0 (no extras: SGR-made cells)."""
+    """compact_line for a row given as its cells from column 0."""
+    try:
+        has_ext = any(map(_ext, cells))
+    except AttributeError:  # a plain pyte cell
+        has_ext = True
+    if has_ext:  # dim/hidden/overline/link extras: the reference way
+        return compact_line(dict(enumerate(cells)), len(cells), default)
     differs = list(map(default.__ne__, cells))
     if True not in differs:
         return EMPTY_LINE
@@ -638,6 +619,10 @@ class FastStreamMixin(_ReferenceStream):
                 # No autowrap: each character past the margin lands in the last column.
                 rows.append([*line_cells[: columns - 1], line_cells[-1]])
         screen._scroll_in_cell_rows(rows, top, bottom)
+        for length, text in zip(reversed(lengths), reversed(lines), strict=True):
+            if length:
+                screen._last_char = _SGR_SEQ.sub("", text)[-1]
+                break
         screen.dirty.update(range(screen.lines))
         cursor.x = 0
         cursor.y = bottom
@@ -663,9 +648,7 @@ class FastStreamMixin(_ReferenceStream):
             pure = pure and how == 2
         return pure
 
-    def _plan_csi(
-        self, private: str, params: str, final: str
-    ) -> tuple[int, Callable[..., Any], tuple[Any, ...]]:
+    def _plan_csi(self, private: str, params: str, final: str) -> tuple[int, Callable[..., Any], tuple[Any, ...]]:
         """How the reference parser dispatches `CSI [?] params final` (digits and ';' only):
         (0, fn, args) for fn(*args), (1, fn, args) for fn(*args, private=True), (2, ...) for SGR."""
         key = "?" + final if private else final
@@ -677,8 +660,7 @@ class FastStreamMixin(_ReferenceStream):
             args = [0]
         else:
             args = [
-                (int(p) if len(p) < 6 else _MAX_VALUE) if p else 0
-                for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]
+                (int(p) if len(p) < 6 else _MAX_VALUE) if p else 0 for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]
             ]
             args = [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
         if how == "n":
@@ -702,4 +684,4 @@ class ByteStream(FastStreamMixin, _ReferenceByteStream):
     """termux's ByteStream (`feed(bytes)`): the reference parser with its fast path."""
 
 
-__all__ = ["ByteStream", "FastScreenBase", "Screen", "Stream", "fast_compact_line"]
+__all__ = ["ByteStream", "FastScreenBase", "Screen", "Stream"]

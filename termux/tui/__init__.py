@@ -1,0 +1,86 @@
+"""The termux TUI (Textual). `run()` attaches to a server, starting it and a first session if needed."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["run", "run_tui"]
+
+
+def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None) -> int:
+    """The CLI's entry: `termux`, `termux attach [-t T]`, `termux new` (without -d)."""
+    return run(
+        path=getattr(args, "socket_path", None),
+        name=getattr(args, "socket_name", None),
+        target=getattr(args, "target", None),
+        new=new_session,
+    )
+
+
+def run(
+    *,
+    path: Path | str | None = None,
+    name: str | None = None,
+    target: str | None = None,
+    new: dict[str, Any] | None = None,
+    create: bool = True,
+) -> int:
+    """Attach a TUI; returns the exit status for the `termux` command.
+
+    `target` focuses that session; `new` (session.new arguments) creates a session and focuses it;
+    `create` starts a first session running `$SHELL` when the server has none.
+    """
+    from termux.tui.config import ConfigError, load_config
+
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        print(f"termux: bad config: {exc}", file=sys.stderr)
+        return 1
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        print("termux: the TUI needs a terminal (stdin and stdout must be a tty)", file=sys.stderr)
+        return 1
+    try:
+        reason = asyncio.run(_main(config, path, name, target, new, create))
+    except Exception as exc:  # the server is gone, a target is wrong, …
+        code = getattr(exc, "code", None)
+        message = getattr(exc, "message", None) or str(exc)
+        print(f"termux: {message}" if code else f"termux: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    if reason:
+        print(f"[{reason}]")
+    return 0 if reason in ("detached", "", None) else 1
+
+
+async def _main(
+    config: Any,
+    path: Path | str | None,
+    name: str | None,
+    target: str | None,
+    new: dict[str, Any] | None,
+    create: bool,
+) -> str:
+    from termux.client import AsyncClient
+    from termux.tui.app import TermuxApp
+    from termux.tui.driver import TermuxDriver
+
+    client = await AsyncClient.connect(path, name=name, autostart=True)
+    try:
+        if new is not None:
+            reply = await client.request("session.new", **new)
+            target = reply["session"]["id"]
+        elif target is not None:
+            target = (await client.request("session.get", target=target))["session"]["id"]
+        elif create:
+            sessions = (await client.request("session.list"))["sessions"]
+            if not sessions:
+                await client.request("session.new")
+        app = TermuxApp(client, config=config, focus=target, driver_class=TermuxDriver)
+        result = await app.run_async()
+        return result or app.exit_reason
+    finally:
+        await client.close()

@@ -1,0 +1,1 @@
+"""Benchmark harnesses: each prints a markdown report (see benchmarks/README.md)."""

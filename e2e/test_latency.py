@@ -1,0 +1,283 @@
+"""Keystroke-to-screen latency of termux and tmux, idle and while background sessions flood output.
+
+Off by default (marked `bench`); run it with
+
+    python -m pytest e2e -m bench -s          # or: python -m e2e.test_latency [--keys K] [--floods 4,16]
+
+Each multiplexer runs in a real PTY (read through a terminal emulator, as a user's terminal would),
+showing a session that runs a small raw-mode echo program (e2e/programs/echo.py). One key at a time
+is written to the outer PTY; its latency is the time from that write until the chunk that makes its
+echo (`echo #N C`) visible is read back from what the multiplexer draws. Phases: idle, then N
+background sessions flooding `yes` or a coloured log generator (started over the socket with
+`termux new -d`, for tmux with `new-window -d` on its own -L socket; never typed into the TUI). A
+phase whose key does not settle within the bound stops and is reported SATURATED, not as a failure.
+
+Prints one markdown table: a row per phase, termux and tmux as columns (p50/p95/p99/max in ms and
+the p50 ratio to the same multiplexer's idle phase). Figures are reported, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import pytest
+
+from benchmarks.report import markdown_table, ms, summary
+from e2e.isolated import IsolatedServer, TmuxServer
+from e2e.terminal import Terminal, TerminalClosed
+
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+ECHO = [sys.executable, str(PROGRAMS / "echo.py")]
+FLOOD_PROGRAMS: dict[str, list[str]] = {
+    "yes": ["yes"],
+    "colorlog": [sys.executable, str(PROGRAMS / "colorlog.py")],
+}
+COLS, ROWS = 120, 40
+ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _ints(text: str) -> list[int]:
+    return [int(n) for n in text.split(",") if n]
+
+
+@dataclass
+class Settings:
+    keys: int = int(os.environ.get("TERMUX_BENCH_KEYS", "100"))
+    floods: list[int] = field(default_factory=lambda: _ints(os.environ.get("TERMUX_BENCH_FLOODS", "4,16")))
+    programs: list[str] = field(default_factory=lambda: list(FLOOD_PROGRAMS))
+    settle: float = float(os.environ.get("TERMUX_BENCH_SETTLE", "5"))  # per key, else SATURATED
+    warmup: float = 1.0  # floods run this long before the first key of their phase
+    seed: int = 7
+
+
+@dataclass
+class PhaseResult:
+    name: str
+    samples: list[float]
+    keys: int
+    saturated: bool = False
+
+
+@dataclass
+class MuxResult:
+    name: str
+    phases: dict[str, PhaseResult] = field(default_factory=dict)
+    error: str | None = None
+
+
+class Multiplexer(Protocol):
+    name: str
+
+    def start(self) -> Terminal: ...
+
+    def flood(self, argv: Sequence[str]) -> str: ...
+
+    def stop_flood(self, handle: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Tmux:
+    """tmux on its own -L socket, no config; floods are detached windows of the same session."""
+
+    name = "tmux"
+
+    def __init__(self) -> None:
+        self.tmux = TmuxServer()
+
+    def start(self) -> Terminal:
+        return self.tmux.terminal(ECHO, cols=COLS, rows=ROWS)
+
+    def flood(self, argv: Sequence[str]) -> str:
+        return self.tmux.run("new-window", "-d", "-P", "-F", "#{window_id}", shlex.join(argv))
+
+    def stop_flood(self, handle: str) -> None:
+        self.tmux.run("kill-window", "-t", handle)
+
+    def close(self) -> None:
+        self.tmux.stop()
+
+
+class Termux:
+    """An isolated termux server; the TUI attached to the echo session; floods via `termux new -d`."""
+
+    name = "termux"
+
+    def __init__(self) -> None:
+        self.server = IsolatedServer()
+        self.floods = 0
+
+    def _termux(self, *args: str) -> str:
+        done = self.server.run(*args, timeout=30)
+        if done.returncode != 0:
+            raise RuntimeError(f"termux {' '.join(args)}: {done.stderr.strip()}")
+        return done.stdout.strip()
+
+    def start(self) -> Terminal:
+        self.server.start()
+        self._termux("new", "-d", "-s", "echo", "--", *ECHO)
+        return self.server.terminal("attach", "-t", "echo", cols=COLS, rows=ROWS)
+
+    def flood(self, argv: Sequence[str]) -> str:
+        self.floods += 1
+        name = f"flood{self.floods}"
+        self._termux("new", "-d", "-s", name, "--", *argv)
+        return name
+
+    def stop_flood(self, handle: str) -> None:
+        self._termux("kill", "-t", handle)
+
+    def close(self) -> None:
+        self.server.stop()
+
+
+class Typist:
+    """Types one key at a time into the echo program and times until its echo is drawn."""
+
+    def __init__(self, term: Terminal, seed: int) -> None:
+        self.term = term
+        self.count = 0
+        self.rng = random.Random(seed)
+
+    def key(self, timeout: float) -> float | None:
+        """Latency of one key in seconds, or None if its echo did not appear within `timeout`."""
+        self.count += 1
+        char = ALPHABET[self.count % len(ALPHABET)]
+        marker = f"echo #{self.count} {char}"  # the space after N: #1 never matches #12
+        echo = self.term.expect(marker)  # registered first: the reader checks it from the first chunk
+        sent = time.monotonic()
+        self.term.write(char.encode())
+        try:
+            return echo.wait(timeout) - sent
+        except TimeoutError:
+            return None
+
+    def pause(self) -> None:
+        # Human-like gaps, randomised so keys do not phase-lock with a renderer's frame timer.
+        time.sleep(self.rng.uniform(0.005, 0.025))
+
+
+def run_phase(
+    mux: Multiplexer, typist: Typist, name: str, flood: list[str] | None, count: int, cfg: Settings
+) -> PhaseResult:
+    handles = [mux.flood(flood) for _ in range(count)] if flood else []
+    result = PhaseResult(name, [], cfg.keys)
+    try:
+        if handles:
+            time.sleep(cfg.warmup)
+        for _ in range(cfg.keys):
+            typist.pause()
+            latency = typist.key(cfg.settle)
+            if latency is None:
+                result.saturated = True
+                break
+            result.samples.append(latency)
+    finally:
+        for handle in handles:
+            mux.stop_flood(handle)
+    # Recovered before the next phase: the echo answers again once the floods are gone.
+    typist.key(60.0)
+    return result
+
+
+def phases(cfg: Settings) -> list[tuple[str, list[str] | None, int]]:
+    out: list[tuple[str, list[str] | None, int]] = [("idle", None, 0)]
+    for program in cfg.programs:
+        out += [(f"{n}× {program}", FLOOD_PROGRAMS[program], n) for n in cfg.floods]
+    return out
+
+
+def measure(mux: Multiplexer, cfg: Settings) -> MuxResult:
+    result = MuxResult(mux.name)
+    try:
+        term = mux.start()
+        term.wait_for("echo ready", timeout=60)
+        typist = Typist(term, cfg.seed)
+        if typist.key(60.0) is None:  # first key: start-up and first paint are not measured
+            raise RuntimeError("the first key was never echoed")
+        for name, flood, count in phases(cfg):
+            result.phases[name] = run_phase(mux, typist, name, flood, count, cfg)
+    except (RuntimeError, TimeoutError, TerminalClosed, OSError) as exc:
+        result.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+    finally:
+        mux.close()
+    return result
+
+
+def render(results: Sequence[MuxResult], cfg: Settings) -> str:
+    header = ["phase"]
+    for r in results:
+        header += [f"{r.name} p50", "p95", "p99", "max", "×idle"]
+    rows = []
+    for name, _, _ in phases(cfg):
+        row = [name]
+        for r in results:
+            phase = r.phases.get(name)
+            idle = r.phases.get("idle")
+            if phase is None:
+                row += ["n/a"] * 5
+            elif phase.saturated or not phase.samples:
+                row += [f"SATURATED ({len(phase.samples)}/{phase.keys})", "", "", "", ""]
+            else:
+                s = summary(phase.samples)
+                base = summary(idle.samples)["p50"] if idle and idle.samples and not idle.saturated else None
+                ratio = f"{s['p50'] / base:.1f}×" if base else "n/a"
+                row += [ms(s["p50"]), ms(s["p95"]), ms(s["p99"]), ms(s["max"]), ratio]
+        rows.append(row)
+    notes = [
+        f"keystroke to screen, ms; {cfg.keys} keys per phase, one at a time; {COLS}x{ROWS} outer terminal;"
+        f" a key not echoed within {cfg.settle:g} s ends its phase as SATURATED (keys echoed/keys).",
+    ]
+    notes += [f"{r.name}: not measured: {r.error}" for r in results if r.error]
+    return markdown_table(header, rows) + "\n\n" + "\n".join(notes) + "\n"
+
+
+def run(cfg: Settings, only: Sequence[str] = ("termux", "tmux")) -> tuple[list[MuxResult], str]:
+    muxes: list[Multiplexer] = [m for m in (Termux(), Tmux()) if m.name in only]
+    results = [measure(m, cfg) for m in muxes]
+    return results, render(results, cfg)
+
+
+@pytest.mark.bench
+@pytest.mark.timeout(3600)
+def test_keystroke_latency(capsys: pytest.CaptureFixture[str]) -> None:
+    results, table = run(Settings())
+    with capsys.disabled():
+        print("\n\n## Keystroke-to-screen latency\n\n" + table)
+    if out := os.environ.get("TERMUX_BENCH_OUT"):
+        Path(out).write_text(table)
+    tmux = next(r for r in results if r.name == "tmux")
+    assert tmux.error is None, tmux.error  # the harness itself works; termux figures are reported
+    assert tmux.phases["idle"].samples
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--keys", type=int, default=Settings.keys, help="keys per phase")
+    parser.add_argument("--floods", default="4,16", help="background session counts, comma-separated")
+    parser.add_argument("--programs", default=",".join(FLOOD_PROGRAMS), help="flood programs")
+    parser.add_argument("--only", default="termux,tmux", help="multiplexers to measure")
+    parser.add_argument("--settle", type=float, default=Settings.settle, help="seconds a key may take")
+    args = parser.parse_args(argv)
+    cfg = Settings(
+        keys=args.keys,
+        floods=_ints(args.floods),
+        programs=[p for p in args.programs.split(",") if p],
+        settle=args.settle,
+    )
+    _, table = run(cfg, only=args.only.split(","))
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

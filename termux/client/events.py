@@ -1,0 +1,309 @@
+"""`termux events` and `termux wait`: follow the event log, wait for a session. Pushed, never polled.
+
+`termux events` streams (`events.stream`): one connection, the backlog and the cursor in the first
+reply, then one pushed line per event. Against a server without `events.stream`, or when the
+server's stream cap answers `capacity`, it falls back to long-polling `events.read` (each request
+waits on the server until an event commits), with one notice on stderr; `--poll` forces that.
+A dropped connection is resumed from the last cursor printed: no gap, no duplicate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from termux.client import Client, TermuxError
+from termux.paths import inherited_session
+
+# Known event types (the server's list is authoritative; this only expands short names).
+EVENT_TYPES = (
+    "session.created",
+    "session.exited",
+    "session.closed",
+    "session.renamed",
+    "session.title",
+    "session.bell",
+    "session.activity",
+    "session.quiet",
+    "client.attached",
+    "client.detached",
+)
+LONG_POLL_MS = 30_000  # one events.read waits at most this long on the server, then asks again
+READ_LIMIT = 1000
+RECONNECT_DELAYS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)  # then give up: the server is gone
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_TIMEOUT = 0, 1, 2, 3, 124
+
+
+def parse_types(value: str | None) -> list[str] | None:
+    """`exited,session.bell` -> ["session.exited", "session.bell"]; short names match a suffix."""
+    if not value:
+        return None
+    types: list[str] = []
+    for name in (part.strip() for part in value.split(",")):
+        if not name:
+            continue
+        full = name if "." in name else next((t for t in EVENT_TYPES if t.split(".", 1)[1] == name), name)
+        types.append(full)
+    return types or None
+
+
+def format_event(event: dict[str, Any]) -> str:
+    """One readable line: seq, local time, type, session id and name, then the data as key=value."""
+    stamp = time.strftime("%H:%M:%S", time.localtime(event["time"])) + f".{int(event['time'] % 1 * 1000):03d}"
+    parts = [str(event["seq"]), stamp, event["type"], event.get("session") or "-", event.get("name") or "-"]
+    for key, value in (event.get("data") or {}).items():
+        text = value if isinstance(value, str) and value and " " not in value else json.dumps(value)
+        parts.append(f"{key}={text}")
+    return " ".join(parts)
+
+
+class Follower:
+    """The `termux events` loop: stream first, long-poll as the fallback, resume on reconnect."""
+
+    def __init__(
+        self,
+        connect: Callable[[bool], Client],
+        *,
+        cursor: int | None,
+        types: list[str] | None,
+        session: str | None,
+        poll: bool,
+        timeout: float | None,
+        as_json: bool,
+        out: TextIO,
+        err: TextIO,
+    ) -> None:
+        self.connect = connect
+        self.cursor = cursor  # None: start at the tail
+        self.from_oldest = cursor == 0  # --cursor 0 means "everything still held"
+        self.filters: dict[str, Any] = {}
+        if types:
+            self.filters["types"] = types
+        if session:
+            self.filters["session"] = session
+        self.poll = poll
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.as_json = as_json
+        self.out = out
+        self.err = err
+
+    def notice(self, message: str) -> None:
+        print(f"termux events: {message}", file=self.err, flush=True)
+
+    def remaining(self) -> float | None:
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def emit(self, events: list[dict[str, Any]]) -> None:
+        if not events:
+            return
+        if self.as_json:
+            text = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
+        else:
+            text = "".join(format_event(e) + "\n" for e in events)
+        self.out.write(text)
+        self.out.flush()
+        self.cursor = events[-1]["seq"]
+
+    def run(self) -> int:
+        first = True
+        failures = 0
+        while not self.expired():
+            try:
+                client = self.connect(first)
+            except TermuxError:
+                if first or failures >= len(RECONNECT_DELAYS):
+                    raise
+                time.sleep(min(RECONNECT_DELAYS[failures], self.remaining() or RECONNECT_DELAYS[failures]))
+                failures += 1
+                continue
+            first = False
+            try:
+                with client:
+                    if self.follow(client):
+                        return EXIT_OK
+                    failures = 0  # the connection worked; a later drop starts a fresh budget
+            except TermuxError as exc:
+                if exc.code in ("disconnected", "no_server"):
+                    continue
+                raise
+            except OSError:  # a reset connection: resume like a drop
+                continue
+        return EXIT_OK
+
+    def follow(self, client: Client) -> bool:
+        """Follow on one connection; True when done (timeout), False to reconnect and resume."""
+        while True:
+            try:
+                if self.poll:
+                    return self.follow_polling(client)
+                return self.follow_stream(client)
+            except TermuxError as exc:
+                if exc.code == "cursor_expired":
+                    oldest = int(exc.extra.get("oldest", 0))
+                    if not self.from_oldest:
+                        self.notice(
+                            f"events after {self.cursor} up to {oldest} are no longer held; continuing"
+                        )
+                    self.cursor = oldest
+                elif exc.code == "cursor_ahead":
+                    self.notice(f"cursor {self.cursor} is from another server run; reading this one's events")
+                    self.cursor = 0
+                    self.from_oldest = True
+                elif exc.code in ("capacity", "unknown_command") and not self.poll:
+                    why = (
+                        "the server's stream limit is reached"
+                        if exc.code == "capacity"
+                        else ("the server has no events.stream")
+                    )
+                    self.notice(f"{why}; falling back to long-polling events.read")
+                    self.poll = True
+                else:
+                    raise
+
+    def follow_stream(self, client: Client) -> bool:
+        reply = client.request("events.stream", cursor=self.cursor, **self.filters)
+        self.emit(reply["events"])
+        self.cursor = reply["cursor"]
+        self.from_oldest = False
+        while True:
+            push = client.next_push(self.remaining())
+            if push is None:
+                return True  # --timeout passed
+            kind = push.get("push")
+            if kind == "event":
+                self.emit([push["event"]])
+            elif kind == "error":
+                error = push.get("error") or {}
+                self.notice(f"{error.get('message', 'stream dropped')}; reconnecting")
+                return False
+
+    def follow_polling(self, client: Client) -> bool:
+        while True:
+            remaining = self.remaining()
+            if remaining is not None and remaining <= 0:
+                return True
+            wait_ms = LONG_POLL_MS if remaining is None else min(LONG_POLL_MS, int(remaining * 1000))
+            reply = client.request(
+                "events.read", cursor=self.cursor, limit=READ_LIMIT, wait_ms=max(wait_ms, 0), **self.filters
+            )
+            self.emit(reply["events"])
+            self.cursor = reply["cursor"]
+            self.from_oldest = False
+
+
+# -- verbs ---------------------------------------------------------------------------------------
+
+
+def _client(args: argparse.Namespace, autostart: bool) -> Client:
+    return Client.connect(args.socket_path, name=args.socket_name, autostart=autostart)
+
+
+def cmd_events(args: argparse.Namespace) -> int:
+    follower = Follower(
+        lambda first: _client(args, autostart=first),
+        cursor=args.cursor,
+        types=parse_types(args.types),
+        session=args.target,
+        poll=args.poll,
+        timeout=args.timeout,
+        as_json=args.json,
+        out=sys.stdout,
+        err=sys.stderr,
+    )
+    return follower.run()
+
+
+def cmd_wait(args: argparse.Namespace) -> int:
+    target = args.target or inherited_session()
+    if not target:
+        print(
+            "termux wait: no target session: give -t NAME (or run inside a termux session)", file=sys.stderr
+        )
+        return EXIT_USAGE
+    request: dict[str, Any] = {"target": target}
+    if args.exit:
+        request["exit"] = True
+    elif args.match is not None:
+        request["match"] = args.match
+    else:
+        request["quiet"] = args.quiet
+    if args.timeout is not None:
+        request["timeout"] = args.timeout
+    with _client(args, autostart=False) as client:
+        try:
+            result = client.request("session.wait", **request)
+        except TermuxError as exc:
+            if exc.code == "timeout":
+                print(f"termux wait: {exc.message}", file=sys.stderr)
+                return EXIT_TIMEOUT
+            raise
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    elif args.exit:
+        print(result["exit_code"] if result["exit_code"] is not None else f"signal {result['exit_signal']}")
+    elif args.match is not None:
+        print(result["match"])
+    return EXIT_OK
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
+def _nonnegative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def _nonnegative(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
+    return value
+
+
+def add_verbs(
+    verb: Callable[..., argparse.ArgumentParser],
+    with_target: Callable[[argparse.ArgumentParser], None],
+    with_json: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    """Register `events` and `wait` with the CLI's parser (termux/cli.py calls this)."""
+    sub = verb("events", cmd_events, "print events as they happen (pushed by the server)")
+    with_json(sub)
+    with_target(sub)
+    sub.add_argument(
+        "--cursor", type=_nonnegative_int, metavar="N",
+        help="start after event N (0: every event still held; default: from now)",
+    )  # fmt: skip
+    sub.add_argument(
+        "--type", dest="types", metavar="T,...", help="only these types (exited = session.exited)"
+    )
+    sub.add_argument("--poll", action="store_true", help="long-poll events.read instead of streaming")
+    sub.add_argument("--timeout", type=_nonnegative, metavar="S", help="stop after S seconds (exit status 0)")
+
+    sub = verb("wait", cmd_wait, "wait until a session exits, prints a match, or goes quiet")
+    with_target(sub)
+    with_json(sub)
+    what = sub.add_mutually_exclusive_group(required=True)
+    what.add_argument("--exit", action="store_true", help="until it exits; print its exit code")
+    what.add_argument(
+        "--match", metavar="REGEX", help="until its screen or new output matches; print the match"
+    )
+    what.add_argument(
+        "--quiet", type=_positive, metavar="S", help="until it has printed nothing for S seconds"
+    )
+    sub.add_argument(
+        "--timeout", type=_positive, metavar="S", help="give up after S seconds (exit status 124)"
+    )

@@ -1,0 +1,40 @@
+"""Stable error codes: the contract scripts match on. Documented in docs/protocol.md."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorCode(StrEnum):
+    BAD_JSON = "bad_json"
+    BAD_REQUEST = "bad_request"
+    UNKNOWN_COMMAND = "unknown_command"
+    BAD_ARGS = "bad_args"
+    TOO_LARGE = "too_large"
+    NO_SESSION = "no_session"
+    EXISTS = "exists"
+    SPAWN_FAILED = "spawn_failed"
+    NOT_RUNNING = "not_running"
+    BUSY = "busy"
+    CAPACITY = "capacity"
+    FORBIDDEN = "forbidden"
+    TIMEOUT = "timeout"
+    CURSOR_EXPIRED = "cursor_expired"
+    CURSOR_AHEAD = "cursor_ahead"
+    BAD_CURSOR = "bad_cursor"
+    DROPPED = "dropped"
+    INTERNAL = "internal"
+
+
+class ProtocolError(Exception):
+    """An error reply: a stable code, a human message, and optional extra fields."""
+
+    def __init__(self, code: ErrorCode | str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.code = str(code)
+        self.message = message
+        self.extra = extra
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.extra}

@@ -1,0 +1,182 @@
+"""Protocol v1 message types, sans-I/O. Validation happens here, at the edge.
+
+Every command's arguments are a msgspec Struct that forbids unknown fields, so a typo in a script
+is an error rather than a silently ignored option.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+
+import msgspec
+
+from termux.protocol.errors import ErrorCode, ProtocolError
+
+VERSION = 1
+
+RequestId = int | str | None
+
+# Bounds that every size argument obeys (documented in docs/protocol.md).
+Cols = Annotated[int, msgspec.Meta(ge=2, le=1000)]
+Rows = Annotated[int, msgspec.Meta(ge=1, le=1000)]
+History = Annotated[int, msgspec.Meta(ge=0, le=1_000_000)]
+Target = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class Args(msgspec.Struct, forbid_unknown_fields=True):
+    """Base of every command's arguments."""
+
+
+class NoArgs(Args):
+    pass
+
+
+class TargetArgs(Args):
+    target: Target
+
+
+class NewArgs(Args):
+    name: Name | None = None
+    command: list[str] | None = None
+    cwd: str | None = None
+    env: dict[str, str] = {}
+    cols: Cols = 80
+    rows: Rows = 24
+    history: History | None = None
+
+
+class SendArgs(Args):
+    target: Target
+    keys: list[str] = []
+    literal: bool = False
+    data: str | None = None  # base64 bytes, sent unchanged after `keys`
+
+
+class CaptureArgs(Args):
+    target: Target
+    start: int | None = None
+    end: int | None = None
+    escapes: bool = False
+
+
+class ResizeArgs(Args):
+    target: Target
+    cols: Cols
+    rows: Rows
+
+
+class RenameArgs(Args):
+    target: Target
+    name: Name
+
+
+class AttachArgs(Args):
+    """`follow`: the sessions to stream (None: all, including ones created later)."""
+
+    follow: list[Target] | None = None
+    focus: Target | None = None
+
+
+ArgsT = TypeVar("ArgsT", bound="Args")
+
+
+class SessionInfo(msgspec.Struct):
+    id: str
+    name: str
+    command: list[str]
+    cwd: str
+    pid: int
+    state: str  # "running" | "exited"
+    exit_code: int | None
+    exit_signal: int | None
+    cols: int
+    rows: int
+    created: float
+    bytes_out: int
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: RequestId
+    cmd: str
+    args: dict[str, Any]
+
+
+def decode_request(line: bytes) -> Request:
+    """Parse one request line; raise ProtocolError (with the id when it could be read)."""
+    try:
+        obj = msgspec.json.decode(line)
+    except msgspec.DecodeError as exc:
+        raise ProtocolError(ErrorCode.BAD_JSON, f"invalid JSON: {exc}") from None
+    if not isinstance(obj, dict):
+        raise ProtocolError(ErrorCode.BAD_REQUEST, f"a request must be a JSON object, not {_kind(obj)}")
+    request_id = obj.get("id")
+    if request_id is not None and (not isinstance(request_id, int | str) or isinstance(request_id, bool)):
+        raise ProtocolError(ErrorCode.BAD_REQUEST, "`id` must be an integer or a string")
+    cmd = obj.get("cmd")
+    if not isinstance(cmd, str):
+        error = ProtocolError(ErrorCode.BAD_REQUEST, "`cmd` is missing or not a string")
+        error.extra["id"] = request_id
+        raise error
+    args = obj.get("args", {})
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        error = ProtocolError(ErrorCode.BAD_ARGS, f"`args` must be an object, not {_kind(args)}")
+        error.extra["id"] = request_id
+        raise error
+    unknown = set(obj) - {"id", "cmd", "args"}
+    if unknown:
+        error = ProtocolError(ErrorCode.BAD_REQUEST, f"unknown request fields: {', '.join(sorted(unknown))}")
+        error.extra["id"] = request_id
+        raise error
+    return Request(request_id, cmd, args)
+
+
+def convert_args(args: dict[str, Any], struct: type[ArgsT]) -> ArgsT:
+    """Validate a request's args against the command's Struct."""
+    try:
+        return msgspec.convert(args, struct)
+    except msgspec.ValidationError as exc:
+        raise ProtocolError(ErrorCode.BAD_ARGS, str(exc)) from None
+
+
+def decode_b64(value: str, field: str) -> bytes:
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise ProtocolError(ErrorCode.BAD_ARGS, f"`{field}` is not valid base64") from None
+
+
+def encode_b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+_encoder = msgspec.json.Encoder()
+
+
+def encode_line(obj: Any) -> bytes:
+    return _encoder.encode(obj) + b"\n"
+
+
+def reply_ok(request_id: RequestId, result: Any) -> bytes:
+    return encode_line({"id": request_id, "ok": True, "result": result})
+
+
+def reply_error(request_id: RequestId, error: ProtocolError) -> bytes:
+    return encode_line({"id": request_id, "ok": False, "error": error.to_dict()})
+
+
+def push(kind: str, **fields: Any) -> bytes:
+    return encode_line({"push": kind, **fields})
+
+
+def _kind(value: object) -> str:
+    return {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
+        type(value), "null" if value is None else type(value).__name__
+    )

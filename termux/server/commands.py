@@ -1,0 +1,185 @@
+"""Every protocol command: one small handler each, all listed in one table (`COMMANDS`).
+
+A handler takes the context of the request (the server and the calling connection) and its
+validated arguments, and returns the result object, or an awaitable of it for commands that wait.
+The CLI speaks to the server through these same commands.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import termux.emulator as emulator
+from termux import __version__, keys
+from termux.protocol.errors import ErrorCode, ProtocolError
+from termux.protocol.messages import (
+    VERSION,
+    Args,
+    AttachArgs,
+    CaptureArgs,
+    NewArgs,
+    NoArgs,
+    RenameArgs,
+    ResizeArgs,
+    SendArgs,
+    TargetArgs,
+    decode_b64,
+)
+
+if TYPE_CHECKING:
+    from termux.server.server import Connection, Server
+
+A = TypeVar("A", bound=Args)
+Handler = Callable[["Context", Any], Any | Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    server: Server
+    conn: Connection
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    args: type[Args]
+    handler: Handler
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str, args: type[A]) -> Callable[[Callable[[Context, A], Any]], Callable[[Context, A], Any]]:
+    """Register a handler under `name` with its argument type."""
+
+    def register(handler: Callable[[Context, A], Any]) -> Callable[[Context, A], Any]:
+        if name in COMMANDS:
+            raise RuntimeError(f"command {name} registered twice")
+        COMMANDS[name] = Command(name, args, handler)
+        return handler
+
+    return register
+
+
+# -- server --------------------------------------------------------------------------------------
+
+
+@command("server.hello", NoArgs)
+def server_hello(ctx: Context, args: NoArgs) -> dict[str, Any]:
+    return {
+        "version": VERSION,
+        "server": f"termux {__version__}",
+        "pid": os.getpid(),
+        "capabilities": sorted(COMMANDS),
+    }
+
+
+@command("server.stats", NoArgs)
+def server_stats(ctx: Context, args: NoArgs) -> dict[str, Any]:
+    return ctx.server.stats()
+
+
+@command("server.kill", NoArgs)
+def server_kill(ctx: Context, args: NoArgs) -> dict[str, Any]:
+    ctx.server.request_shutdown()
+    return {}
+
+
+# -- sessions ------------------------------------------------------------------------------------
+
+
+@command("session.new", NewArgs)
+def session_new(ctx: Context, args: NewArgs) -> dict[str, Any]:
+    session = ctx.server.new_session(args)
+    return {"session": session.info()}
+
+
+@command("session.list", NoArgs)
+def session_list(ctx: Context, args: NoArgs) -> dict[str, Any]:
+    return {"sessions": [s.info() for s in ctx.server.sessions.values()]}
+
+
+@command("session.get", TargetArgs)
+def session_get(ctx: Context, args: TargetArgs) -> dict[str, Any]:
+    return {"session": ctx.server.find(args.target).info()}
+
+
+@command("session.send", SendArgs)
+def session_send(ctx: Context, args: SendArgs) -> dict[str, Any]:
+    session = ctx.server.find(args.target)
+    data = keys.encode_send(args.keys, literal=args.literal, mode=session.screen.mode)
+    if args.data is not None:
+        data += decode_b64(args.data, "data")
+    if data:
+        session.write(data)
+    return {"sent": len(data)}
+
+
+@command("session.capture", CaptureArgs)
+def session_capture(ctx: Context, args: CaptureArgs) -> dict[str, Any]:
+    session = ctx.server.find(args.target)
+    screen = session.screen
+    lines = emulator.capture(screen, args.start, args.end, escapes=args.escapes)
+    return {
+        "lines": lines,
+        "cols": screen.columns,
+        "rows": screen.lines,
+        "cursor": {"x": screen.cursor.x, "y": screen.cursor.y, "hidden": screen.cursor.hidden},
+        "offset": session.bytes_parsed,
+    }
+
+
+@command("session.snapshot", TargetArgs)
+def session_snapshot(ctx: Context, args: TargetArgs) -> dict[str, Any]:
+    session = ctx.server.find(args.target)
+    return {"session": session.info(), **ctx.server.snapshot(session)}
+
+
+@command("session.resize", ResizeArgs)
+def session_resize(ctx: Context, args: ResizeArgs) -> dict[str, Any]:
+    session = ctx.server.find(args.target)
+    session.resize(args.cols, args.rows)
+    return {"session": session.info()}
+
+
+@command("session.rename", RenameArgs)
+def session_rename(ctx: Context, args: RenameArgs) -> dict[str, Any]:
+    session = ctx.server.find(args.target)
+    ctx.server.rename(session, args.name)
+    return {"session": session.info()}
+
+
+@command("session.kill", TargetArgs)
+async def session_kill(ctx: Context, args: TargetArgs) -> dict[str, Any]:
+    session = ctx.server.find(args.target)
+    await ctx.server.kill_session(session)
+    return {"session": session.info()}
+
+
+# -- attached clients ----------------------------------------------------------------------------
+
+
+@command("client.attach", AttachArgs)
+def client_attach(ctx: Context, args: AttachArgs) -> dict[str, Any]:
+    return ctx.server.attach(ctx.conn, args)
+
+
+@command("client.focus", TargetArgs)
+def client_focus(ctx: Context, args: TargetArgs) -> dict[str, Any]:
+    session = ctx.server.find(args.target)
+    ctx.server.set_focus(ctx.conn, session.id)
+    return {}
+
+
+def lookup(name: str) -> Command:
+    try:
+        return COMMANDS[name]
+    except KeyError:
+        raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"unknown command {name!r}") from None
+
+
+# Commands defined in other modules register themselves with @command when imported here.
+from termux.server import event_commands, gauge  # noqa: E402, F401

@@ -1,0 +1,291 @@
+"""Event commands: `events.read` (with long poll), `events.stream` (push), `session.wait`.
+
+The log is sans-I/O (termux/server/events.py); the loop-side glue is termux/server/event_io.py.
+Nothing here polls: a waiting request wakes on a committed event or on parsed output, and the
+only timer is the deadline the request itself asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
+
+import msgspec
+
+from termux.protocol.errors import ErrorCode, ProtocolError
+from termux.protocol.messages import Args, Target
+from termux.server.commands import Context, command
+from termux.server.event_io import EventStream
+from termux.server.events import (
+    DEFAULT_READ_LIMIT,
+    MAX_READ_LIMIT,
+    SESSION_CLOSED,
+    SESSION_EXITED,
+    ActivityTracker,
+    EventFilter,
+    EventLog,
+    ReadResult,
+    Subscriber,
+    parse_cursor,
+    parse_types,
+)
+
+if TYPE_CHECKING:
+    from termux.server.server import Server
+    from termux.server.session import Session
+
+MAX_WAIT_MS = 3_600_000
+MAX_WAIT_SECONDS = 30 * 86_400.0
+MATCH_LINE_LIMIT = 64 << 10  # characters of an unterminated output line kept for --match
+
+# -- arguments -----------------------------------------------------------------------------------
+
+Types = list[str] | str | None
+WaitMs = Annotated[int, msgspec.Meta(ge=0, le=MAX_WAIT_MS)]
+Limit = Annotated[int, msgspec.Meta(ge=1, le=MAX_READ_LIMIT)]
+Seconds = Annotated[float, msgspec.Meta(gt=0, le=MAX_WAIT_SECONDS)]
+
+
+class EventsReadArgs(Args):
+    # `Any`, checked by parse_cursor, so a malformed cursor gets `bad_cursor` rather than `bad_args`.
+    cursor: Any = None
+    limit: Limit = DEFAULT_READ_LIMIT
+    types: Types = None
+    session: Target | None = None
+    wait_ms: WaitMs = 0
+
+
+class EventsStreamArgs(Args):
+    cursor: Any = None
+    types: Types = None
+    session: Target | None = None
+
+
+class WaitArgs(Args):
+    target: Target
+    exit: bool = False
+    match: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)] | None = None
+    quiet: Seconds | None = None
+    timeout: Seconds | None = None
+
+
+def _filter(server: Server, types: Types, session: str | None) -> EventFilter:
+    session_id = None
+    if session is not None:
+        try:
+            session_id = server.find(session).id
+        except ProtocolError:
+            if not session.startswith("%"):
+                raise
+            session_id = session  # a closed session's id: its past events are still in the log
+    return EventFilter(parse_types(types), session_id)
+
+
+def _page(result: ReadResult) -> dict[str, Any]:
+    return {"events": [e.raw for e in result.events], "cursor": result.cursor, "more": result.more}
+
+
+# -- events.read ---------------------------------------------------------------------------------
+
+
+@command("events.read", EventsReadArgs)
+def events_read(ctx: Context, args: EventsReadArgs) -> Any:
+    log = ctx.server.events
+    filter = _filter(ctx.server, args.types, args.session)
+    result = log.read(parse_cursor(args.cursor), args.limit, filter)
+    if result.events or args.wait_ms == 0:
+        return _page(result)
+    # Long poll: a one-shot subscriber wakes us on the first matching commit; the only timer is
+    # this request's own deadline.
+    waiter = log.waiter(result.cursor, filter)
+    return _long_poll(log, waiter, result.cursor, args.limit, filter, args.wait_ms / 1000)
+
+
+async def _long_poll(
+    log: EventLog, waiter: Subscriber, cursor: int, limit: int, filter: EventFilter, timeout: float
+) -> dict[str, Any]:
+    woken = asyncio.get_running_loop().create_future()
+
+    def wake() -> None:
+        if not woken.done():
+            woken.set_result(None)
+
+    waiter.on_ready = wake
+    try:
+        await asyncio.wait_for(woken, timeout)
+    except TimeoutError:
+        pass
+    finally:
+        waiter.close()
+    return _page(log.read(cursor, limit, filter))
+
+
+# -- events.stream -------------------------------------------------------------------------------
+
+
+@command("events.stream", EventsStreamArgs)
+def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
+    conn = ctx.conn
+    if conn.stream is not None:
+        raise ProtocolError(ErrorCode.BUSY, "this connection already has an event stream")
+    filter = _filter(ctx.server, args.types, args.session)
+    # Subscribe before replay: the subscriber is registered first, so whatever is committed after
+    # the backlog's cursor lands in its queue and is written after this reply, exactly once.
+    sub, backlog = ctx.server.events.subscribe(parse_cursor(args.cursor), filter)
+    conn.stream = EventStream(conn, sub)
+    return {**_page(backlog), "in_sync": True}
+
+
+# -- session.wait --------------------------------------------------------------------------------
+
+# Escape sequences and control characters, removed from output before a --match line is tested.
+_ESCAPES = re.compile(
+    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (title, hyperlinks)
+    r"|\x1b[P^_][^\x1b]*(?:\x1b\\)?"  # DCS, PM, APC
+    r"|\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI
+    r"|\x1b[ -/]*[0-~]?"  # other escapes
+    r"|[\x00-\x08\x0b-\x1f\x7f]"
+)
+
+
+class _LineMatcher:
+    """Tests a regex against each output line as it arrives (escapes stripped), across chunks."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._partial = ""
+
+    def feed(self, chunk: bytes) -> re.Match[str] | None:
+        text = self._partial + self._decoder.decode(chunk)
+        lines = re.split(r"\r\n|\n|\r", text)
+        self._partial = lines.pop()[-MATCH_LINE_LIMIT:]
+        for line in [*lines, self._partial]:
+            if found := self.pattern.search(_ESCAPES.sub("", line)):
+                return found
+        return None
+
+
+def _screen_match(session: Session, pattern: re.Pattern[str]) -> re.Match[str] | None:
+    return pattern.search("\n".join(line.rstrip() for line in session.screen.display))
+
+
+def _no_match(session: Session) -> ProtocolError:
+    return ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match")
+
+
+def _exit_result(session: Session) -> dict[str, Any]:
+    return {"session": session.info(), "exit_code": session.exit_code, "exit_signal": session.exit_signal}
+
+
+@command("session.wait", WaitArgs)
+def session_wait(ctx: Context, args: WaitArgs) -> Any:
+    session = ctx.server.find(args.target)
+    if sum((args.exit, args.match is not None, args.quiet is not None)) != 1:
+        raise ProtocolError(ErrorCode.BAD_ARGS, "give exactly one of `exit`, `match` or `quiet`")
+    pattern = None
+    if args.match is not None:
+        try:
+            pattern = re.compile(args.match, re.MULTILINE)
+        except re.error as exc:
+            raise ProtocolError(ErrorCode.BAD_ARGS, f"bad regular expression {args.match!r}: {exc}") from None
+    if args.exit and session.state == "exited":
+        return _exit_result(session)
+    if pattern is not None and (found := _screen_match(session, pattern)):
+        return {"session": session.info(), "match": found.group(0), "where": "screen"}
+    if pattern is not None and session.state == "exited":
+        raise _no_match(session)
+    return _wait(ctx.server, session, args, pattern)
+
+
+async def _wait(server: Server, session: Session, args: WaitArgs, pattern: re.Pattern[str] | None) -> Any:
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[dict[str, Any]] = loop.create_future()
+    cleanups: list[Callable[[], None]] = []
+
+    def finish(result: dict[str, Any] | ProtocolError) -> None:
+        if done.done():
+            return
+        if isinstance(result, ProtocolError):
+            done.set_exception(result)
+        else:
+            done.set_result(result)
+
+    # The end of the session ends every kind of wait; it arrives as a pushed event, not a poll.
+    ended = server.events.waiter(
+        server.events.cursor, EventFilter(frozenset({SESSION_EXITED, SESSION_CLOSED}), session.id)
+    )
+    cleanups.append(ended.close)
+
+    def on_end() -> None:
+        if args.exit:
+            finish(_exit_result(session))
+        elif pattern is not None:
+            if found := _screen_match(session, pattern):
+                finish({"session": session.info(), "match": found.group(0), "where": "screen"})
+            else:
+                finish(
+                    ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match")
+                )
+        # --quiet: an ended session prints nothing more; its quiet deadline still decides.
+
+    ended.on_ready = on_end
+
+    if pattern is not None:
+        lines = _LineMatcher(pattern)
+        screen_check_pending = False
+
+        def check_screen() -> None:
+            nonlocal screen_check_pending
+            screen_check_pending = False
+            if found := _screen_match(session, pattern):
+                finish({"session": session.info(), "match": found.group(0), "where": "screen"})
+
+        def on_output(chunk: bytes) -> None:
+            nonlocal screen_check_pending
+            if found := lines.feed(chunk):
+                finish({"session": session.info(), "match": found.group(0), "where": "output"})
+            elif not screen_check_pending:  # one screen check per loop pass, however many chunks
+                screen_check_pending = True
+                loop.call_soon(check_screen)
+
+        cleanups.append(server.activity.watch(session.id, on_output))
+
+    if args.quiet is not None:
+        # Quiet counts from the later of the last output and the start of the wait. One timer,
+        # re-armed lazily: output only moves the deadline; the timer checks it when it fires.
+        quiet = ActivityTracker(args.quiet)
+        quiet.output(session.id, loop.time())
+        timer: list[asyncio.TimerHandle] = []
+
+        def arm() -> None:
+            deadline = quiet.next_deadline()
+            assert deadline is not None
+            timer[:] = [loop.call_at(deadline, fire, deadline)]
+
+        def fire(deadline: float) -> None:
+            if quiet.expire(max(loop.time(), deadline)):
+                finish({"session": session.info(), "quiet": args.quiet})
+            else:
+                arm()
+
+        arm()
+
+        def on_quiet_output(chunk: bytes) -> None:
+            quiet.output(session.id, loop.time())
+
+        cleanups.append(server.activity.watch(session.id, on_quiet_output))
+        cleanups.append(lambda: timer[0].cancel())
+
+    try:
+        return await asyncio.wait_for(done, args.timeout)
+    except TimeoutError:
+        raise ProtocolError(
+            ErrorCode.TIMEOUT, f"timed out after {args.timeout:g}s waiting for session {session.name!r}"
+        ) from None
+    finally:
+        for cleanup in cleanups:
+            cleanup()

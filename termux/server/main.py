@@ -1,0 +1,55 @@
+"""Starting the server: in the foreground (`termux server`) or as a daemon for an auto-start."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from pathlib import Path
+
+from termux.paths import log_path
+from termux.server.server import Server, ServerError
+
+
+def run(socket_path: Path, *, daemon: bool = False, ready_fd: int | None = None, history: int = 10_000) -> int:
+    """Run a server on `socket_path` until it is told to stop. Returns the exit status.
+
+    With `daemon`, the process double-forks so that it is adopted by init (no zombie for the
+    client that started it) and logs to a file beside the socket. `ready_fd` is written to once
+    the socket accepts connections, so a starting client can wait on it instead of polling.
+    """
+    if daemon:
+        if os.fork() > 0:
+            os._exit(0)  # the intermediate process: the client reaps it at once
+        os.setsid()
+        if os.fork() > 0:
+            os._exit(0)
+        _redirect_to_log(socket_path)
+        logging.basicConfig(
+            level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
+        )
+    else:
+        logging.basicConfig(level=logging.INFO, format="termux server: %(message)s", stream=sys.stderr)
+
+    def ready() -> None:
+        if ready_fd is not None:
+            os.write(ready_fd, b"ready\n")
+            os.close(ready_fd)
+
+    try:
+        asyncio.run(Server(socket_path, history=history).serve(ready))
+    except ServerError as exc:
+        print(f"termux server: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _redirect_to_log(socket_path: Path) -> None:
+    log_fd = os.open(log_path(socket_path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    null_fd = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null_fd, 0)
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
+    os.close(null_fd)
+    os.close(log_fd)

@@ -1,0 +1,463 @@
+"""The termux server: one asyncio process per socket that owns every session.
+
+I/O edges only: accepting connections, framing lines, dispatching to the command table, pushing
+output and events to attached clients. Terminal state lives in termux.emulator, message types in
+termux.protocol, the parse order in termux.server.scheduler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import inspect
+import logging
+import os
+import signal
+import socket
+import stat
+import struct
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, cast
+
+import termux.emulator as emulator
+from termux.protocol.errors import ErrorCode, ProtocolError
+from termux.protocol.framing import LineSplitter, Oversized
+from termux.protocol.messages import (
+    AttachArgs,
+    NewArgs,
+    RequestId,
+    convert_args,
+    decode_request,
+    encode_b64,
+    push,
+    reply_error,
+    reply_ok,
+)
+from termux.server import commands, gauge
+from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
+from termux.server.events import Event, EventLog
+from termux.server.scheduler import OutputPump, Parseable
+from termux.server.session import Session, SessionConfig, SessionHooks
+
+log = logging.getLogger(__name__)
+
+# Per-connection write buffer: above HIGH a client is lagging and background sessions stop being
+# forwarded to it (they are resynced by snapshot once it catches up); above MAX it is dropped.
+CLIENT_BUFFER_HIGH = 1 << 20
+CLIENT_BUFFER_LOW = 256 << 10
+CLIENT_BUFFER_MAX = 32 << 20
+MAX_SESSIONS = 1000
+MAX_CONNECTIONS = 1024
+
+
+class ServerError(Exception):
+    """The server cannot start (socket in use, directory unsafe)."""
+
+
+class Connection(asyncio.Protocol):
+    """One client: requests in, replies and pushes out."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.splitter = LineSplitter()
+        self.transport: asyncio.Transport | None = None
+        self.attached = False
+        self.follow: set[str] | None = None  # None: every session
+        self.focus: str | None = None
+        self.lagging = False
+        self.stale: set[str] = set()  # sessions whose output was skipped while lagging
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.peer_pid: int | None = None
+        self.stream: EventStream | None = None  # set by events.stream
+
+    # -- asyncio.Protocol ------------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+        self.transport.set_write_buffer_limits(high=CLIENT_BUFFER_HIGH, low=CLIENT_BUFFER_LOW)
+        sock = self.transport.get_extra_info("socket")
+        pid, uid, _ = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        self.peer_pid = pid
+        if uid != os.getuid():
+            log.warning("refused a client with uid %d (pid %d)", uid, pid)
+            error = ProtocolError(ErrorCode.FORBIDDEN, "this server belongs to another user")
+            self.transport.write(reply_error(None, error))
+            self.transport.close()
+            return
+        if len(self.server.connections) >= MAX_CONNECTIONS:
+            self.transport.write(reply_error(None, ProtocolError(ErrorCode.CAPACITY, "too many clients")))
+            self.transport.close()
+            return
+        self.server.connections.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        for line in self.splitter.feed(data):
+            if self.transport is None or self.transport.is_closing():
+                return
+            self.handle_line(line)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        for task in self.tasks:
+            task.cancel()
+        if self.stream is not None:
+            self.stream.close()  # EOF is the unsubscribe
+        self.server.connection_closed(self)
+
+    def pause_writing(self) -> None:
+        self.lagging = True
+
+    def resume_writing(self) -> None:
+        self.lagging = False
+        for session_id in sorted(self.stale):
+            session = self.server.sessions.get(session_id)
+            if session is not None:
+                self.write(push("snapshot", session=session.id, **self.server.snapshot(session)))
+        self.stale.clear()
+        if self.stream is not None:
+            self.stream.flush()  # events queued while the peer's socket was full
+
+    # -- requests --------------------------------------------------------------------------------
+
+    def handle_line(self, line: bytes | Oversized) -> None:
+        request_id: RequestId = None
+        try:
+            if isinstance(line, Oversized):
+                raise ProtocolError(
+                    ErrorCode.TOO_LARGE,
+                    f"request line of {line.size} bytes is over the limit of {self.splitter.limit}",
+                )
+            if not line.strip():
+                return
+            request = decode_request(line)
+            request_id = request.id
+            command = commands.lookup(request.cmd)
+            args = convert_args(request.args, command.args)
+            result = command.handler(commands.Context(self.server, self), args)
+        except ProtocolError as error:
+            request_id = error.extra.pop("id", request_id)
+            self.write(reply_error(request_id, error))
+            return
+        except Exception as exc:  # a bug: report it, keep serving
+            log.exception("request failed")
+            self.write(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
+            return
+        if inspect.isawaitable(result):
+            task = asyncio.ensure_future(self._finish(request_id, result))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+        else:
+            self.write(reply_ok(request_id, result))
+
+    async def _finish(self, request_id: RequestId, pending: Any) -> None:
+        try:
+            result = await pending
+        except ProtocolError as error:
+            self.write(reply_error(request_id, error))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("request failed")
+            self.write(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
+        else:
+            self.write(reply_ok(request_id, result))
+
+    # -- output ----------------------------------------------------------------------------------
+
+    def write(self, line: bytes) -> None:
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        if transport.get_write_buffer_size() > CLIENT_BUFFER_MAX:
+            transport.write(push("error", error={"code": "dropped", "message": "client fell too far behind"}))
+            transport.close()
+            return
+        transport.write(line)
+
+    def follows(self, session_id: str) -> bool:
+        return self.attached and (self.follow is None or session_id in self.follow)
+
+    def send_output(self, session: Session, offset: int, data: bytes) -> None:
+        if self.lagging and session.id != self.focus:
+            self.stale.add(session.id)
+            return
+        if session.id in self.stale:
+            return  # resumes with a snapshot when the client catches up
+        self.write(push("output", session=session.id, offset=offset, data=encode_b64(data)))
+
+    @property
+    def buffered(self) -> int:
+        return self.transport.get_write_buffer_size() if self.transport else 0
+
+
+class Server:
+    def __init__(
+        self,
+        socket_path: Path,
+        *,
+        history: int = 10_000,
+        event_capacity: int = 10_000,
+        quiet_after: float = DEFAULT_QUIET_AFTER,
+    ) -> None:
+        self.socket_path = socket_path
+        self.history = history
+        self.sessions: dict[str, Session] = {}
+        self.connections: set[Connection] = set()
+        self.events = EventLog(event_capacity)
+        self.events.listeners.append(self._push_event)
+        self.activity = ActivityMonitor(self.events, self.sessions.get, quiet_after)
+        self.started = time.time()
+        self._next_id = 0
+        self._next_name = 0
+        self._shutdown = asyncio.Event()
+        self._server: asyncio.AbstractServer | None = None
+        self.pump = OutputPump(self._lookup, self._on_parsed)
+        self.bytes_forwarded = 0
+        self.instruments = gauge.Instruments(None, None)  # the loop gauge, once serving
+
+    # -- sessions --------------------------------------------------------------------------------
+
+    def find(self, target: str) -> Session:
+        if (session := self.sessions.get(target)) is not None:
+            return session
+        for session in self.sessions.values():
+            if session.name == target:
+                return session
+        raise ProtocolError(ErrorCode.NO_SESSION, f"no session {target!r}")
+
+    def _lookup(self, session_id: str) -> Parseable | None:
+        return self.sessions.get(session_id)
+
+    def _check_name(self, name: str, ignore: Session | None = None) -> None:
+        if name.startswith("%") or any(ch < " " or ch == "\x7f" for ch in name) or name != name.strip():
+            raise ProtocolError(
+                ErrorCode.BAD_ARGS,
+                f"invalid session name {name!r}: no leading %, no control characters, no surrounding spaces",
+            )
+        for other in self.sessions.values():
+            if other.name == name and other is not ignore:
+                raise ProtocolError(ErrorCode.EXISTS, f"a session named {name!r} exists")
+
+    def new_session(self, args: NewArgs) -> Session:
+        if len(self.sessions) >= MAX_SESSIONS:
+            raise ProtocolError(ErrorCode.CAPACITY, f"at most {MAX_SESSIONS} sessions")
+        if args.name is not None:
+            self._check_name(args.name)
+            name = args.name
+        else:
+            while str(self._next_name) in {s.name for s in self.sessions.values()}:
+                self._next_name += 1
+            name = str(self._next_name)
+            self._next_name += 1
+        argv = args.command or [os.environ.get("SHELL") or "/bin/sh"]
+        if not argv[0]:
+            raise ProtocolError(ErrorCode.BAD_ARGS, "`command` must not start with an empty string")
+        cwd = args.cwd or os.environ.get("HOME") or "/"
+        if not os.path.isdir(cwd):
+            raise ProtocolError(ErrorCode.SPAWN_FAILED, f"no such directory: {cwd}")
+        session_id = f"%{self._next_id}"
+        env = dict(os.environ)
+        env.update(args.env)
+        env["TERM"] = "xterm-256color"
+        env["TERMUX"] = f"{self.socket_path},{session_id}"
+        config = SessionConfig(
+            argv=list(argv),
+            cwd=cwd,
+            env=env,
+            cols=args.cols,
+            rows=args.rows,
+            history=self.history if args.history is None else args.history,
+        )
+        hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited)
+        session = Session(session_id, name, config, hooks)
+        self._next_id += 1
+        self.sessions[session_id] = session
+        self.events.append(
+            "session.created",
+            session=session.id,
+            name=session.name,
+            command=config.argv,
+            pid=session.proc.pid,
+        )
+        return session
+
+    def rename(self, session: Session, name: str) -> None:
+        self._check_name(name, ignore=session)
+        old, session.name = session.name, name
+        if old != name:
+            self.events.append("session.renamed", session=session.id, name=name, old=old)
+
+    async def kill_session(self, session: Session) -> None:
+        await session.kill()
+        if self.sessions.pop(session.id, None) is not None:
+            self.pump.order.discard(session.id)
+            self.activity.forget(session.id)
+            self.events.append("session.closed", session=session.id, name=session.name)
+
+    def _output_ready(self, session: Session) -> None:
+        self.pump.notify(session.id)
+
+    def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
+        session = cast(Session, parsed)
+        self.activity.output(session, chunk)
+        screen = session.screen
+        title = getattr(screen, "title", "")
+        if title != session.title:
+            session.title = title
+            self.events.append("session.title", session=session.id, name=session.name, title=title)
+        bells = getattr(screen, "bell_count", 0)
+        if bells != session.bells:
+            session.bells = bells
+            self.events.append("session.bell", session=session.id, name=session.name)
+        for conn in self.connections:
+            if conn.follows(session.id):
+                conn.send_output(session, offset, chunk)
+                self.bytes_forwarded += len(chunk)
+
+    def _session_exited(self, session: Session) -> None:
+        self.activity.forget(session.id)
+        self.events.append(
+            "session.exited",
+            session=session.id,
+            name=session.name,
+            exit_code=session.exit_code,
+            exit_signal=session.exit_signal,
+            signal_name=signal.Signals(session.exit_signal).name if session.exit_signal else None,
+        )
+
+    def snapshot(self, session: Session) -> dict[str, Any]:
+        """The session's screen as replay bytes, and the output offset they stand for."""
+        data = emulator.snapshot(session.screen)
+        return {
+            "offset": session.bytes_parsed,
+            "cols": session.screen.columns,
+            "rows": session.screen.lines,
+            "data": encode_b64(data),
+        }
+
+    # -- attached clients ------------------------------------------------------------------------
+
+    def attach(self, conn: Connection, args: AttachArgs) -> dict[str, Any]:
+        follow = None if args.follow is None else {self.find(t).id for t in args.follow}
+        focus = self.find(args.focus).id if args.focus is not None else None
+        conn.attached, conn.follow = True, follow
+        self.set_focus(conn, focus)
+        self.events.append("client.attached", pid=conn.peer_pid)
+        snapshots = {s.id: self.snapshot(s) for s in self.sessions.values() if conn.follows(s.id)}
+        return {
+            "sessions": [s.info() for s in self.sessions.values()],
+            "snapshots": snapshots,
+            "cursor": self.events.cursor,
+            "in_sync": True,
+        }
+
+    def set_focus(self, conn: Connection, session_id: str | None) -> None:
+        conn.focus = session_id
+        self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
+
+    def _push_event(self, event: Event) -> None:
+        line = event.push_line
+        for conn in self.connections:
+            if conn.attached:
+                conn.write(line)
+
+    def connection_closed(self, conn: Connection) -> None:
+        if conn in self.connections:
+            self.connections.discard(conn)
+            if conn.attached:
+                conn.attached = False
+                self.set_focus(conn, None)
+                self.events.append("client.detached", pid=conn.peer_pid)
+
+    # -- stats -----------------------------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "uptime": time.time() - self.started,
+            "sessions": len(self.sessions),
+            "running": sum(1 for s in self.sessions.values() if s.state == "running"),
+            "clients": len(self.connections),
+            "attached": sum(1 for c in self.connections if c.attached),
+            "bytes_read": sum(s.bytes_read for s in self.sessions.values()),
+            "bytes_parsed": sum(s.bytes_parsed for s in self.sessions.values()),
+            "bytes_forwarded": self.bytes_forwarded,
+            "slices": self.pump.slices,
+            "events": self.events.cursor,
+            "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
+            "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
+            "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
+            "event_queues": gauge.stream_queues(self.connections),
+            **self.instruments.report(),
+        }
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def request_shutdown(self) -> None:
+        asyncio.get_running_loop().call_soon(self._shutdown.set)
+
+    async def serve(self, ready: Any = None) -> None:
+        """Listen on the socket until shut down. `ready` is called once the socket accepts."""
+        loop = asyncio.get_running_loop()
+        self.instruments = gauge.Instruments.start(loop)
+        with _bind_lock(self.socket_path):
+            _claim_socket(self.socket_path)
+            self._server = await loop.create_unix_server(lambda: Connection(self), path=str(self.socket_path))
+        os.chmod(self.socket_path, 0o600)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.add_signal_handler(sig, self._shutdown.set)
+        pump = asyncio.create_task(self.pump.run())
+        log.info("listening on %s (pid %d)", self.socket_path, os.getpid())
+        if ready is not None:
+            ready()
+        try:
+            await self._shutdown.wait()
+        finally:
+            self._server.close()
+            try:
+                self.socket_path.unlink()
+            except FileNotFoundError:
+                pass
+            await asyncio.gather(*(self.kill_session(s) for s in list(self.sessions.values())))
+            for conn in list(self.connections):
+                if conn.transport is not None:
+                    conn.transport.close()
+            pump.cancel()
+            self.instruments.close()
+            log.info("server stopped")
+
+
+@contextmanager
+def _bind_lock(socket_path: Path) -> Iterator[None]:
+    """Serialise the stale-socket check and bind between servers racing for one socket."""
+    lock_path = socket_path.with_name(socket_path.name + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _claim_socket(socket_path: Path) -> None:
+    """Refuse a live socket; remove a stale one left by a killed server."""
+    try:
+        mode = socket_path.lstat().st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise ServerError(f"{socket_path} exists and is not a socket; not touching it")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(str(socket_path))
+    except ConnectionRefusedError:
+        log.info("removing stale socket %s", socket_path)
+        socket_path.unlink()
+    except OSError as exc:
+        raise ServerError(f"cannot use {socket_path}: {exc.strerror}") from None
+    else:
+        raise ServerError(f"a server is already running on {socket_path}")
+    finally:
+        probe.close()

@@ -1,0 +1,331 @@
+"""One session: a child process in its own PTY, and the terminal state its output builds.
+
+The session does the I/O for its PTY (non-blocking reads and writes registered with the loop) and
+keeps the bytes it has read but not yet parsed. Parsing happens when the scheduler says so, in
+bounded slices; see termux/server/scheduler.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import ptyprocess
+
+import termux.emulator as emulator
+from termux.protocol.errors import ErrorCode, ProtocolError
+from termux.protocol.messages import SessionInfo
+
+log = logging.getLogger(__name__)
+
+READ_SIZE = 64 * 1024
+# Flow control: stop reading a PTY whose unparsed output is above HIGH, read again below LOW. While
+# reads are paused the kernel's PTY buffer fills and the child blocks in write(): the flood slows
+# down instead of growing the server's memory.
+HIGH_WATERMARK = 1 << 20
+LOW_WATERMARK = 256 << 10
+# Input a program has not read yet; past this, session.send answers `busy`.
+MAX_INPUT_BACKLOG = 1 << 20
+KILL_GRACE = 1.0  # seconds between SIGHUP, SIGTERM and SIGKILL
+
+
+@dataclass
+class SessionConfig:
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    cols: int = 80
+    rows: int = 24
+    history: int = 10_000
+
+
+@dataclass
+class SessionHooks:
+    """How a session tells the server about itself (the server wires these up)."""
+
+    output_ready: Callable[[Session], None]
+    exited: Callable[[Session], None]
+
+
+@dataclass
+class OutputBacklog:
+    """Bytes read from the PTY and not yet parsed: a queue of chunks with a byte count."""
+
+    chunks: deque[bytes] = field(default_factory=deque)
+    size: int = 0
+
+    def push(self, data: bytes) -> None:
+        self.chunks.append(data)
+        self.size += len(data)
+
+    def take(self, budget: int) -> bytes:
+        """Remove and return up to `budget` bytes from the front."""
+        parts: list[bytes] = []
+        taken = 0
+        while self.chunks and taken < budget:
+            chunk = self.chunks[0]
+            room = budget - taken
+            if len(chunk) <= room:
+                parts.append(self.chunks.popleft())
+                taken += len(chunk)
+            else:
+                parts.append(chunk[:room])
+                self.chunks[0] = chunk[room:]
+                taken += room
+        self.size -= taken
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+class Session:
+    def __init__(self, session_id: str, name: str, config: SessionConfig, hooks: SessionHooks) -> None:
+        self.id = session_id
+        self.name = name
+        self.config = config
+        self.hooks = hooks
+        self.created = time.time()
+        self.screen = emulator.Screen(config.cols, config.rows, history=config.history)
+        self.stream = emulator.ByteStream(self.screen)
+        self.screen.write_process_input = self._answer_program  # type: ignore[method-assign]
+        self.backlog = OutputBacklog()
+        self.bytes_read = 0  # read from the PTY
+        self.bytes_parsed = 0  # fed to the screen; also the offset of the next output push
+        self.reading_paused = False
+        self.state = "running"
+        self.exit_code: int | None = None
+        self.exit_signal: int | None = None
+        self.title = ""
+        self.bells = 0
+        self._outbox = bytearray()
+        self._pty_open = True
+        self._pty_eof = False  # the PTY reported end of file; never read it again
+        self._child_reaped = False
+        self._killing = False
+        self._exited = asyncio.get_running_loop().create_future()
+        self._loop = asyncio.get_running_loop()
+        try:
+            self.proc = ptyprocess.PtyProcess.spawn(
+                config.argv, cwd=config.cwd, env=config.env, dimensions=(config.rows, config.cols)
+            )
+        except (OSError, ptyprocess.PtyProcessError) as exc:
+            raise ProtocolError(ErrorCode.SPAWN_FAILED, f"cannot start {config.argv[0]!r}: {exc}") from None
+        self.fd: int = self.proc.fd
+        os.set_blocking(self.fd, False)
+        self._pidfd = os.pidfd_open(self.proc.pid)
+        self._loop.add_reader(self.fd, self._on_readable)
+        self._loop.add_reader(self._pidfd, self._on_child_exit)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _on_readable(self) -> None:
+        try:
+            data = os.read(self.fd, READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError as exc:  # EIO: every copy of the PTY's other side is closed
+            if exc.errno != errno.EIO:
+                log.debug("session %s: read failed: %s", self.id, exc)
+            data = b""
+        if not data:
+            self._pty_eof = True
+            self._stop_reading()
+            return
+        self._accept(data)
+        if self.backlog.size >= HIGH_WATERMARK:
+            self.pause_reading()
+
+    def _accept(self, data: bytes) -> None:
+        self.backlog.push(data)
+        self.bytes_read += len(data)
+        self.hooks.output_ready(self)
+
+    def pause_reading(self) -> None:
+        if not self.reading_paused and self._pty_open:
+            self._loop.remove_reader(self.fd)
+            self.reading_paused = True
+
+    def resume_reading(self) -> None:
+        if self.reading_paused and self._pty_open and not self._pty_eof:
+            self._loop.add_reader(self.fd, self._on_readable)
+            self.reading_paused = False
+
+    def _stop_reading(self) -> None:
+        if self._pty_open and not self.reading_paused:
+            self._loop.remove_reader(self.fd)
+        self.reading_paused = True
+
+    # -- parsing (driven by the scheduler) -----------------------------------------------------
+
+    def parse_slice(self, budget: int) -> tuple[int, bytes]:
+        """Feed up to `budget` unparsed bytes to the screen; return (offset, bytes)."""
+        offset = self.bytes_parsed
+        chunk = self.backlog.take(budget)
+        try:
+            self.stream.feed(chunk)
+        except Exception:  # the emulator must never raise; if it does, keep the session alive
+            log.exception("session %s: emulator raised on %d bytes", self.id, len(chunk))
+        self.bytes_parsed += len(chunk)
+        if self.reading_paused and self.backlog.size <= LOW_WATERMARK:
+            self.resume_reading()
+        return offset, chunk
+
+    @property
+    def has_backlog(self) -> bool:
+        return self.backlog.size > 0
+
+    def drained(self) -> None:
+        """The scheduler parsed everything: finish an exit that was waiting for that."""
+        if self._child_reaped and self.state == "running" and not self._pty_open:
+            self._finish_exit()
+
+    # -- input -----------------------------------------------------------------------------------
+
+    def write(self, data: bytes) -> int:
+        if self.state != "running" or not self._pty_open:
+            raise ProtocolError(ErrorCode.NOT_RUNNING, f"session {self.name!r} has exited")
+        if len(self._outbox) + len(data) > MAX_INPUT_BACKLOG:
+            raise ProtocolError(
+                ErrorCode.BUSY,
+                f"session {self.name!r} is not reading its input ({len(self._outbox)} bytes queued)",
+            )
+        if not self._outbox:
+            try:
+                written = os.write(self.fd, data)
+            except BlockingIOError:
+                written = 0
+            except OSError as exc:
+                raise ProtocolError(ErrorCode.NOT_RUNNING, f"session {self.name!r}: {exc.strerror}") from None
+            data = data[written:]
+            if not data:
+                return written
+            self._loop.add_writer(self.fd, self._on_writable)
+        self._outbox += data
+        return len(data)
+
+    def _on_writable(self) -> None:
+        try:
+            written = os.write(self.fd, self._outbox)
+        except BlockingIOError:
+            return
+        except OSError:
+            written = len(self._outbox)  # the program is gone; drop what it will never read
+        del self._outbox[:written]
+        if not self._outbox:
+            self._loop.remove_writer(self.fd)
+
+    def _answer_program(self, data: str) -> None:
+        """Replies to terminal queries (DA, DSR, ...) go back to the program as input."""
+        if self.state == "running" and self._pty_open:
+            try:
+                self.write(data.encode())
+            except ProtocolError:
+                pass
+
+    # -- size ----------------------------------------------------------------------------------
+
+    def resize(self, cols: int, rows: int) -> None:
+        self.screen.resize(rows, cols)
+        self.config.cols, self.config.rows = cols, rows
+        if self._pty_open:
+            try:
+                self.proc.setwinsize(rows, cols)
+            except OSError:
+                pass
+
+    # -- exit ----------------------------------------------------------------------------------
+
+    def _on_child_exit(self) -> None:
+        self._loop.remove_reader(self._pidfd)
+        os.close(self._pidfd)
+        try:
+            _, status = os.waitpid(self.proc.pid, 0)
+        except ChildProcessError:
+            status = 0
+        code = os.waitstatus_to_exitcode(status)
+        self.exit_code, self.exit_signal = (code, None) if code >= 0 else (None, -code)
+        self._child_reaped = True
+        self.proc.terminated = True
+        # Output written just before exit is still in the PTY: read it to the end before closing.
+        self._drain_pty()
+        self._close_pty()
+        if self._killing:  # nobody will look at the screen of a killed session: skip parsing
+            self.backlog = OutputBacklog()
+        if self.backlog.size == 0:
+            self._finish_exit()
+
+    def _drain_pty(self) -> None:
+        while self._pty_open:
+            try:
+                data = os.read(self.fd, READ_SIZE)
+            except OSError:  # EAGAIN: nothing more for now (a grandchild may hold the PTY); EIO: closed
+                return
+            if not data:
+                return
+            self._accept(data)
+
+    def _close_pty(self) -> None:
+        if not self._pty_open:
+            return
+        self._stop_reading()
+        if self._outbox:
+            self._loop.remove_writer(self.fd)
+            self._outbox.clear()
+        self._pty_open = False
+        self.proc.fileobj.close()
+        self.proc.fd = -1
+        self.proc.closed = True
+
+    def _finish_exit(self) -> None:
+        self.state = "exited"
+        if not self._exited.done():
+            self._exited.set_result(None)
+        self.hooks.exited(self)
+
+    async def kill(self, grace: float = KILL_GRACE) -> None:
+        """SIGHUP, then SIGTERM, then SIGKILL, `grace` seconds apart, until the child is reaped."""
+        self._killing = True
+        for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGKILL):
+            if self._child_reaped:
+                break
+            self._signal_group(sig)
+            try:
+                await asyncio.wait_for(asyncio.shield(self._exited), grace if sig != signal.SIGKILL else None)
+            except TimeoutError:
+                continue
+        await self._exited
+
+    def _signal_group(self, sig: int) -> None:
+        try:
+            os.killpg(self.proc.pid, sig)  # the child leads its own session and process group
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            os.kill(self.proc.pid, sig)
+
+    async def wait_exited(self) -> None:
+        await asyncio.shield(self._exited)
+
+    # -- views -----------------------------------------------------------------------------------
+
+    def info(self) -> SessionInfo:
+        return SessionInfo(
+            id=self.id,
+            name=self.name,
+            command=self.config.argv,
+            cwd=self.config.cwd,
+            pid=self.proc.pid,
+            state=self.state,
+            exit_code=self.exit_code,
+            exit_signal=self.exit_signal,
+            cols=self.config.cols,
+            rows=self.config.rows,
+            created=self.created,
+            bytes_out=self.bytes_read,
+            title=self.title,
+        )

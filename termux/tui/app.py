@@ -1,0 +1,644 @@
+"""The termux TUI: a Textual app attached to a termux server.
+
+The loop's priorities (DESIGN.md):
+
+1. Input. Keys and pastes come from the driver's input thread straight onto the event loop
+   (`TermuxDriver.input_hook`, `call_soon_threadsafe`), ahead of Textual's message queue, and are
+   written to the socket at once (`send_nowait`). Textual's bindings never see a key meant for a
+   session: while no modal screen is open, `route_key` takes every key.
+2. The focused session. The pump (`_pump`) parses the focused session's queued output first.
+3. Background sessions, in bounded slices (`Feeder.step`), with a yield between slices, so a
+   keystroke that arrives meanwhile waits for at most one slice. A background session that falls
+   too far behind is dropped and resynced from a server snapshot.
+
+Nothing here polls: the pump sleeps on an event until a push arrives, and the activity view's
+timer exists only while it has words to reveal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+from collections.abc import Awaitable
+from typing import Any, ClassVar
+
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Static
+
+from termux import emulator
+from termux.keys import encode_paste, encode_textual
+from termux.tui.activity import ActivityView
+from termux.tui.config import Config
+from termux.tui.feed import Feeder, Shadow, Step
+from termux.tui.render import Palette
+from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
+from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str | None) -> bytes:
+    return base64.b64decode(text) if text else b""
+
+
+class MainScreen(Screen[None]):
+    """The sidebar, the terminal view, the activity view and the status line. No bindings: every
+    key is the session's unless it is the prefix."""
+
+    BINDINGS: ClassVar[list[BindingType]] = []
+
+    DEFAULT_CSS = """
+    MainScreen { layout: vertical; }
+    #body { height: 1fr; }
+    #right { width: 1fr; }
+    #banner { height: auto; padding: 1 2; display: none; }
+    #banner.-shown { display: block; }
+    """
+
+    def __init__(self, config: Config) -> None:
+        super().__init__()
+        self.config = config
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            sidebar = Sidebar(id="sidebar")
+            sidebar.set_class(not self.config.sidebar, "-hidden")
+            yield sidebar
+            with Vertical(id="right"):
+                yield Static("", id="banner")
+                yield TerminalView(
+                    Palette(self.config.palette, self.config.foreground, self.config.background),
+                    id="terminal",
+                )
+                activity = ActivityView(id="activity")
+                activity.set_class(not self.config.activity, "-hidden")
+                yield activity
+        yield StatusLine(self.config.prefix, id="status")
+
+
+class TermuxApp(App[str]):
+    """Attached to one server through `client` (a termux.client.AsyncClient)."""
+
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS: ClassVar[list[BindingType]] = []  # Textual's quit (ctrl+q) and friends belong to the session
+    TITLE = "termux"
+
+    class Ended(Message):
+        """The server went away."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        config: Config | None = None,
+        focus: str | None = None,
+        feeder: Feeder | None = None,
+        driver_class: Any = None,
+    ) -> None:
+        super().__init__(driver_class=driver_class, ansi_color=True)
+        self.client = client
+        self.config = config or Config()
+        self.initial_focus = focus
+        self.feeder = feeder or Feeder(history=self.config.scrollback_lines)
+        self.infos: dict[str, dict[str, Any]] = {}  # session id → SessionInfo, in sidebar order
+        self.rows: dict[str, SessionRow] = {}
+        self.focused_id: str | None = None
+        self.prefix_pending = False
+        self.attached = asyncio.Event()
+        self.exit_reason = ""
+        self._work = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._bells: dict[str, int] = {}
+        self._main: MainScreen | None = None
+        self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
+        self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
+
+    # -- set-up ---------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        from termux.tui.driver import TermuxDriver
+
+        driver = self._driver
+        if isinstance(driver, TermuxDriver):
+            driver.input_hook = self._input_from_driver
+        self._main = MainScreen(self.config)
+        self.push_screen(self._main)
+        self._spawn(self._attach_server())
+
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            exc = task.exception()
+            self.exit_reason = f"error: {type(exc).__name__}: {exc}"
+            self.exit(self.exit_reason)
+
+    @property
+    def view(self) -> TerminalView:
+        assert self._main is not None
+        return self._main.query_one(TerminalView)
+
+    @property
+    def sidebar(self) -> Sidebar:
+        assert self._main is not None
+        return self._main.query_one(Sidebar)
+
+    @property
+    def status(self) -> StatusLine:
+        assert self._main is not None
+        return self._main.query_one(StatusLine)
+
+    @property
+    def activity(self) -> ActivityView:
+        assert self._main is not None
+        return self._main.query_one(ActivityView)
+
+    async def _attach_server(self) -> None:
+        """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
+        reply = await self.client.request("client.attach")
+        snapshots = reply.get("snapshots") or {}
+        for info in reply.get("sessions") or []:
+            snap = snapshots.get(info["id"]) or {}
+            self._add_session(info, snap)
+        focus = self._resolve(self.initial_focus) if self.initial_focus else None
+        if focus is None:
+            focus = next((s for s, i in self.infos.items() if i.get("state") == "running"), None)
+        self._refresh_sidebar()
+        self._spawn(self._read_pushes())
+        self._spawn(self._pump())
+        self.focus_session(focus)
+        self.attached.set()
+
+    def _resolve(self, target: str) -> str | None:
+        if target in self.infos:
+            return target
+        return next((s for s, i in self.infos.items() if i.get("name") == target), None)
+
+    def _add_session(self, info: dict[str, Any], snap: dict[str, Any]) -> Shadow:
+        sid = info["id"]
+        self.infos[sid] = info
+        self.rows[sid] = SessionRow(sid, info.get("name", sid), title=info.get("title") or "")
+        self._apply_state(sid, info)
+        cols = snap.get("cols") or info.get("cols") or 80
+        rows = snap.get("rows") or info.get("rows") or 24
+        data = _unb64(snap.get("data") or snap.get("snapshot"))
+        shadow = self.feeder.add(sid, cols, rows, data, snap.get("offset", 0))
+        if not snap:
+            # created elsewhere: buffer its output until the snapshot arrives
+            shadow.resyncing = True
+            self.feeder.need_snapshot.add(sid)
+        else:
+            self._bells[sid] = getattr(shadow.screen, "bell_count", 0)
+            self.rows[sid].preview = emulator_preview(shadow.screen)
+        return shadow
+
+    def _apply_state(self, sid: str, info: dict[str, Any]) -> None:
+        row = self.rows[sid]
+        row.state = info.get("state", "running")
+        row.exit_code = info.get("exit_code")
+        row.exit_signal = info.get("signal_name") or (
+            f"signal {info['exit_signal']}" if info.get("exit_signal") else None
+        )
+
+    # -- pushes ---------------------------------------------------------------------------------
+
+    async def _read_pushes(self) -> None:
+        pushes: asyncio.Queue[dict[str, Any]] = self.client.pushes
+        closed: asyncio.Event = self.client.closed
+        while True:
+            getter = asyncio.ensure_future(pushes.get())
+            closer = asyncio.ensure_future(closed.wait())
+            done, _ = await asyncio.wait({getter, closer}, return_when=asyncio.FIRST_COMPLETED)
+            if getter not in done:
+                getter.cancel()
+                self.exit_reason = "the server went away"
+                self.exit(self.exit_reason)
+                return
+            closer.cancel()
+            self.handle_push(getter.result())
+            # Take everything already here without yielding: queuing is cheap, parsing is the pump's.
+            while not pushes.empty():
+                self.handle_push(pushes.get_nowait())
+            self._work.set()
+
+    def handle_push(self, push: dict[str, Any]) -> None:
+        kind = push.get("push")
+        if kind == "output":
+            sid = push.get("session", "")
+            self.feeder.push(sid, int(push.get("offset", 0)), _unb64(push.get("data")), self.focused_id)
+        elif kind == "snapshot":
+            sid = push.get("session", "")
+            self._reset_from(sid, push)
+        elif kind == "event":
+            self.handle_event(push.get("event") or {})
+        elif kind == "error":
+            error = push.get("error") or {}
+            self.status.set_state(message=f"server: {error.get('message', error)}")
+
+    def handle_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        sid = event.get("session")
+        data = {**event, **(event.get("data") or {})}
+        if kind == "session.created" and sid and sid not in self.infos:
+            info = {"id": sid, "name": data.get("name") or sid, "state": "running"}
+            self._add_session(info, {})
+            self._refresh_sidebar()
+            self._work.set()  # the pump asks for its snapshot; it never takes focus
+        elif sid not in self.rows:
+            return
+        elif kind == "session.exited":
+            self.infos[sid].update(
+                state="exited",
+                exit_code=data.get("exit_code"),
+                exit_signal=data.get("exit_signal"),
+                signal_name=data.get("signal_name"),
+            )
+            self._apply_state(sid, self.infos[sid])
+            self.sidebar.update_row(self.rows[sid])
+            if sid == self.focused_id:
+                self.call_later(self._focus_after_exit)
+        elif kind == "session.closed":
+            self._remove_session(sid)
+        elif kind == "session.renamed":
+            self.infos[sid]["name"] = data.get("name", sid)
+            self.rows[sid].name = self.infos[sid]["name"]
+            self.sidebar.update_row(self.rows[sid])
+            if sid == self.focused_id:
+                self.status.set_state(session=self.rows[sid].name)
+        elif kind == "session.title":
+            self.rows[sid].title = data.get("title") or ""
+            self.sidebar.update_row(self.rows[sid])
+        elif kind == "session.bell" and sid != self.focused_id:
+            self.rows[sid].bell = True
+            self.sidebar.update_row(self.rows[sid])
+
+    def _remove_session(self, sid: str) -> None:
+        self.infos.pop(sid, None)
+        self.rows.pop(sid, None)
+        self.feeder.remove(sid)
+        self.activity.harvester.forget(sid)
+        if sid == self.focused_id:
+            self.focused_id = None
+            self.call_later(self._focus_after_exit)
+        self._refresh_sidebar()
+
+    def _focus_after_exit(self) -> None:
+        """The focused session ended: move to a live one, or say none is left."""
+        current = self.focused_id
+        if current is not None and self.rows.get(current, SessionRow("", "")).state == "running":
+            return
+        live = [s for s in self.infos if self.rows[s].state == "running"]
+        if live:
+            order = list(self.infos)
+            start = order.index(current) if current in order else 0
+            after = [s for s in order[start + 1 :] + order[: start + 1] if s in live]
+            self.focus_session(after[0])
+        elif current is None or current not in self.infos:
+            self.focus_session(None)
+        else:
+            self._show_banner(True)
+
+    def _reset_from(self, sid: str, snap: dict[str, Any]) -> None:
+        if sid not in self.feeder.shadows:
+            return
+        before = self.feeder.shadows[sid].offset
+        shadow = self.feeder.reset(
+            sid,
+            int(snap.get("cols") or 80),
+            int(snap.get("rows") or 24),
+            _unb64(snap.get("data") or snap.get("snapshot")),
+            int(snap.get("offset", 0)),
+        )
+        self._bells[sid] = getattr(shadow.screen, "bell_count", 0)
+        row = self.rows.get(sid)
+        if row is not None:
+            row.preview = emulator_preview(shadow.screen)
+            if sid != self.focused_id and shadow.offset > before:
+                row.unseen = True  # output we only learnt of through the snapshot
+            self.sidebar.update_row(row)
+        if sid == self.focused_id:
+            self.view.show(shadow.screen)
+        self._work.set()
+
+    # -- the pump -------------------------------------------------------------------------------
+
+    async def _pump(self) -> None:
+        """Parse queued output: focused first, background in slices, yielding after each slice."""
+        while True:
+            await self._work.wait()
+            self._work.clear()
+            self._request_snapshots()
+            while (step := self.feeder.step(self.focused_id)) is not None:
+                self._after_step(step)
+                await asyncio.sleep(0)  # keystrokes queued meanwhile run now
+                self._request_snapshots()
+
+    def _request_snapshots(self) -> None:
+        for sid in list(self.feeder.need_snapshot):
+            self.feeder.need_snapshot.discard(sid)
+            self._spawn(self._resync(sid))
+
+    async def _resync(self, sid: str) -> None:
+        from termux.client import TermuxError
+
+        self.snapshots_pending += 1
+        try:
+            reply = await self.client.request("session.snapshot", target=sid)
+        except TermuxError as exc:
+            if exc.code == "no_session":
+                self._remove_session(sid)
+                return
+            raise
+        finally:
+            self.snapshots_pending -= 1
+        info = reply.get("session")
+        if info and sid in self.infos:
+            self.infos[sid].update(info)
+            self.rows[sid].name = info.get("name", sid)
+            self._apply_state(sid, self.infos[sid])
+        self._reset_from(sid, reply)
+
+    def _after_step(self, step: Step) -> None:
+        sid = step.session
+        shadow = self.feeder.shadows.get(sid)
+        row = self.rows.get(sid)
+        if shadow is None or row is None:
+            return
+        if sid == self.focused_id:
+            self.view.update_dirty()
+        else:
+            bells = getattr(shadow.screen, "bell_count", 0)
+            changed = not row.unseen or bells != self._bells.get(sid, 0)
+            row.unseen = True
+            if bells != self._bells.get(sid, 0):
+                row.bell = True
+                self._bells[sid] = bells
+            preview = emulator_preview(shadow.screen)
+            if changed or preview != row.preview:
+                row.preview = preview
+                self.sidebar.update_row(row)
+        if not self.activity.has_class("-hidden"):
+            for chunk in step.chunks:
+                self.activity.observe(sid, chunk)
+
+    # -- focus and size -------------------------------------------------------------------------
+
+    def focus_session(self, sid: str | None) -> None:
+        self.focused_id = sid
+        self._show_banner(sid is None)
+        shadow = self.feeder.shadows.get(sid) if sid else None
+        self.view.show(shadow.screen if shadow else None)
+        if sid is not None and sid in self.rows:
+            row = self.rows[sid]
+            row.unseen = row.bell = False
+            self.status.set_state(session=row.name)
+            self.client.send_nowait("client.focus", target=sid)
+            self._fit(sid)
+        self._refresh_sidebar()
+        self.view.focus()
+        self._work.set()
+
+    def _show_banner(self, shown: bool) -> None:
+        if self._main is None:
+            return
+        banner = self._main.query_one("#banner", Static)
+        if shown:
+            banner.update("No sessions are running.\n\nPress c (or Enter) to start a new one, q to leave.")
+        banner.set_class(shown, "-shown")
+        self.view.display = not shown
+
+    def _fit(self, sid: str) -> None:
+        """Size the session to the view (the server resizes the PTY; a snapshot makes ours exact)."""
+        width, height = self.view.size.width, self.view.size.height
+        shadow = self.feeder.shadows.get(sid)
+        if shadow is None or width < 2 or height < 1 or self.rows[sid].state != "running":
+            return
+        if (shadow.screen.columns, shadow.screen.lines) == (width, height):
+            return
+        shadow.screen.resize(height, width)
+        self.view.show(shadow.screen)
+        self._spawn(self._resize(sid, width, height))
+
+    async def _resize(self, sid: str, cols: int, rows: int) -> None:
+        from termux.client import TermuxError
+
+        with contextlib.suppress(TermuxError):
+            await self.client.request("session.resize", target=sid, cols=cols, rows=rows)
+            await self._resync(sid)
+
+    def on_terminal_view_resized(self, message: TerminalView.Resized) -> None:
+        if self.focused_id is not None:
+            self._fit(self.focused_id)
+
+    # -- input ----------------------------------------------------------------------------------
+
+    def _input_from_driver(self, message: Message) -> None:
+        """Keys and pastes from the input thread, on the loop, ahead of Textual's queue."""
+        if self._passthrough():
+            if isinstance(message, events.Key):
+                self.route_key(message)
+                return
+            if isinstance(message, events.Paste):
+                self.route_paste(message.text)
+                return
+        self.post_message(message)
+
+    def _passthrough(self) -> bool:
+        return self._main is not None and bool(self._screen_stack) and self.screen is self._main
+
+    async def on_event(self, event: events.Event) -> None:
+        # Keys that came through Textual's queue (tests, or while the app starts): same routing.
+        if self._passthrough() and not event.is_forwarded:
+            if isinstance(event, events.Key):
+                self.route_key(event)
+                return
+            if isinstance(event, events.Paste):
+                self.route_paste(event.text)
+                return
+        await super().on_event(event)
+
+    def _matches(self, event: events.Key, key: str) -> bool:
+        return event.key == key or (event.character is not None and event.character == key and len(key) == 1)
+
+    def route_key(self, event: events.Key) -> None:
+        """Every key while no modal screen is open: the prefix, a command after it, or the session."""
+        if self.prefix_pending:
+            self.prefix_pending = False
+            self.status.set_state(pending=False)
+            if self._matches(event, self.config.prefix):
+                self.send_key(event)  # the prefix twice sends it
+                return
+            action = next((a for k, a in self.config.bindings.items() if self._matches(event, k)), None)
+            if action is None:
+                self.status.set_state(message=f"no binding for {event.key}")
+            else:
+                self.run_prefix_action(action)
+            return
+        if self._matches(event, self.config.prefix):
+            self.prefix_pending = True
+            self.status.set_state(pending=True, message="")
+            return
+        if self.focused_id is None or self.rows[self.focused_id].state != "running":
+            self._key_without_session(event)
+            return
+        self.send_key(event)
+
+    def _key_without_session(self, event: events.Key) -> None:
+        if event.key in ("c", "enter"):
+            self._spawn(self.new_session())
+        elif event.key in ("q", "d"):
+            self.detach()
+
+    def send_key(self, event: events.Key) -> None:
+        sid = self.focused_id
+        if sid is None:
+            return
+        shadow = self.feeder.shadows.get(sid)
+        mode = shadow.screen.mode if shadow else ()
+        data = encode_textual(event.key, event.character, mode)
+        if data:
+            self.send_bytes(data)
+
+    def route_paste(self, text: str) -> None:
+        sid = self.focused_id
+        if sid is None:
+            return
+        shadow = self.feeder.shadows.get(sid)
+        self.send_bytes(encode_paste(text, shadow.screen.mode if shadow else ()))
+
+    def send_bytes(self, data: bytes) -> None:
+        if self.focused_id is None:
+            return
+        self.client.send_nowait("session.send", target=self.focused_id, data=_b64(data))
+        self.sent.append(data)
+        del self.sent[:-64]
+
+    def on_terminal_view_input(self, message: TerminalView.Input) -> None:
+        self.send_bytes(message.data)
+
+    def on_terminal_view_scrolled(self, message: TerminalView.Scrolled) -> None:
+        if message.lines < 0:
+            self.open_scrollback()
+
+    def on_sidebar_selected(self, message: Sidebar.Selected) -> None:
+        self.focus_session(message.session_id)
+
+    # -- prefix commands ------------------------------------------------------------------------
+
+    def run_prefix_action(self, action: str) -> None:
+        order = list(self.infos)
+        if action == "new":
+            self._spawn(self.new_session())
+        elif action in ("next", "previous") and order:
+            index = order.index(self.focused_id) if self.focused_id in order else -1
+            step = 1 if action == "next" else -1
+            self.focus_session(order[(index + step) % len(order)])
+        elif action.startswith("select-"):
+            n = int(action.split("-", 1)[1])
+            if n < len(order):
+                self.focus_session(order[n])
+        elif action == "detach":
+            self.detach()
+        elif action == "kill" and self.focused_id is not None:
+            self._confirm_kill(self.focused_id)
+        elif action == "rename" and self.focused_id is not None:
+            self._rename(self.focused_id)
+        elif action == "sidebar":
+            self.sidebar.toggle_class("-hidden")  # the view's Resized fits the session
+        elif action == "activity":
+            self.activity.toggle_class("-hidden")
+        elif action == "scrollback":
+            self.open_scrollback()
+        elif action == "help":
+            self.push_screen(HelpScreen(self.config))
+        elif action == "send-prefix":
+            self.send_bytes(encode_textual(self.config.prefix, None))
+
+    async def new_session(self) -> None:
+        width, height = self.view.size.width, self.view.size.height
+        args: dict[str, Any] = {}
+        if width >= 2 and height >= 1:
+            args.update(cols=width, rows=height)
+        reply = await self.client.request("session.new", **args)
+        info = reply["session"]
+        sid = info["id"]
+        if sid not in self.infos:
+            self._add_session(info, {})
+            self._refresh_sidebar()
+        await self._resync(sid)
+        self.focus_session(sid)
+
+    def detach(self) -> None:
+        self.exit_reason = "detached"
+        self.exit("detached")
+
+    def _confirm_kill(self, sid: str) -> None:
+        name = self.rows[sid].name
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._spawn(self.client.request("session.kill", target=sid))
+
+        self.push_screen(ConfirmScreen(f"Kill session {name}?"), done)
+
+    def _rename(self, sid: str) -> None:
+        def done(name: str | None) -> None:
+            if name:
+                self._spawn(self._do_rename(sid, name))
+
+        self.push_screen(RenameScreen(self.rows[sid].name), done)
+
+    async def _do_rename(self, sid: str, name: str) -> None:
+        from termux.client import TermuxError
+
+        try:
+            await self.client.request("session.rename", target=sid, name=name)
+        except TermuxError as exc:
+            self.status.set_state(message=exc.message if hasattr(exc, "message") else str(exc))
+
+    def open_scrollback(self) -> None:
+        sid = self.focused_id
+        shadow = self.feeder.shadows.get(sid) if sid else None
+        if shadow is None or sid is None:
+            return
+        screen = shadow.screen
+        history = len(getattr(screen, "history", ()) or ())
+        try:
+            lines = emulator.capture(screen, -history if history else None, None, escapes=True)
+        except (AttributeError, TypeError):
+            lines = list(screen.display)
+        self.push_screen(ScrollbackScreen(lines, self.config.wheel_lines, self.rows[sid].name))
+
+    # -- sidebar --------------------------------------------------------------------------------
+
+    def _refresh_sidebar(self) -> None:
+        if self._main is None:
+            return
+        self.sidebar.set_rows([self.rows[s] for s in self.infos], self.focused_id)
+
+    async def on_unmount(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+
+
+def emulator_preview(screen: Any) -> str:
+    preview = getattr(emulator, "preview", None)
+    if preview is not None:
+        return str(preview(screen))
+    for line in reversed(screen.display):
+        if line.strip():
+            return str(line.strip())
+    return ""

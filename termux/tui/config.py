@@ -1,0 +1,209 @@
+"""TUI settings from `$XDG_CONFIG_HOME/termux/config.toml` (prefix, bindings, scrollback, colours).
+
+    prefix = "ctrl+b"            # or tmux style: "C-b"
+    sidebar = true               # shown at start
+    activity = false             # the activity view, shown at start
+    escape_delay_ms = 5          # how long a lone ESC waits for the rest of a key sequence
+
+    [bindings]                   # command key (after the prefix) = action
+    c = "new"
+    "|" = "sidebar"
+
+    [scrollback]
+    lines = 10000                # history kept per session in the TUI
+    wheel_lines = 3              # lines per wheel step
+
+    [colours]
+    foreground = "#d0d0d0"       # default foreground/background (unset: the terminal's own)
+    background = "#101010"
+    palette = ["#000000", "#cd0000"]   # overrides for ANSI colours 0, 1, … (up to 16)
+
+A bad file raises ConfigError naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.color import Color, ColorParseError
+
+ACTIONS = (
+    "new",
+    "next",
+    "previous",
+    *(f"select-{n}" for n in range(10)),
+    "detach",
+    "kill",
+    "rename",
+    "sidebar",
+    "activity",
+    "scrollback",
+    "help",
+    "send-prefix",
+)
+ACTION_HELP = {
+    "new": "create a session and focus it",
+    "next": "focus the next session",
+    "previous": "focus the previous session",
+    "detach": "leave the TUI; sessions keep running",
+    "kill": "kill the focused session (asks first)",
+    "rename": "rename the focused session",
+    "sidebar": "show or hide the sidebar",
+    "activity": "show or hide the activity view",
+    "scrollback": "browse the focused session's history (q leaves)",
+    "help": "this help",
+    "send-prefix": "send the prefix key itself to the session",
+    **{f"select-{n}": f"focus session {n} in the sidebar" for n in range(10)},
+}
+
+DEFAULT_BINDINGS: dict[str, str] = {
+    "c": "new",
+    "n": "next",
+    "p": "previous",
+    **{str(n): f"select-{n}" for n in range(10)},
+    "d": "detach",
+    "x": "kill",
+    ",": "rename",
+    "s": "sidebar",
+    "r": "activity",
+    "[": "scrollback",
+    "?": "help",
+}
+
+
+class ConfigError(Exception):
+    """The config file is not valid; the message names the file and the line."""
+
+
+@dataclass
+class Config:
+    prefix: str = "ctrl+b"
+    bindings: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_BINDINGS))
+    sidebar: bool = True
+    activity: bool = False
+    escape_delay_ms: int = 5
+    scrollback_lines: int = 10_000
+    wheel_lines: int = 3
+    foreground: str | None = None
+    background: str | None = None
+    palette: dict[int, str] = field(default_factory=dict)
+    path: Path | None = None
+
+
+def config_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "termux" / "config.toml"
+
+
+_TMUX_MOD = {"C": "ctrl", "M": "alt", "S": "shift"}
+
+
+def normalise_key(key: str) -> str:
+    """`C-b` → `ctrl+b`, `M-x` → `alt+x`; Textual names pass through."""
+    parts = []
+    rest = key
+    while len(rest) > 2 and rest[1] == "-" and rest[0] in _TMUX_MOD:
+        parts.append(_TMUX_MOD[rest[0]])
+        rest = rest[2:]
+    return "+".join([*parts, rest.lower() if parts else rest])
+
+
+def _line_of(text: str, key: str) -> int:
+    """The line where `key` is set (best effort: the first `key =`), 1-based; 0 when not found."""
+    pattern = re.compile(rf'^[ \t]*("?){re.escape(key)}\1[ \t]*=', re.M)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else 0
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read the config file (a missing file gives the defaults)."""
+    path = path or config_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}") from None  # tomllib says "(at line N, column M)"
+    return parse_config(data, text, path)
+
+
+def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None) -> Config:
+    config = Config(path=path)
+
+    def fail(key: str, message: str) -> ConfigError:
+        line = _line_of(text, key)
+        where = f"{path}:{line}" if line else f"{path}"
+        return ConfigError(f"{where}: {key}: {message}")
+
+    def want(key: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise fail(key, f"expected {what}, got {value!r}")
+        return value
+
+    def colour(key: str, value: Any) -> str:
+        want(key, value, str, 'a colour such as "#1e1e1e"')
+        try:
+            Color.parse(value)
+        except ColorParseError:
+            raise fail(key, f"not a colour: {value!r}") from None
+        return str(value)
+
+    known = {"prefix", "bindings", "sidebar", "activity", "escape_delay_ms", "scrollback", "colours", "colors"}
+    for key in data:
+        if key not in known:
+            raise fail(key, f"unknown setting (known: {', '.join(sorted(known))})")
+    if "prefix" in data:
+        config.prefix = normalise_key(want("prefix", data["prefix"], str, 'a key such as "ctrl+b"'))
+    if "sidebar" in data:
+        config.sidebar = want("sidebar", data["sidebar"], bool, "true or false")
+    if "activity" in data:
+        config.activity = want("activity", data["activity"], bool, "true or false")
+    if "escape_delay_ms" in data:
+        config.escape_delay_ms = want("escape_delay_ms", data["escape_delay_ms"], int, "milliseconds")
+        if not 0 <= config.escape_delay_ms <= 1000:
+            raise fail("escape_delay_ms", "must be between 0 and 1000")
+    bindings = want("bindings", data.get("bindings", {}), dict, "a table")
+    for key, action in bindings.items():
+        if action not in ACTIONS and action != "none":
+            raise fail(key, f"unknown action {action!r} (actions: {', '.join(ACTIONS)}, none)")
+        normalised = normalise_key(key) if len(key) > 1 else key
+        if action == "none":
+            config.bindings.pop(normalised, None)
+        else:
+            config.bindings[normalised] = action
+    scrollback = want("scrollback", data.get("scrollback", {}), dict, "a table")
+    for key, value in scrollback.items():
+        if key == "lines":
+            config.scrollback_lines = want(key, value, int, "a number of lines")
+            if not 0 <= value <= 1_000_000:
+                raise fail(key, "must be between 0 and 1000000")
+        elif key == "wheel_lines":
+            config.wheel_lines = want(key, value, int, "a number of lines")
+            if not 1 <= value <= 100:
+                raise fail(key, "must be between 1 and 100")
+        else:
+            raise fail(key, "unknown scrollback setting (known: lines, wheel_lines)")
+    colours = data.get("colours", data.get("colors", {}))
+    colours = want("colours", colours, dict, "a table")
+    for key, value in colours.items():
+        if key == "foreground":
+            config.foreground = colour(key, value)
+        elif key == "background":
+            config.background = colour(key, value)
+        elif key == "palette":
+            want(key, value, list, "a list of up to 16 colours")
+            if len(value) > 16:
+                raise fail(key, "at most 16 colours")
+            config.palette = {n: colour(key, v) for n, v in enumerate(value)}
+        else:
+            raise fail(key, "unknown colour setting (known: foreground, background, palette)")
+    return config

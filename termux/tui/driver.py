@@ -1,0 +1,131 @@
+"""Textual's Linux driver, changed where a multiplexer needs it.
+
+1. A lone Escape. Textual's XTermParser waits `textual.constants.ESCAPE_DELAY` (100 ms) after an
+   ESC for the rest of a sequence, and the stock input thread only notices that deadline when its
+   `select(0.1)` poll comes back, so a lone ESC reaches the app 100–200 ms late. Here the delay is
+   short (terminals write a whole sequence at once) and the input thread's select sleeps exactly
+   until the parser's deadline.
+2. No polling. The stock input thread wakes ten times a second while idle. This one blocks in
+   select with no timeout unless an escape sequence is pending, and is woken by a pipe to stop.
+3. Lossy key names. Textual reads ESC DEL (alt+backspace) as ctrl+w; the parser is told otherwise.
+4. Input first. Keys and pastes are handed to the app's `input_hook` on the event loop with
+   `call_soon_threadsafe`, ahead of Textual's message queue, so a keystroke waits at most for the
+   slice of work that is running when it arrives (see termux/tui/app.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import selectors
+from codecs import getincrementaldecoder
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from textual import constants, events
+from textual._xterm_parser import XTermParser
+from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
+
+ESCAPE_DELAY = 0.005  # seconds an ESC waits for the rest of a sequence
+
+
+class TermuxParser(XTermParser):
+    """Textual's parser with the key names a multiplexer must not lose."""
+
+    def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
+        if sequence == "\x1b\x7f":
+            return [events.Key("alt+backspace", None)]
+        return super()._sequence_to_key_events(sequence, alt)
+
+    def next_timeout(self) -> float | None:
+        """The parser's pending deadline (time.monotonic-based, as Textual's get_time), or None."""
+        deadline: float | None = getattr(self, "_timeout_time", None)
+        return deadline
+
+
+class TermuxDriver(LinuxDriver):
+    """LinuxDriver with an idle-silent input thread, a short ESC delay and the input fast path."""
+
+    #: Called on the event loop with each Key/Paste; returns nothing. Set by the app.
+    input_hook: Callable[[Message], None] | None = None
+
+    def __init__(self, app: Any, **kwargs: Any) -> None:
+        super().__init__(app, **kwargs)
+        # The parser reads this module constant each time it waits after an ESC.
+        delay_ms = getattr(getattr(app, "config", None), "escape_delay_ms", None)
+        delay = ESCAPE_DELAY if delay_ms is None else delay_ms / 1000
+        constants.ESCAPE_DELAY = max(delay, 0.0005)  # type: ignore[misc]
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        self._stopping = False
+        self._event_loop: asyncio.AbstractEventLoop | None = None
+        # The input thread's recent select timeouts (None: asleep until input); tests read it.
+        self.select_timeouts: deque[float | None] = deque(maxlen=64)
+
+    def start_application_mode(self) -> None:
+        self._event_loop = asyncio.get_running_loop()
+        self._stopping = False
+        super().start_application_mode()
+
+    def disable_input(self) -> None:
+        self._stopping = True
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:
+            pass
+        super().disable_input()
+
+    def close(self) -> None:
+        super().close()
+        for fd in (self._wake_r, self._wake_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def run_input_thread(self) -> None:
+        from textual._time import get_time
+
+        selector = selectors.DefaultSelector()
+        selector.register(self.fileno, selectors.EVENT_READ)
+        selector.register(self._wake_r, selectors.EVENT_READ)
+        parser = TermuxParser(self._debug)
+        decode = getincrementaldecoder("utf-8")(errors="replace").decode
+        try:
+            while not self._stopping:
+                deadline = parser.next_timeout()
+                timeout = None if deadline is None else max(0.0, deadline - get_time())
+                self.select_timeouts.append(timeout)
+                for key, _mask in selector.select(timeout):
+                    if key.fd == self._wake_r:
+                        try:
+                            os.read(self._wake_r, 64)
+                        except OSError:
+                            pass
+                        continue
+                    data = os.read(self.fileno, 4096)
+                    if not data:
+                        self._stopping = True
+                        break
+                    for message in parser.feed(decode(data)):
+                        self.process_message(message)
+                for message in parser.tick():
+                    self.process_message(message)
+        finally:
+            selector.close()
+            try:
+                for _ in parser.feed(""):
+                    pass
+            except Exception:
+                pass
+
+    def process_message(self, message: Message) -> None:
+        hook = self.input_hook
+        loop = self._event_loop
+        if hook is not None and loop is not None and isinstance(message, (events.Key, events.Paste)):
+            message.set_sender(self._app)
+            loop.call_soon_threadsafe(hook, message)
+            return
+        super().process_message(message)

@@ -1,0 +1,201 @@
+"""Shadow screens and the prioritised feed (sans-I/O: the app does the socket and the drawing).
+
+Each followed session has a `Shadow`: a termux Screen fed with the output the server pushes, the
+output offset it reflects, and a backlog of pushed chunks not fed yet. `Feeder.step(focused)` does
+one bounded slice of work and says what it did; the app runs steps with a yield between them, so a
+keystroke waits for at most one slice:
+
+1. the focused session's backlog first, `focus_slice` bytes per step, never dropped;
+2. then the background sessions round-robin, `background_slice` bytes per step.
+
+A background session whose backlog grows past `backlog_limit` loses that backlog and is marked for
+resync: the app asks the server for a snapshot (`session.snapshot`) and `reset()` replaces the screen
+with it. Offsets make this exact: output already covered by the snapshot is trimmed, a gap (output
+missing before a chunk) also triggers a resync. Every buffer here is bounded.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from termux.emulator import ByteStream, Screen
+
+FOCUS_SLICE = 256 << 10
+BACKGROUND_SLICE = 32 << 10
+BACKLOG_LIMIT = 1 << 20  # per background session; above it: drop and resync
+RESYNC_BUFFER = 1 << 20  # output kept while a snapshot is on its way; the oldest is dropped first
+
+
+def make_screen(cols: int, rows: int, history: int, snapshot: bytes = b"") -> tuple[Any, Any]:
+    screen = Screen(cols, rows, history=history)
+    stream = ByteStream(screen)
+    if snapshot:
+        stream.feed(snapshot)
+    return screen, stream
+
+
+@dataclass
+class Shadow:
+    id: str
+    screen: Any
+    stream: Any
+    offset: int  # output bytes the screen reflects
+    backlog: deque[tuple[int, bytes]] = field(default_factory=deque)
+    backlog_bytes: int = 0
+    resyncing: bool = False
+    resyncs: int = 0
+    dropped_bytes: int = 0
+
+    @property
+    def end(self) -> int:
+        """The offset just after the last byte received (fed or queued)."""
+        if self.backlog:
+            offset, data = self.backlog[-1]
+            return offset + len(data)
+        return self.offset
+
+
+@dataclass
+class Step:
+    """What one slice did: `fed` bytes of `session` were parsed into its shadow screen."""
+
+    session: str
+    fed: int
+    focused: bool
+    chunks: list[bytes]
+
+
+class Feeder:
+    def __init__(
+        self,
+        *,
+        history: int = 10_000,
+        focus_slice: int = FOCUS_SLICE,
+        background_slice: int = BACKGROUND_SLICE,
+        backlog_limit: int = BACKLOG_LIMIT,
+    ) -> None:
+        self.history = history
+        self.focus_slice = focus_slice
+        self.background_slice = background_slice
+        self.backlog_limit = backlog_limit
+        self.shadows: dict[str, Shadow] = {}
+        self.need_snapshot: set[str] = set()  # the app requests these and calls reset()
+        self._turn: deque[str] = deque()  # background round-robin order
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    def add(self, session: str, cols: int, rows: int, snapshot: bytes = b"", offset: int = 0) -> Shadow:
+        screen, stream = make_screen(cols, rows, self.history, snapshot)
+        shadow = Shadow(session, screen, stream, offset)
+        self.shadows[session] = shadow
+        self._turn.append(session)
+        return shadow
+
+    def remove(self, session: str) -> None:
+        self.shadows.pop(session, None)
+        self.need_snapshot.discard(session)
+        if session in self._turn:
+            self._turn.remove(session)
+
+    def reset(self, session: str, cols: int, rows: int, snapshot: bytes, offset: int) -> Shadow:
+        """Replace the session's screen with a server snapshot taken at `offset`; queued output the
+        snapshot already covers is dropped, the rest is kept."""
+        old = self.shadows.get(session)
+        if old is None:
+            return self.add(session, cols, rows, snapshot, offset)
+        screen, stream = make_screen(cols, rows, self.history, snapshot)
+        old.screen, old.stream, old.offset = screen, stream, offset
+        old.resyncing = False
+        self.need_snapshot.discard(session)
+        kept: deque[tuple[int, bytes]] = deque()
+        expected = offset
+        for chunk_offset, data in old.backlog:
+            end = chunk_offset + len(data)
+            if end <= expected:
+                continue
+            if chunk_offset > expected:
+                self._resync(old)  # a gap after the snapshot: ask again
+                return old
+            kept.append((expected, data[expected - chunk_offset :]))
+            expected = end
+        old.backlog = kept
+        old.backlog_bytes = sum(len(d) for _, d in kept)
+        return old
+
+    # -- input from the server -----------------------------------------------------------------
+
+    def push(self, session: str, offset: int, data: bytes, focused: str | None) -> None:
+        """Queue pushed output. Never parses (that is `step`'s job, in bounded slices)."""
+        shadow = self.shadows.get(session)
+        if shadow is None or not data:
+            return
+        if shadow.resyncing:
+            # Keep what arrives while the snapshot is on its way; reset() trims what it covers.
+            shadow.backlog.append((offset, data))
+            shadow.backlog_bytes += len(data)
+            while shadow.backlog_bytes > RESYNC_BUFFER and len(shadow.backlog) > 1:
+                _, dropped = shadow.backlog.popleft()
+                shadow.backlog_bytes -= len(dropped)
+            return
+        end = shadow.end
+        if offset + len(data) <= end:
+            return  # already have it
+        if offset > end:
+            self._resync(shadow)  # bytes went missing
+            shadow.backlog.append((offset, data))
+            shadow.backlog_bytes += len(data)
+            return
+        if offset < end:
+            data = data[end - offset :]
+            offset = end
+        shadow.backlog.append((offset, data))
+        shadow.backlog_bytes += len(data)
+        if session != focused and shadow.backlog_bytes > self.backlog_limit:
+            self._resync(shadow)
+
+    def _resync(self, shadow: Shadow) -> None:
+        shadow.dropped_bytes += shadow.backlog_bytes
+        shadow.backlog.clear()
+        shadow.backlog_bytes = 0
+        shadow.resyncing = True
+        shadow.resyncs += 1
+        self.need_snapshot.add(shadow.id)
+
+    # -- the work -------------------------------------------------------------------------------
+
+    def has_work(self) -> bool:
+        return any(s.backlog and not s.resyncing for s in self.shadows.values())
+
+    def step(self, focused: str | None) -> Step | None:
+        """Parse one bounded slice; the focused session first. None when there is nothing to do."""
+        shadow = self.shadows.get(focused) if focused is not None else None
+        if shadow is not None and shadow.backlog and not shadow.resyncing:
+            return self._feed(shadow, self.focus_slice, True)
+        for _ in range(len(self._turn)):
+            session = self._turn[0]
+            self._turn.rotate(-1)
+            shadow = self.shadows.get(session)
+            if shadow is not None and session != focused and shadow.backlog and not shadow.resyncing:
+                return self._feed(shadow, self.background_slice, False)
+        return None
+
+    def _feed(self, shadow: Shadow, budget: int, focused: bool) -> Step:
+        fed = 0
+        chunks: list[bytes] = []
+        while shadow.backlog and fed < budget:
+            offset, data = shadow.backlog[0]
+            room = budget - fed
+            if len(data) > room:
+                part, rest = data[:room], data[room:]
+                shadow.backlog[0] = (offset + room, rest)
+            else:
+                part = data
+                shadow.backlog.popleft()
+            shadow.stream.feed(part)
+            chunks.append(part)
+            fed += len(part)
+            shadow.backlog_bytes -= len(part)
+            shadow.offset = offset + len(part)
+        return Step(shadow.id, fed, focused, chunks)

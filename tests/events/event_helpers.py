@@ -1,0 +1,44 @@
+"""Helpers for the event tests: a real server on a real Unix socket, run in the test's own loop.
+
+Running the server in-process lets a test instrument its loop (timers, loop passes) and reach its
+state, while clients still talk to it over the socket exactly as scripts do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from termux.server.server import Server
+
+
+async def serve_in_loop(path: Path, **options: Any) -> tuple[Server, asyncio.Task[None]]:
+    server = Server(path, **options)
+    ready = asyncio.get_running_loop().create_future()
+    task = asyncio.create_task(server.serve(lambda: ready.set_result(None)))
+    await asyncio.wait([ready, task], return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        task.result()
+    return server, task
+
+
+async def shutdown(server: Server, task: asyncio.Task[None]) -> None:
+    server.request_shutdown()
+    await asyncio.wait_for(task, 30)
+
+
+async def spawn_cli(env: dict[str, str], *args: str) -> asyncio.subprocess.Process:
+    """`python -m termux ARGS` as a child, without blocking the loop the server runs in."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "termux", *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+
+
+async def cli(env: dict[str, str], *args: str, timeout: float = 60) -> tuple[int, str, str]:
+    proc = await spawn_cli(env, *args)
+    out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()

@@ -1,0 +1,136 @@
+"""`termux events` and `termux wait` as a user runs them: a subprocess CLI against a real server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from event_helpers import cli, spawn_cli
+
+from termux.server import commands
+from termux.server.server import Server
+
+
+def bell(server: Server) -> int:
+    return server.events.append("session.bell", session="%0", name="x").seq
+
+
+async def spawn_events(env: dict[str, str], *args: str) -> asyncio.subprocess.Process:
+    return await spawn_cli(env, "events", *args)
+
+
+async def read_seqs(proc: asyncio.subprocess.Process, last: int, seen: list[int]) -> None:
+    assert proc.stdout is not None
+    while not seen or seen[-1] < last:
+        line = await asyncio.wait_for(proc.stdout.readline(), 30)
+        assert line, "the CLI stopped printing"
+        seen.append(json.loads(line)["seq"])
+
+
+async def finish(proc: asyncio.subprocess.Process) -> str:
+    proc.terminate()
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    return err.decode()
+
+
+async def until(predicate: object) -> None:
+    while not predicate():  # type: ignore[operator]
+        await asyncio.sleep(0.01)
+
+
+async def test_events_resumes_after_a_dropped_connection_with_no_gap_and_no_duplicate(
+    live: Server, termux_env: dict[str, str]
+) -> None:
+    for _ in range(3):
+        bell(live)
+    proc = await spawn_events(termux_env, "--json", "--cursor", "0")
+    seen: list[int] = []
+    await read_seqs(proc, 3, seen)
+    for _ in range(2):
+        bell(live)
+    await read_seqs(proc, 5, seen)
+    # Cut the stream's connection, and commit more while the CLI is reconnecting.
+    for conn in [c for c in live.connections if c.stream is not None]:
+        assert conn.transport is not None
+        conn.transport.abort()
+    for _ in range(5):
+        bell(live)
+    await read_seqs(proc, 10, seen)
+    await until(lambda: live.events.stream_count == 1)
+    for _ in range(2):
+        bell(live)
+    await read_seqs(proc, 12, seen)
+    await finish(proc)
+    assert seen == list(range(1, 13))
+
+
+async def test_events_starts_at_the_tail_and_filters_by_type(live: Server, termux_env: dict[str, str]) -> None:
+    bell(live)
+    proc = await spawn_events(termux_env, "--json", "--type", "renamed")
+    await until(lambda: live.events.stream_count == 1)
+    bell(live)
+    seq = live.events.append("session.renamed", session="%0", name="y", old="x").seq
+    seen: list[int] = []
+    await read_seqs(proc, seq, seen)
+    assert seen == [seq]
+    assert await finish(proc) == ""
+
+
+@pytest.mark.parametrize("why", ["capacity", "old server"])
+async def test_events_falls_back_to_long_polling_with_one_notice(
+    live: Server, termux_env: dict[str, str], monkeypatch: pytest.MonkeyPatch, why: str
+) -> None:
+    if why == "capacity":
+        live.events.max_streams = 0
+    else:
+        monkeypatch.delitem(commands.COMMANDS, "events.stream")
+    for _ in range(2):
+        bell(live)
+    proc = await spawn_events(termux_env, "--json", "--cursor", "0")
+    seen: list[int] = []
+    await read_seqs(proc, 2, seen)
+    await until(lambda: live.events.waiter_count == 1)  # parked in a long poll, not polling
+    for _ in range(3):
+        bell(live)
+    await read_seqs(proc, 5, seen)
+    err = await finish(proc)
+    assert seen == [1, 2, 3, 4, 5]
+    assert len(err.strip().splitlines()) == 1 and "long-polling" in err
+
+
+async def test_events_poll_and_timeout_and_human_format(live: Server, termux_env: dict[str, str]) -> None:
+    live.events.append("session.exited", session="%3", name="build", exit_code=2, exit_signal=None)
+    code, out, err = await cli(termux_env, "events", "--poll", "--cursor", "0", "--timeout", "0.3")
+    assert code == 0 and err == ""
+    fields = out.split()
+    assert fields[0] == "1" and fields[2:] == [
+        "session.exited",
+        "%3",
+        "build",
+        "exit_code=2",
+        "exit_signal=null",
+    ]
+    code, out, err = await cli(termux_env, "events", "--timeout", "0.2")
+    assert (code, out, err) == (0, "", "")
+
+
+async def test_wait_for_exit_match_quiet_and_timeout(live: Server, termux_env: dict[str, str]) -> None:
+    script = "echo starting; read x; echo got-$x; read y; exit 3"
+    code, _, err = await cli(termux_env, "new", "-d", "-s", "job", "--", "sh", "-c", script)
+    assert code == 0, err
+    assert await cli(termux_env, "wait", "-t", "job", "--match", "start\\w+") == (0, "starting\n", "")
+    waiting = asyncio.create_task(cli(termux_env, "wait", "-t", "job", "--match", r"got-\d+"))
+    await cli(termux_env, "send", "-t", "job", "42", "Enter")
+    assert await waiting == (0, "got-42\n", "")
+    code, out, _ = await cli(termux_env, "wait", "-t", "job", "--quiet", "0.2")
+    assert (code, out) == (0, "")
+    code, _, err = await cli(termux_env, "wait", "-t", "job", "--exit", "--timeout", "0.2")
+    assert code == 124 and "timed out" in err
+    exiting = asyncio.create_task(cli(termux_env, "wait", "-t", "job", "--exit"))
+    await cli(termux_env, "send", "-t", "job", "Enter")
+    assert await exiting == (0, "3\n", "")
+    code, _, err = await cli(termux_env, "wait", "-t", "nope", "--exit")
+    assert code == 1 and "no_session" in err
+    code, _, err = await cli(termux_env, "wait", "-t", "job", "--match", "(")
+    assert code == 1 and "bad_args" in err

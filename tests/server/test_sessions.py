@@ -1,0 +1,90 @@
+"""Session lifecycles against a real server: exits, kills, descriptors and zombies."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.conftest import RunningServer, wait_for_screen
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """(pid, state) of every process whose parent is `pid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append((int(entry.name), fields[0]))
+    return found
+
+
+def _open_fds(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+def test_output_written_right_before_exit_is_captured(server: RunningServer) -> None:
+    with server.client() as client:
+        client.request("client.attach")
+        script = "i=0; while [ $i -lt 300 ]; do echo line$i; i=$((i+1)); done; printf 'LAST WORDS'"
+        client.request("session.new", name="burst", command=["sh", "-c", script], rows=5)
+        while True:
+            push = client.next_push(20)
+            assert push is not None
+            if push.get("push") == "event" and push["event"]["type"] == "session.exited":
+                break
+        lines = client.request("session.capture", target="burst")["lines"]
+    assert "LAST WORDS" in lines[-1] or "LAST WORDS" in "\n".join(lines)
+    assert "line299" in "\n".join(lines)
+
+
+def test_kill_escalates_to_sigkill_for_a_program_that_ignores_hup_and_term(server: RunningServer) -> None:
+    with server.client() as client:
+        client.request(
+            "session.new",
+            name="stubborn",
+            command=["sh", "-c", "trap '' HUP TERM; echo ready; while :; do sleep 1; done"],
+        )
+        wait_for_screen(server.path, "stubborn", "ready")
+        killed = client.request("session.kill", target="stubborn")["session"]
+    assert killed["state"] == "exited"
+    assert killed["exit_signal"] == 9
+    assert [state for _, state in _children(server.process.pid)] == []
+
+
+def test_many_sessions_leave_no_zombie_and_no_descriptor(server: RunningServer) -> None:
+    pid = server.process.pid
+    with server.client() as client:
+        client.request("session.new", name="warmup", command=["true"])
+        client.request("session.kill", target="warmup")
+        fds_before = _open_fds(pid)
+        for round in range(4):
+            names = [f"s{round}-{i}" for i in range(50)]
+            for name in names:
+                client.request("session.new", name=name, command=["sh", "-c", "sleep 60"])
+            assert len(_children(pid)) >= 50
+            for name in names:
+                client.request("session.kill", target=name)
+        assert client.request("session.list")["sessions"] == []
+        assert _children(pid) == []
+        assert _open_fds(pid) == fds_before
+
+
+def test_exited_sessions_are_reaped_at_once(server: RunningServer) -> None:
+    with server.client() as client:
+        client.request("client.attach")
+        for i in range(20):
+            client.request("session.new", name=f"quick{i}", command=["true"])
+        exited = 0
+        while exited < 20:
+            push = client.next_push(20)
+            assert push is not None
+            if push.get("push") == "event" and push["event"]["type"] == "session.exited":
+                exited += 1
+        assert [s for s in _children(server.process.pid) if s[1] == "Z"] == []
+        states = {s["state"] for s in client.request("session.list")["sessions"]}
+    assert states == {"exited"}

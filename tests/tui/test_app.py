@@ -1,0 +1,302 @@
+"""The TUI attached to a real server (real PTYs, real socket), driven by Textual's Pilot."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from textual import events
+
+from termux.client import AsyncClient
+from termux.tui.app import TermuxApp, _b64
+from termux.tui.config import Config
+from termux.tui.feed import Feeder, Step
+from termux.tui.screens import ScrollbackScreen
+from termux.tui.widgets import TerminalView
+from tests.conftest import RunningServer
+from tests.tui.helpers import screen_text, wait_until
+
+SIZE = (100, 30)
+
+
+async def start(server: RunningServer, **kwargs: Any) -> tuple[TermuxApp, AsyncClient]:
+    client = await AsyncClient.connect(server.path, autostart=False)
+    app = TermuxApp(client, config=kwargs.pop("config", Config()), **kwargs)
+    return app, client
+
+
+def shadow_text(app: TermuxApp, sid: str | None = None) -> str:
+    sid = sid or app.focused_id
+    assert sid is not None
+    return screen_text(app.feeder.shadows[sid].screen)
+
+
+async def test_attach_type_and_see_the_echo(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/sh"])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.focused_id is not None
+        await pilot.press(*"echo hel", "l", "o", "enter")
+        await wait_until(pilot, lambda: "hello\n" in shadow_text(app) + "\n")
+        # the view draws the same screen the shadow holds, sized to the view
+        shadow = app.feeder.shadows[app.focused_id].screen
+        assert (shadow.columns, shadow.lines) == (app.view.size.width, app.view.size.height)
+    await client.close()
+
+
+async def test_textual_bindings_never_eat_session_keys(server: RunningServer) -> None:
+    with server.client() as c:
+        # raw mode: ctrl+c and friends are bytes for cat, not signals
+        c.request("session.new", name="a", command=["/bin/sh", "-c", "stty raw -echo; exec cat"])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        app.sent.clear()
+        # quit, command palette, focus cycling, copy, and the flow-control/suspend keys
+        await pilot.press("ctrl+q", "ctrl+p", "tab", "shift+tab", "ctrl+c", "ctrl+s", "ctrl+z", "ctrl+backslash")
+        await pilot.press("escape")
+        assert app.sent == [b"\x11", b"\x10", b"\t", b"\x1b[Z", b"\x03", b"\x13", b"\x1a", b"\x1c", b"\x1b"]
+        assert app.is_running and app.screen is app._main
+        assert app.view.has_focus
+    await client.close()
+
+
+async def test_prefix_commands(server: RunningServer) -> None:
+    with server.client() as c:
+        first = c.request("session.new", name="first", command=["/bin/cat"])["session"]["id"]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.focused_id == first
+        app.sent.clear()
+        await pilot.press("ctrl+b", "ctrl+b")  # the prefix twice sends it
+        assert app.sent == [b"\x02"]
+        await pilot.press("ctrl+b", "c")  # a new session, focused
+        await wait_until(pilot, lambda: len(app.infos) == 2 and app.focused_id != first)
+        second = app.focused_id
+        await pilot.press("ctrl+b", "p")
+        assert app.focused_id == first
+        await pilot.press("ctrl+b", "n")
+        assert app.focused_id == second
+        await pilot.press("ctrl+b", "0")
+        assert app.focused_id == first
+        await pilot.press("ctrl+b", "s")
+        assert app.sidebar.has_class("-hidden")
+        await pilot.press("ctrl+b", "s")
+        assert not app.sidebar.has_class("-hidden")
+        await pilot.press("ctrl+b", "r")
+        assert not app.activity.has_class("-hidden")
+        await pilot.press("ctrl+b", "question_mark")
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("x")  # any key closes help, and is not sent
+        assert app.screen is app._main
+        app.sent.clear()
+        await pilot.press("ctrl+b", "x", "n")  # kill asks first; n declines
+        assert app.screen is app._main and len(app.infos) == 2
+        await pilot.press("ctrl+b", "comma")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"renamed", "enter")
+        await wait_until(pilot, lambda: app.rows[first].name == "renamed")
+        await pilot.press("ctrl+b", "x", "y")
+        await wait_until(pilot, lambda: first not in app.infos)
+        assert app.focused_id == second
+        assert app.sent == []  # none of the command keys reached a session
+        await pilot.press("ctrl+b", "d")
+        await pilot.pause()
+    assert app.return_value == "detached"
+    with server.client() as c:
+        assert [s["id"] for s in c.request("session.list")["sessions"]] == [second]
+    await client.close()
+
+
+async def test_session_created_elsewhere_appears_without_focus(server: RunningServer) -> None:
+    with server.client() as c:
+        first = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        with server.client() as c:
+            other = c.request("session.new", name="b", command=["/bin/sh", "-c", "echo from-b; exec cat"])
+        other_id = other["session"]["id"]
+        await wait_until(pilot, lambda: other_id in app.rows and "from-b" in app.rows[other_id].preview)
+        assert app.focused_id == first
+        assert app.rows[other_id].unseen
+        assert [row.id for row in app.sidebar.rows] == [first, other_id]
+    await client.close()
+
+
+async def test_exit_shows_code_and_moves_focus(server: RunningServer) -> None:
+    with server.client() as c:
+        live = c.request("session.new", name="live", command=["/bin/cat"])["session"]["id"]
+        dying = c.request("session.new", name="dying", command=["/bin/sh", "-c", "read x; exit 3"])
+        dying_id = dying["session"]["id"]
+    app, client = await start(server, focus="dying")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.focused_id == dying_id
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.rows[dying_id].state == "exited")
+        assert app.rows[dying_id].exit_code == 3
+        head, _ = app.sidebar.row_text(1, app.rows[dying_id])
+        assert "exit 3" in head.plain
+        await wait_until(pilot, lambda: app.focused_id == live)
+        # the last one ends: the TUI says so and offers a new one
+        await pilot.press("ctrl+d")
+        await wait_until(pilot, lambda: app.rows[live].state == "exited")
+        await wait_until(pilot, lambda: app._main.query_one("#banner").has_class("-shown"))
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.focused_id not in (None, live, dying_id))
+        assert app.rows[app.focused_id].state == "running"
+    await client.close()
+
+
+async def test_paste_is_bracketed_when_the_program_asks(server: RunningServer) -> None:
+    with server.client() as c:
+        script = "read x; printf '\\033[?2004hready'; exec cat"
+        c.request("session.new", name="a", command=["/bin/sh", "-c", script])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)  # the resize's snapshot
+        app.route_paste("plain\n")  # not bracketed yet: line end as CR
+        assert app.sent == [b"plain\r"]
+        await wait_until(pilot, lambda: "ready" in shadow_text(app))
+        app.sent.clear()
+        app.route_paste("one\x1b[201~two")
+        assert app.sent == [b"\x1b[200~one[201~two\x1b[201~"]
+    await client.close()
+
+
+class RecordingFeeder(Feeder):
+    """Logs every slice; calls `at_slice[n]` right after slice n (n from 1)."""
+
+    def __init__(self, log: list[tuple[str, str, int]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.log = log
+        self.at_slice: dict[int, Callable[[], None]] = {}
+        self.slices = 0
+
+    def step(self, focused: str | None) -> Step | None:
+        step = super().step(focused)
+        if step is not None:
+            self.slices += 1
+            self.log.append(("slice", step.session, step.fed))
+            if (hook := self.at_slice.get(self.slices)) is not None:
+                hook()
+        return step
+
+
+class RecordingApp(TermuxApp):
+    def send_bytes(self, data: bytes) -> None:
+        assert isinstance(self.feeder, RecordingFeeder)
+        self.feeder.log.append(("key", data.decode(), 0))
+        super().send_bytes(data)
+
+
+async def test_keystroke_waits_for_at_most_one_slice_under_a_flood(server: RunningServer) -> None:
+    """Input first: a key that arrives (from another thread, as the driver's input thread sends it)
+    while background floods are being parsed is handled before the next slice."""
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    log: list[tuple[str, str, int]] = []
+    feeder = RecordingFeeder(log, background_slice=4096, backlog_limit=1 << 30)
+    client = await AsyncClient.connect(server.path, autostart=False)
+    app = RecordingApp(client, config=Config(), feeder=feeder)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.pause()
+        loop = asyncio.get_running_loop()
+        for n in range(4):
+            feeder.add(f"bg{n}", 80, 24)
+            app.handle_push({"push": "output", "session": f"bg{n}", "offset": 0, "data": _b64(flood(n))})
+
+        def key_from_another_thread() -> None:
+            key = events.Key("k", "k")
+            thread = threading.Thread(target=loop.call_soon_threadsafe, args=(app._input_from_driver, key))
+            thread.start()
+            thread.join()
+
+        log.clear()
+        feeder.slices = 0
+        feeder.at_slice[5] = key_from_another_thread
+        feeder.at_slice[40] = key_from_another_thread
+        app._work.set()
+        await wait_until(pilot, lambda: not feeder.has_work())
+        slices = [entry for entry in log if entry[0] == "slice"]
+        assert len(slices) > 60  # a real flood, many slices
+        assert all(fed <= 4096 for _, _, fed in slices)  # the bound
+        keys = [i for i, entry in enumerate(log) if entry[0] == "key"]
+        # each key is handled right after the slice during which it arrived: never after two
+        assert [log[i - 1] for i in keys] == [slices[4], slices[39]]
+        assert keys == [5, 41]
+    await client.close()
+
+
+def flood(n: int) -> bytes:
+    return b"".join(f"bg{n} {i:06d} yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\r\n".encode() for i in range(2000))
+
+
+async def test_mouse_sidebar_click_focuses_and_terminal_mouse_reaches_the_program(server: RunningServer) -> None:
+    with server.client() as c:
+        script = "read x; printf '\\033[?1000h\\033[?1006hmouse-on'; exec cat"
+        first = c.request("session.new", name="a", command=["/bin/sh", "-c", script])["session"]["id"]
+        second = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
+    app, client = await start(server, focus="a")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.focused_id == first
+        await pilot.click("#sidebar", offset=(5, 2))  # the second row
+        assert app.focused_id == second
+        await pilot.click("#sidebar", offset=(5, 0))
+        assert app.focused_id == first
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
+        app.sent.clear()
+        await pilot.click("#terminal", offset=(5, 3))  # no mouse mode yet: nothing for the program
+        assert app.sent == []
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "mouse-on" in shadow_text(app))
+        app.sent.clear()
+        await pilot.click("#terminal", offset=(5, 3))
+        assert app.sent == [b"\x1b[<0;6;4M", b"\x1b[<0;6;4m"]
+    await client.close()
+
+
+async def test_scrollback_by_keys_and_wheel(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/sh", "-c", "read x; seq 1 200; exec cat"])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "\n200\n" in "\n" + shadow_text(app) + "\n")
+        app.sent.clear()
+        await pilot.press("ctrl+b", "left_square_bracket")
+        await pilot.pause()
+        scroll = app.screen
+        assert isinstance(scroll, ScrollbackScreen)
+        view = scroll.view
+        assert view.lines[view.top + view.size.height - 1].plain.strip() == "" or view.top == view.max_top()
+        await pilot.press("g")  # the oldest line
+        assert view.top == 0 and view.lines[0].plain.strip() in ("", "1")
+        assert any(line.plain.strip() == "1" for line in view.lines[:3])
+        await pilot.press("pagedown", "down")
+        assert view.top == view.size.height
+        await pilot.press("up")
+        assert view.top == view.size.height - 1
+        await pilot.press("q")
+        assert app.screen is app._main
+        assert app.sent == []  # browsing never types into the session
+        # the wheel over a program that did not ask for the mouse opens the scrollback too
+        app.view.post_message(TerminalView.Scrolled(-1))
+        await pilot.pause()
+        assert isinstance(app.screen, ScrollbackScreen)
+        app.screen.on_mouse_scroll_up(events.MouseScrollUp(None, 0, 0, 0, 0, 0, False, False, False))
+        assert app.screen.view.top == app.screen.view.max_top() - app.config.wheel_lines
+        await pilot.press("escape")
+        assert app.screen is app._main
+    await client.close()

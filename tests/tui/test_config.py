@@ -1,0 +1,60 @@
+"""config.toml: defaults, overrides, and bad files reported with the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from termux.tui.config import DEFAULT_BINDINGS, ConfigError, config_path, load_config
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    return path
+
+
+def test_missing_file_gives_defaults(tmp_path: Path) -> None:
+    config = load_config(tmp_path / "none.toml")
+    assert config.prefix == "ctrl+b" and config.bindings == DEFAULT_BINDINGS
+
+
+def test_xdg_config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert config_path() == tmp_path / "termux" / "config.toml"
+
+
+def test_settings(tmp_path: Path) -> None:
+    config = load_config(
+        write(
+            tmp_path,
+            'prefix = "C-a"\nsidebar = false\nescape_delay_ms = 20\n[bindings]\n"|" = "sidebar"\nx = "none"\n'
+            '[scrollback]\nlines = 500\nwheel_lines = 5\n[colours]\nbackground = "#101010"\n'
+            'palette = ["#000000", "#ff0000"]\n',
+        )
+    )
+    assert config.prefix == "ctrl+a"
+    assert not config.sidebar and config.escape_delay_ms == 20
+    assert config.bindings["|"] == "sidebar" and "x" not in config.bindings
+    assert (config.scrollback_lines, config.wheel_lines) == (500, 5)
+    assert config.background == "#101010" and config.palette == {0: "#000000", 1: "#ff0000"}
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "words"),
+    [
+        ('prefix = "ctrl+b"\nsidebar = maybe\n', 2, "line 2"),
+        ('prefix = "ctrl+b"\n\nprefx = "C-a"\n', 3, "unknown setting"),
+        ('[bindings]\nc = "new"\nq = "explode"\n', 3, "unknown action"),
+        ('[scrollback]\nlines = "many"\n', 2, "expected a number"),
+        ('[colours]\nforeground = "#zzzzzz"\n', 2, "not a colour"),
+    ],
+)
+def test_bad_file_names_the_line(tmp_path: Path, text: str, line: int, words: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    message = str(info.value)
+    assert str(path) in message and words in message
+    assert f":{line}:" in message or f"line {line}" in message

@@ -1,0 +1,107 @@
+"""The prioritised feed, structurally: ordering, the slice bound, resync ending in the server's screen."""
+
+from __future__ import annotations
+
+from termux.emulator import ByteStream, Screen, snapshot
+from termux.tui.feed import Feeder
+from tests.tui.helpers import screen_text
+
+
+def flood(n: int, tag: str) -> bytes:
+    return b"".join(f"\x1b[3{i % 8};1m{tag}\x1b[0m line {i} \u4e2d\r\n".encode() for i in range(n))
+
+
+def state(screen: Screen) -> tuple[object, ...]:
+    cells = [[screen.buffer[y][x] for x in range(screen.columns)] for y in range(screen.lines)]
+    return cells, (screen.cursor.x, screen.cursor.y, screen.cursor.hidden), set(screen.mode)
+
+
+def test_focused_output_goes_before_background_output() -> None:
+    feeder = Feeder(focus_slice=1000, background_slice=100, backlog_limit=1 << 30)
+    for sid in ("bg1", "focus", "bg2"):
+        feeder.add(sid, 80, 24)
+    feeder.push("bg1", 0, b"x" * 5000, "focus")
+    feeder.push("bg2", 0, b"y" * 5000, "focus")
+    feeder.push("focus", 0, b"z" * 2500, "focus")
+    steps = []
+    while (step := feeder.step("focus")) is not None:
+        steps.append((step.session, step.fed))
+    # the focused session drains first, in its own slices; then the background round-robin
+    assert steps[:3] == [("focus", 1000), ("focus", 1000), ("focus", 500)]
+    background = steps[3:]
+    assert {s for s, _ in background} == {"bg1", "bg2"}
+    assert all(fed <= 100 for _, fed in background)  # the bound
+    # round-robin: the two never run twice in a row while both have work
+    assert all(a[0] != b[0] for a, b in zip(background[:-1], background[1:], strict=False))
+    assert sum(fed for s, fed in background if s == "bg1") == 5000
+
+
+def test_focused_output_arriving_mid_flood_is_next() -> None:
+    feeder = Feeder(focus_slice=1000, background_slice=100, backlog_limit=1 << 30)
+    for sid in ("bg", "focus"):
+        feeder.add(sid, 80, 24)
+    feeder.push("bg", 0, b"x" * 10_000, "focus")
+    for _ in range(3):
+        assert feeder.step("focus").session == "bg"  # type: ignore[union-attr]
+    feeder.push("focus", 0, b"echo", "focus")
+    step = feeder.step("focus")
+    assert step is not None and step.session == "focus" and step.focused
+
+
+def test_background_backlog_over_budget_is_dropped_and_resynced() -> None:
+    feeder = Feeder(background_slice=100, backlog_limit=1000)
+    feeder.add("bg", 40, 10)
+    feeder.add("focus", 40, 10)
+    feeder.push("bg", 0, b"a" * 600, "focus")
+    assert not feeder.need_snapshot
+    feeder.push("bg", 600, b"b" * 600, "focus")  # 1200 > 1000
+    shadow = feeder.shadows["bg"]
+    assert feeder.need_snapshot == {"bg"} and shadow.resyncing
+    assert shadow.backlog_bytes == 0 and shadow.dropped_bytes == 1200
+    assert feeder.step("focus") is None  # nothing is parsed while the snapshot is on its way
+    # the focused session is never dropped, whatever its backlog
+    feeder.push("focus", 0, b"c" * 5000, "focus")
+    assert "focus" not in feeder.need_snapshot
+    assert feeder.shadows["focus"].backlog_bytes == 5000
+
+
+def test_resync_ends_in_exactly_the_servers_screen() -> None:
+    # The "server": a screen that parses every byte.
+    server = Screen(40, 10)
+    server_stream = ByteStream(server)
+    feeder = Feeder(background_slice=256, backlog_limit=1000)
+    feeder.add("bg", 40, 10)
+    offset = 0
+    chunks = [flood(50, f"c{i}") for i in range(5)] + [b"\x1b[?1h\x1b[?2004h\x1b[5;3Hend"]
+    for chunk in chunks[:3]:
+        server_stream.feed(chunk)
+        feeder.push("bg", offset, chunk, "focus")
+        offset += len(chunk)
+    assert feeder.shadows["bg"].resyncing
+    # Output goes on while the snapshot is on its way; the snapshot is taken mid-way.
+    server_stream.feed(chunks[3])
+    feeder.push("bg", offset, chunks[3], "focus")
+    offset += len(chunks[3])
+    snap, snap_offset = snapshot(server), offset
+    for chunk in chunks[4:]:
+        server_stream.feed(chunk)
+        feeder.push("bg", offset, chunk, "focus")
+        offset += len(chunk)
+    feeder.reset("bg", 40, 10, snap, snap_offset)
+    assert not feeder.shadows["bg"].resyncing
+    while feeder.step("focus") is not None:
+        pass
+    assert screen_text(feeder.shadows["bg"].screen) == screen_text(server)
+    assert state(feeder.shadows["bg"].screen) == state(server)  # every cell, the cursor, the modes
+    assert feeder.shadows["bg"].offset == offset
+
+
+def test_offsets_trim_overlap_and_detect_gaps() -> None:
+    feeder = Feeder()
+    feeder.add("s", 20, 5, offset=10)
+    feeder.push("s", 5, b"0123456789", "s")  # 5..15: the first 5 bytes are already in the screen
+    assert list(feeder.shadows["s"].backlog) == [(10, b"56789")]
+    feeder.push("s", 12, b"xx", "s")  # entirely old
+    assert feeder.shadows["s"].backlog_bytes == 5
+    feeder.push("s", 20, b"late", "s")  # 15..20 never came: resync
+    assert feeder.need_snapshot == {"s"}
