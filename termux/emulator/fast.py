@@ -248,6 +248,18 @@ class FastScreenMixin(_ReferenceScreen):
             self._last_char = data[-1]
         self.dirty.add(y)
 
+    def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        if how != 0:
+            super().erase_in_line(how, private)
+            return
+        # EL 0 (erase to the end of the line, the one redraws use): the reference's three layers in one.
+        cursor = self.cursor
+        x = cursor.x
+        y = cursor.y
+        self.dirty.add(y)
+        self.buffer[y].update(dict.fromkeys(range(x, self.columns), cursor.attrs))
+        self._fix_wide(y, x - 1)
+
     def draw_lines(self, block: str) -> None:
         """Apply `block` (lines of printable ASCII, each ended by CR LF) exactly as the calls
         `draw(line); carriage_return(); linefeed()` per line would."""
@@ -485,68 +497,77 @@ class FastStreamMixin(_ReferenceStream):
         listener: Any = self.listener
         sgr_cache = self._f_sgr
         plans = self._f_plans
-        while i < n:
-            m = match(data, i)
-            if m is None:
-                # An escape sequence or C1 control the fast path does not know: the reference way.
-                j = self._sequence(data, i)
-                if j < 0:
-                    return n  # incomplete: kept for the next feed
-                i = j
-                continue
-            i = self._resume = m.end()
-            kind = m.lastindex
-            if kind == 2:
-                draw(m.group(2))
-            elif kind == 5:
-                sgrs, text = m.group(4, 5)
-                cursor = listener.cursor
-                current = cursor.attrs
-                sgr_key = (id(current), sgrs, DECSCNM in listener.mode)
-                hit = sgr_cache.get(sgr_key)
-                if hit is not None and hit[0] is current:
-                    cursor.attrs = hit[1]
-                elif self._apply_sgrs(sgrs):
-                    # Only SGR handlers ran, and they only set cursor.attrs: remember the transition
-                    # (SGR 0 depends on DECSCNM, hence the key).
-                    if len(sgr_cache) >= _SGR_CACHE_LIMIT:
-                        sgr_cache.clear()
-                    sgr_cache[sgr_key] = (current, listener.cursor.attrs)
-                if text:
-                    draw(text)
-            elif kind == 8:
-                seq = m.group(0)
-                plan = plans.get(seq)
-                if plan is None:
-                    plan = self._plan_csi(*m.group(6, 7, 8))
-                    if len(plans) >= _PLAN_CACHE_LIMIT:
-                        plans.clear()
-                    plans[seq] = plan
-                how, fn, args = plan
-                if how == 0:
-                    fn(*args)
-                elif how == 1:
-                    fn(*args, private=True)
+        m: re.Match[str] | None = None
+        try:
+            while i < n:
+                m = match(data, i)
+                if m is None:
+                    # An escape sequence or C1 control the fast path does not know: the reference way.
+                    self._resume = i + 1  # the reference code sets its own; this covers a raise before
+                    j = self._sequence(data, i)
+                    if j < 0:
+                        return n  # incomplete: kept for the next feed
+                    i = j
+                    continue
+                i = m.end()
+                kind = m.lastindex
+                if kind == 2:
+                    draw(m.group(2))
+                elif kind == 5:
+                    sgrs, text = m.group(4, 5)
+                    cursor = listener.cursor
+                    current = cursor.attrs
+                    sgr_key = (id(current), sgrs, DECSCNM in listener.mode)
+                    hit = sgr_cache.get(sgr_key)
+                    if hit is not None and hit[0] is current:
+                        cursor.attrs = hit[1]
+                    elif self._apply_sgrs(sgrs):
+                        # Only SGR handlers ran, and they only set cursor.attrs: remember the transition
+                        # (SGR 0 depends on DECSCNM, hence the key).
+                        if len(sgr_cache) >= _SGR_CACHE_LIMIT:
+                            sgr_cache.clear()
+                        sgr_cache[sgr_key] = (current, listener.cursor.attrs)
+                    if text:
+                        draw(text)
+                elif kind == 8:
+                    seq = m.group(0)
+                    plan = plans.get(seq)
+                    if plan is None:
+                        plan = self._plan_csi(*m.group(6, 7, 8))
+                        if len(plans) >= _PLAN_CACHE_LIMIT:
+                            plans.clear()
+                        plans[seq] = plan
+                    how, fn, args = plan
+                    if how == 0:
+                        fn(*args)
+                    elif how == 1:
+                        fn(*args, private=True)
+                    else:
+                        fn(*args)  # SGR: plain SGR sequences are matched as kind 5 first
+                elif kind == 3:
+                    cr()
+                    lf()
+                elif kind == 1:
+                    block = m.group(1)
+                    if "\x1b" in block:
+                        self._styled_lines(block)
+                    else:
+                        lines(block)  # type: ignore[misc]  # group 1 cannot match without it
+                elif kind == 9:
+                    control = c0.get(m.group(9))
+                    if control is not None:
+                        control()
                 else:
-                    fn(*args)  # SGR: plain SGR sequences are matched as kind 5 first
-            elif kind == 3:
-                cr()
-                lf()
-            elif kind == 1:
-                block = m.group(1)
-                if "\x1b" in block:
-                    self._styled_lines(block)
-                else:
-                    lines(block)  # type: ignore[misc]  # group 1 cannot match without it
-            elif kind == 9:
-                control = c0.get(m.group(9))
-                if control is not None:
-                    control()
-            else:
-                final_handler = esc.get(m.group(10))
-                if final_handler is not None:
-                    final_handler()
-        return n
+                    final_handler = esc.get(m.group(10))
+                    if final_handler is not None:
+                        final_handler()
+            return n
+        except Exception:
+            # The reference feed() counts the error and resumes at _resume: after the fast token
+            # that raised (i is its end), or where the reference code it called said.
+            if m is not None:
+                self._resume = i
+            raise
 
     def _styled_lines(self, block: str) -> None:
         """Lines of printable ASCII and SGR sequences, each ended by CR LF: as the per-token path
