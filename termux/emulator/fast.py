@@ -257,8 +257,13 @@ class FastScreenMixin(_ReferenceScreen):
         x = cursor.x
         y = cursor.y
         self.dirty.add(y)
-        self.buffer[y].update(dict.fromkeys(range(x, self.columns), cursor.attrs))
-        self._fix_wide(y, x - 1)
+        line = self.buffer[y]
+        line.update(dict.fromkeys(range(x, self.columns), cursor.attrs))
+        if x:
+            # _fix_wide(y, x - 1) only ever changes a stub or a wide character: never ASCII.
+            cell = line.get(x - 1)
+            if cell is not None and not (cell.data.isascii() and cell.data):
+                self._fix_wide(y, x - 1)
 
     def draw_lines(self, block: str) -> None:
         """Apply `block` (lines of printable ASCII, each ended by CR LF) exactly as the calls
@@ -511,9 +516,7 @@ class FastStreamMixin(_ReferenceStream):
                     continue
                 i = m.end()
                 kind = m.lastindex
-                if kind == 2:
-                    draw(m.group(2))
-                elif kind == 5:
+                if kind == 5:
                     sgrs, text = m.group(4, 5)
                     cursor = listener.cursor
                     current = cursor.attrs
@@ -529,6 +532,8 @@ class FastStreamMixin(_ReferenceStream):
                         sgr_cache[sgr_key] = (current, listener.cursor.attrs)
                     if text:
                         draw(text)
+                elif kind == 2:
+                    draw(m.group(2))
                 elif kind == 8:
                     seq = m.group(0)
                     plan = plans.get(seq)
