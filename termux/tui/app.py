@@ -40,6 +40,8 @@ from termux.tui.render import Palette
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
 from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
 
+ROW_UPDATE_SLICES = 16  # under a flood, sidebar previews are refreshed every this many slices
+
 
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
@@ -117,6 +119,7 @@ class TermuxApp(App[str]):
         self._work = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bells: dict[str, int] = {}
+        self._touched: set[str] = set()  # background sessions fed since their preview was drawn
         self._main: MainScreen | None = None
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
@@ -341,10 +344,15 @@ class TermuxApp(App[str]):
             await self._work.wait()
             self._work.clear()
             self._request_snapshots()
+            slices = 0
             while (step := self.feeder.step(self.focused_id)) is not None:
                 self._after_step(step)
+                slices += 1
+                if slices % ROW_UPDATE_SLICES == 0:
+                    self._update_rows()
                 await asyncio.sleep(0)  # keystrokes queued meanwhile run now
                 self._request_snapshots()
+            self._update_rows()
 
     def _request_snapshots(self) -> None:
         for sid in list(self.feeder.need_snapshot):
@@ -381,18 +389,29 @@ class TermuxApp(App[str]):
             self.view.update_dirty()
         else:
             bells = getattr(shadow.screen, "bell_count", 0)
-            changed = not row.unseen or bells != self._bells.get(sid, 0)
-            row.unseen = True
-            if bells != self._bells.get(sid, 0):
-                row.bell = True
-                self._bells[sid] = bells
-            preview = emulator_preview(shadow.screen)
-            if changed or preview != row.preview:
-                row.preview = preview
+            if not row.unseen or bells != self._bells.get(sid, 0):
+                row.unseen = True
+                if bells != self._bells.get(sid, 0):
+                    row.bell = True
+                    self._bells[sid] = bells
                 self.sidebar.update_row(row)
+            self._touched.add(sid)  # its preview is refreshed by _update_rows
         if not self.activity.has_class("-hidden"):
             for chunk in step.chunks:
                 self.activity.observe(sid, chunk)
+
+    def _update_rows(self) -> None:
+        """Refresh the previews of background sessions that were fed since the last call."""
+        for sid in self._touched:
+            shadow = self.feeder.shadows.get(sid)
+            row = self.rows.get(sid)
+            if shadow is None or row is None:
+                continue
+            preview = emulator_preview(shadow.screen)
+            if preview != row.preview:
+                row.preview = preview
+                self.sidebar.update_row(row)
+        self._touched.clear()
 
     # -- focus and size -------------------------------------------------------------------------
 
