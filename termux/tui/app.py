@@ -40,6 +40,7 @@ from termux.tui.render import Palette
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
 from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
 
+PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
 ROW_UPDATE_SLICES = 16  # under a flood, sidebar previews are refreshed every this many slices
 
 
@@ -181,6 +182,7 @@ class TermuxApp(App[str]):
             focus = next((s for s, i in self.infos.items() if i.get("state") == "running"), None)
         self._refresh_sidebar()
         self._spawn(self._read_pushes())
+        self._spawn(self._watch_server())
         self._spawn(self._pump())
         self.focus_session(focus)
         self.attached.set()
@@ -219,23 +221,23 @@ class TermuxApp(App[str]):
     # -- pushes ---------------------------------------------------------------------------------
 
     async def _read_pushes(self) -> None:
+        """Move pushed lines into the feeder (queuing is cheap; parsing is the pump's), a bounded
+        batch at a time so that keys queued meanwhile are not kept waiting by a flood."""
         pushes: asyncio.Queue[dict[str, Any]] = self.client.pushes
-        closed: asyncio.Event = self.client.closed
         while True:
-            getter = asyncio.ensure_future(pushes.get())
-            closer = asyncio.ensure_future(closed.wait())
-            done, _ = await asyncio.wait({getter, closer}, return_when=asyncio.FIRST_COMPLETED)
-            if getter not in done:
-                getter.cancel()
-                self.exit_reason = "the server went away"
-                self.exit(self.exit_reason)
-                return
-            closer.cancel()
-            self.handle_push(getter.result())
-            # Take everything already here without yielding: queuing is cheap, parsing is the pump's.
-            while not pushes.empty():
+            self.handle_push(await pushes.get())
+            taken = 1
+            while taken < PUSH_BATCH and not pushes.empty():
                 self.handle_push(pushes.get_nowait())
+                taken += 1
             self._work.set()
+            if taken == PUSH_BATCH:
+                await asyncio.sleep(0)
+
+    async def _watch_server(self) -> None:
+        await self.client.closed.wait()
+        self.exit_reason = "the server went away"
+        self.exit(self.exit_reason)
 
     def handle_push(self, push: dict[str, Any]) -> None:
         kind = push.get("push")
@@ -284,9 +286,12 @@ class TermuxApp(App[str]):
         elif kind == "session.title":
             self.rows[sid].title = data.get("title") or ""
             self.sidebar.update_row(self.rows[sid])
-        elif kind == "session.bell" and sid != self.focused_id:
-            self.rows[sid].bell = True
-            self.sidebar.update_row(self.rows[sid])
+        elif kind == "session.bell":
+            if sid == self.focused_id:
+                self.bell()  # the focused session rang: ring the outer terminal
+            else:
+                self.rows[sid].bell = True
+                self.sidebar.update_row(self.rows[sid])
 
     def _remove_session(self, sid: str) -> None:
         self.infos.pop(sid, None)

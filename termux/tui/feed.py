@@ -5,13 +5,14 @@ output offset it reflects, and a backlog of pushed chunks not fed yet. `Feeder.s
 one bounded slice of work and says what it did; the app runs steps with a yield between them, so a
 keystroke waits for at most one slice:
 
-1. the focused session's backlog first, `focus_slice` bytes per step, never dropped;
-2. then the background sessions round-robin, `background_slice` bytes per step.
+1. the focused session's backlog first, `focus_slice` bytes (or `focus_slice_time`) per step;
+2. then the background sessions round-robin, `background_slice` bytes (or time) per step.
 
 A background session whose backlog grows past `backlog_limit` loses that backlog and is marked for
-resync: the app asks the server for a snapshot (`session.snapshot`) and `reset()` replaces the screen
-with it. Offsets make this exact: output already covered by the snapshot is trimmed, a gap (output
-missing before a chunk) also triggers a resync. Every buffer here is bounded.
+resync (the focused one only past `focus_backlog_limit`, output faster than parsing for long):
+the app asks the server for a snapshot (`session.snapshot`) and `reset()` replaces the screen with it.
+Offsets make this exact: output already covered by the snapshot is trimmed, a gap (output missing
+before a chunk) also triggers a resync. Every buffer here is bounded.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ PIECE = 2048
 # resynced from a snapshot. A view of a background session needs its latest screen, not every
 # byte, so this is small: a flood costs a snapshot now and then instead of parsing all of it.
 BACKLOG_LIMIT = 128 << 10
+# The focused session is parsed in full; only output arriving faster than this machine can parse
+# for long (a backlog past this bound) is coalesced by a snapshot, so memory stays bounded.
+FOCUS_BACKLOG_LIMIT = 16 << 20
 RESYNC_BUFFER = 128 << 10  # output kept while a snapshot is on its way; the oldest is dropped first
 
 
@@ -87,6 +91,7 @@ class Feeder:
         focus_slice: int = FOCUS_SLICE,
         background_slice: int = BACKGROUND_SLICE,
         backlog_limit: int = BACKLOG_LIMIT,
+        focus_backlog_limit: int = FOCUS_BACKLOG_LIMIT,
         focus_slice_time: float | None = FOCUS_SLICE_TIME,
         background_slice_time: float | None = BACKGROUND_SLICE_TIME,
         clock: Callable[[], float] = time.perf_counter,
@@ -98,6 +103,7 @@ class Feeder:
         self.focus_slice = focus_slice
         self.background_slice = background_slice
         self.backlog_limit = backlog_limit
+        self.focus_backlog_limit = focus_backlog_limit
         self.shadows: dict[str, Shadow] = {}
         self.need_snapshot: set[str] = set()  # the app requests these and calls reset()
         self._turn: deque[str] = deque()  # background round-robin order
@@ -170,7 +176,8 @@ class Feeder:
             offset = end
         shadow.backlog.append((offset, data))
         shadow.backlog_bytes += len(data)
-        if session != focused and shadow.backlog_bytes > self.backlog_limit:
+        limit = self.focus_backlog_limit if session == focused else self.backlog_limit
+        if shadow.backlog_bytes > limit:
             self._resync(shadow)
 
     def _resync(self, shadow: Shadow) -> None:

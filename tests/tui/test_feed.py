@@ -121,3 +121,12 @@ def test_a_slice_also_ends_at_its_time_budget() -> None:
     # the fake clock passes the deadline at once: the slice stops after one piece
     assert step is not None and step.fed == PIECE
     assert feeder.shadows["bg"].backlog_bytes == 100_000 - PIECE
+
+
+def test_the_focused_backlog_is_bounded_too() -> None:
+    feeder = Feeder(backlog_limit=100, focus_backlog_limit=10_000, **BYTES_ONLY)
+    feeder.add("focus", 80, 24)
+    feeder.push("focus", 0, b"a" * 9_000, "focus")
+    assert not feeder.need_snapshot  # far past the background limit: still parsed in full
+    feeder.push("focus", 9_000, b"a" * 2_000, "focus")
+    assert feeder.need_snapshot == {"focus"}  # past its own bound: coalesced by a snapshot
