@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import contextvars
 from collections.abc import Awaitable
 from typing import Any, ClassVar
 
@@ -132,6 +133,7 @@ class TermuxApp(App[str]):
 
         driver = self._driver
         if isinstance(driver, TermuxDriver):
+            driver.input_context = contextvars.copy_context()
             driver.input_hook = self._input_from_driver
         self._main = MainScreen(self.config)
         self.push_screen(self._main)
@@ -521,7 +523,10 @@ class TermuxApp(App[str]):
         self.send_key(event)
 
     def _key_without_session(self, event: events.Key) -> None:
-        if event.key in ("c", "enter"):
+        if any(row.state == "running" for row in self.rows.values()):
+            # an ended session was chosen while others live: keys have nowhere to go
+            self.status.set_state(message="this session has ended: prefix n/p switches, prefix x removes it")
+        elif event.key in ("c", "enter"):
             self._spawn(self.new_session())
         elif event.key in ("q", "d"):
             self.detach()
@@ -652,6 +657,7 @@ class TermuxApp(App[str]):
         if self._main is None:
             return
         self.sidebar.set_rows([self.rows[s] for s in self.infos], self.focused_id)
+        self.activity.names = {sid: row.name for sid, row in self.rows.items()}
 
     async def on_unmount(self) -> None:
         for task in list(self._tasks):
