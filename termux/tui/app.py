@@ -42,7 +42,9 @@ from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, Scrollba
 from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
 
 PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
-ROW_UPDATE_SLICES = 16  # under a flood, sidebar previews are refreshed every this many slices
+ROW_UPDATE_SLICES = 16
+BACKGROUND_SHARE = 0.5  # at most this share of the TUI's time goes to parsing background sessions
+MAX_REST = 0.02  # under a flood, sidebar previews are refreshed every this many slices
 
 
 def _b64(data: bytes) -> str:
@@ -119,6 +121,7 @@ class TermuxApp(App[str]):
         self.attached = asyncio.Event()
         self.exit_reason = ""
         self._work = asyncio.Event()
+        self._focus_work = asyncio.Event()  # focused output arrived: ends the pump's rest
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bells: dict[str, int] = {}
         self._touched: set[str] = set()  # background sessions fed since their preview was drawn
@@ -246,6 +249,8 @@ class TermuxApp(App[str]):
         if kind == "output":
             sid = push.get("session", "")
             self.feeder.push(sid, int(push.get("offset", 0)), _unb64(push.get("data")), self.focused_id)
+            if sid == self.focused_id:
+                self._focus_work.set()
         elif kind == "snapshot":
             sid = push.get("session", "")
             self._reset_from(sid, push)
@@ -352,14 +357,37 @@ class TermuxApp(App[str]):
             self._work.clear()
             self._request_snapshots()
             slices = 0
-            while (step := self.feeder.step(self.focused_id)) is not None:
+            clock = self.feeder.clock
+            while True:
+                started = clock()
+                step = self.feeder.step(self.focused_id)
+                if step is None:
+                    break
+                elapsed = clock() - started
                 self._after_step(step)
                 slices += 1
                 if slices % ROW_UPDATE_SLICES == 0:
                     self._update_rows()
-                await asyncio.sleep(0)  # keystrokes queued meanwhile run now
+                # Keystrokes queued meanwhile run now. After a background slice the pump rests as
+                # long again (BACKGROUND_SHARE), so background parsing cannot take the whole CPU from
+                # the server; a backlog that grows meanwhile is coalesced by a snapshot.
+                if step.focused:
+                    await asyncio.sleep(0)
+                else:
+                    await self._rest(self.background_rest(elapsed))
                 self._request_snapshots()
             self._update_rows()
+
+    async def _rest(self, seconds: float) -> None:
+        """Rest after background work; output for the focused session ends the rest at once."""
+        self._focus_work.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._focus_work.wait(), seconds)
+
+    @staticmethod
+    def background_rest(elapsed: float) -> float:
+        """How long the pump rests after a background slice that took `elapsed` seconds."""
+        return min(elapsed * (1 / BACKGROUND_SHARE - 1), MAX_REST)
 
     def _request_snapshots(self) -> None:
         for sid in list(self.feeder.need_snapshot):

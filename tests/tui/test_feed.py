@@ -130,3 +130,10 @@ def test_the_focused_backlog_is_bounded_too() -> None:
     assert not feeder.need_snapshot  # far past the background limit: still parsed in full
     feeder.push("focus", 9_000, b"a" * 2_000, "focus")
     assert feeder.need_snapshot == {"focus"}  # past its own bound: coalesced by a snapshot
+
+
+def test_background_parsing_rests_in_proportion() -> None:
+    from termux.tui.app import BACKGROUND_SHARE, MAX_REST, TermuxApp
+
+    assert TermuxApp.background_rest(0.002) == 0.002 * (1 / BACKGROUND_SHARE - 1)
+    assert TermuxApp.background_rest(10.0) == MAX_REST  # bounded: a key never waits long for it
