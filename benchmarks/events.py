@@ -71,8 +71,8 @@ def _reply(line: bytes) -> dict[str, Any]:
 class Listener:
     """One listener. Receipt is stamped when the bytes arrive, before any JSON is parsed: 10
     listeners share a worker process, and one listener's parsing must not count as another's
-    delivery latency. Stream lines are parsed after the burst; a read reply is parsed at once
-    (the next request needs its cursor)."""
+    delivery latency. Stream lines are parsed once every listener is done; a read reply is parsed
+    at once (the next request needs its cursor)."""
 
     def __init__(self, path: str, cursor: int, expected: int) -> None:
         self.path = path
@@ -81,6 +81,7 @@ class Listener:
         self.samples: list[tuple[int, float]] = []  # (seq, latency)
         self.seen = 0
         self.ready = asyncio.get_running_loop().create_future()
+        self.arrived: list[tuple[bytes, float]] = []  # stream: raw bytes and when they arrived
 
     def record(self, events: list[dict[str, Any]], now: float) -> None:
         for event in events:
@@ -104,24 +105,26 @@ class Listener:
         writer.write(_request(1, "events.stream", {"cursor": self.cursor}))
         await self.read_reply(reader)
         self.ready.set_result(None)
-        arrived: list[tuple[bytes, float]] = []
         lines = 0
         while self.seen + lines < self.expected:
             data = await reader.read(1 << 16)
             now = time.time()
             if not data:
                 raise RuntimeError("stream closed")
-            arrived.append((data, now))
+            self.arrived.append((data, now))
             lines += data.count(b"\n")
+        writer.close()
+
+    def parse_arrived(self) -> None:
+        """Parse what the stream received, once every listener is done (off the measured path)."""
         buffer = b""
-        for data, now in arrived:
+        for data, now in self.arrived:
             buffer += data
             *complete, buffer = buffer.split(b"\n")
             for line in complete:
                 message = json.loads(line)
                 if message.get("push") == "event":
                     self.record([message["event"]], now)
-        writer.close()
 
     async def longpoll(self) -> None:
         reader, writer = await asyncio.open_unix_connection(self.path, limit=LINE_LIMIT)
@@ -158,6 +161,8 @@ async def worker(transport: str, path: str, count: int, cursor: int, expected: i
     _, pending = await asyncio.wait(tasks, timeout=limit)
     for task in pending:
         task.cancel()
+    for listener in listeners:
+        listener.parse_arrived()
     print(json.dumps({"counts": [x.seen for x in listeners], "samples": [v for x in listeners for v in x.samples]}))
 
 
