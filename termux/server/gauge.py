@@ -18,7 +18,7 @@ import logging
 import os
 import selectors
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 from termux.protocol.errors import ErrorCode, ProtocolError
@@ -248,10 +248,15 @@ class Instruments:
             self.slow.disable()
 
 
-def stream_queues(events: Any) -> dict[str, int]:
-    """Queue depth of each event-stream subscriber with something queued (keyed by its index)."""
-    streams = getattr(events, "_streams", ())
-    return {str(i): len(s.queue) for i, s in enumerate(streams) if len(s.queue)}
+def stream_queues(connections: Iterable[Any]) -> dict[str, int]:
+    """Events queued and unwritten per event-stream subscriber that has any, keyed by peer pid
+    (like `client_buffers`): a subscriber falling behind shows here before it is dropped."""
+    out: dict[str, int] = {}
+    for conn in connections:
+        stream = getattr(conn, "stream", None)
+        if stream is not None and stream.sub.queue:
+            out[str(conn.peer_pid)] = len(stream.sub.queue)
+    return out
 
 
 class ProfileArgs(Args):

@@ -392,7 +392,7 @@ class Server:
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
-            "event_queues": gauge.stream_queues(self.events),
+            "event_queues": gauge.stream_queues(self.connections),
             **self.instruments.report(),
         }
 
