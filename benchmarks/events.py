@@ -12,8 +12,8 @@ For each transport, in the same run and on a fresh server each (the same setup e
    - `longpoll`: one connection, `events.read` with `wait_ms` (the server parks the request until an
      event commits);
    - `stream`: one connection, `events.stream`, then one pushed line per event.
-2. A steady window with nothing happening: the server's CPU and wake-ups (context switches) are
-   measured from /proc.
+2. A steady window with nothing happening: the server's CPU and wake-ups (voluntary context
+   switches of every thread, as benchmarks/idle.py counts them) from /proc.
 3. 20 lone events, 50 ms apart (`session.rename` on one connection): the delivery latency of an
    event when nothing else is happening.
 4. A burst of 150 events (`session.rename`, pipelined on one connection). Burst CPU is the
@@ -169,16 +169,16 @@ async def worker(transport: str, path: str, count: int, cursor: int, expected: i
 # -- the driver ------------------------------------------------------------------------------------
 
 
-def cpu_and_switches(pid: int) -> tuple[float, int]:
-    """Seconds of CPU and context switches (wake-ups) so far, summed over the process's threads."""
-    cpu_ns = 0
-    switches = 0
+def cpu_ns(pid: int) -> int:
+    """CPU time of every thread in nanoseconds (/proc/PID/task/*/schedstat): a burst lasts tens of
+    milliseconds, finer than the 10 ms ticks of procstat.usage."""
+    total = 0
     for task in Path(f"/proc/{pid}/task").iterdir():
-        cpu_ns += int((task / "schedstat").read_text().split()[0])
-        for line in (task / "status").read_text().splitlines():
-            if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                switches += int(line.split()[1])
-    return cpu_ns / 1e9, switches
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except FileNotFoundError:  # a thread ended while we looked
+            continue
+    return total
 
 
 def burst(path: Path, count: int, names: list[str]) -> None:
@@ -198,6 +198,7 @@ def burst(path: Path, count: int, names: list[str]) -> None:
 
 
 def run_transport(transport: str, args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.procstat import usage
     from e2e.isolated import IsolatedServer
     from termux.client import Client
 
@@ -236,31 +237,31 @@ def run_transport(transport: str, args: argparse.Namespace) -> dict[str, Any]:
                 raise RuntimeError(f"a {transport} worker failed to start")
         time.sleep(0.5)  # let the last requests park
 
-        cpu0, sw0 = cpu_and_switches(server.pid)
+        before = usage(server.pid)
         t0 = time.monotonic()
         time.sleep(args.steady)
-        cpu1, sw1 = cpu_and_switches(server.pid)
+        steady = usage(server.pid) - before
         window = time.monotonic() - t0
 
         with Client.connect(server.socket_path, autostart=False) as control:
             for i in range(args.trickle):  # one event at a time: delivery latency of a lone event
                 control.request("session.rename", target=names[i % len(names)], name=f"t{i}")
                 time.sleep(TRICKLE_GAP)
-        cpu_burst, _ = cpu_and_switches(server.pid)
+        cpu_burst = cpu_ns(server.pid)
         burst(server.socket_path, args.events, names)
         results = []
         for proc in workers:
             out, _ = proc.communicate(timeout=limit + 30)
             results.append(json.loads(out))
-        cpu2, _ = cpu_and_switches(server.pid)
+        cpu_end = cpu_ns(server.pid)
     counts = [c for r in results for c in r["counts"]]
     first_burst = cursor + args.trickle + 1
     samples = [v for r in results for v in r["samples"]]
     return {
         "transport": transport,
-        "steady_cpu": (cpu1 - cpu0) / window * 100,
-        "steady_wakeups": (sw1 - sw0) / window,
-        "burst_cpu_ms": (cpu2 - cpu_burst) * 1000,
+        "steady_cpu": steady.cpu / window * 100,
+        "steady_wakeups": steady.voluntary / window,
+        "burst_cpu_ms": (cpu_end - cpu_burst) / 1e6,
         "trickle": [lat for seq, lat in samples if seq < first_burst],
         "burst": [lat for seq, lat in samples if seq >= first_burst],
         "counts": counts,
