@@ -157,3 +157,12 @@ async def test_events_cursor_older_than_the_ring_or_from_another_run(
         assert "another server run" in err
     finally:
         await shutdown(server, task)
+
+
+async def test_events_gives_up_when_the_server_is_gone_for_good(socket_dir: Path, termux_env: dict[str, str]) -> None:
+    server, task = await serve_in_loop(socket_dir / "default")
+    proc = await spawn_events(termux_env, "--json")
+    await until(lambda: server.events.stream_count == 1)
+    await shutdown(server, task)
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 3 and "could not reconnect" in err.decode()
