@@ -22,6 +22,7 @@ import argparse
 import os
 import random
 import shlex
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -206,7 +207,7 @@ def measure(mux: Multiplexer, cfg: Settings) -> MuxResult:
             raise RuntimeError("the first key was never echoed")
         for name, flood, count in phases(cfg):
             result.phases[name] = run_phase(mux, typist, name, flood, count, cfg)
-    except (RuntimeError, TimeoutError, TerminalClosed, OSError) as exc:
+    except (RuntimeError, TimeoutError, TerminalClosed, OSError, subprocess.TimeoutExpired) as exc:
         result.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
     finally:
         mux.close()
