@@ -439,9 +439,9 @@ class TermuxApp(App[str]):
             await self.client.request("session.resize", target=sid, cols=cols, rows=rows)
             await self._resync(sid)
 
-    def on_resize(self, event: events.Resize) -> None:
+    def on_terminal_view_resized(self, message: TerminalView.Resized) -> None:
         if self.focused_id is not None:
-            self.call_after_refresh(self._fit, self.focused_id)
+            self._fit(self.focused_id)
 
     # -- input ----------------------------------------------------------------------------------
 
@@ -557,21 +557,15 @@ class TermuxApp(App[str]):
         elif action == "rename" and self.focused_id is not None:
             self._rename(self.focused_id)
         elif action == "sidebar":
-            self.sidebar.toggle_class("-hidden")
-            self.call_after_refresh(self._refit)
+            self.sidebar.toggle_class("-hidden")  # the view's Resized fits the session
         elif action == "activity":
             self.activity.toggle_class("-hidden")
-            self.call_after_refresh(self._refit)
         elif action == "scrollback":
             self.open_scrollback()
         elif action == "help":
             self.push_screen(HelpScreen(self.config))
         elif action == "send-prefix":
             self.send_bytes(encode_textual(self.config.prefix, None))
-
-    def _refit(self) -> None:
-        if self.focused_id is not None:
-            self._fit(self.focused_id)
 
     async def new_session(self) -> None:
         width, height = self.view.size.width, self.view.size.height

@@ -3,6 +3,7 @@
     prefix = "ctrl+b"            # or tmux style: "C-b"
     sidebar = true               # shown at start
     activity = false             # the activity view, shown at start
+    escape_delay_ms = 5          # how long a lone ESC waits for the rest of a key sequence
 
     [bindings]                   # command key (after the prefix) = action
     c = "new"
@@ -85,6 +86,7 @@ class Config:
     bindings: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_BINDINGS))
     sidebar: bool = True
     activity: bool = False
+    escape_delay_ms: int = 5
     scrollback_lines: int = 10_000
     wheel_lines: int = 3
     foreground: str | None = None
@@ -155,7 +157,7 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
             raise fail(key, f"not a colour: {value!r}") from None
         return str(value)
 
-    known = {"prefix", "bindings", "sidebar", "activity", "scrollback", "colours", "colors"}
+    known = {"prefix", "bindings", "sidebar", "activity", "escape_delay_ms", "scrollback", "colours", "colors"}
     for key in data:
         if key not in known:
             raise fail(key, f"unknown setting (known: {', '.join(sorted(known))})")
@@ -165,6 +167,10 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         config.sidebar = want("sidebar", data["sidebar"], bool, "true or false")
     if "activity" in data:
         config.activity = want("activity", data["activity"], bool, "true or false")
+    if "escape_delay_ms" in data:
+        config.escape_delay_ms = want("escape_delay_ms", data["escape_delay_ms"], int, "milliseconds")
+        if not 0 <= config.escape_delay_ms <= 1000:
+            raise fail("escape_delay_ms", "must be between 0 and 1000")
     bindings = want("bindings", data.get("bindings", {}), dict, "a table")
     for key, action in bindings.items():
         if action not in ACTIONS and action != "none":

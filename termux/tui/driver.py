@@ -54,7 +54,9 @@ class TermuxDriver(LinuxDriver):
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
         # The parser reads this module constant each time it waits after an ESC.
-        constants.ESCAPE_DELAY = ESCAPE_DELAY  # type: ignore[misc]
+        delay_ms = getattr(getattr(app, "config", None), "escape_delay_ms", None)
+        delay = ESCAPE_DELAY if delay_ms is None else delay_ms / 1000
+        constants.ESCAPE_DELAY = max(delay, 0.0005)  # type: ignore[misc]
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         self._stopping = False

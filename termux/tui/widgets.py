@@ -45,6 +45,9 @@ class TerminalView(Widget, can_focus=True):
             super().__init__()
             self.lines = lines
 
+    class Resized(Message):
+        """The view's size changed (outer terminal resized, sidebar toggled): fit the session."""
+
     def __init__(self, palette: Palette | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.palette = palette or Palette()
@@ -94,6 +97,9 @@ class TerminalView(Widget, can_focus=True):
         if screen is None or y >= screen.lines:
             return Strip.blank(width, self.rich_style)
         return self.renderer.line(screen, y).crop_extend(0, width, self.rich_style)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
 
     def on_focus(self) -> None:
         self.update_dirty()
@@ -201,20 +207,20 @@ class Sidebar(Widget):
                 return
 
     def row_text(self, index: int, row: SessionRow) -> tuple[Text, Text]:
+        """Two lines: `N:name [exit 3] * !` (unseen output, bell) and the preview."""
         focused = row.id == self.focused_id
-        marks = ("!" if row.bell else " ") + ("*" if row.unseen else " ")
-        if row.state == "running":
-            state = ""
-        elif row.exit_signal:
-            state = f" [{row.exit_signal}]"
-        else:
-            state = f" [exit {row.exit_code}]"
-        head = Text()
-        head.append(f"{index}", style="bold" if focused else "dim")
-        head.append(f" {marks}", style="bold yellow" if row.bell else "bold cyan")
+        head = Text(no_wrap=True, overflow="ellipsis")
+        head.append("▌" if focused else " ", style="bold cyan")
+        head.append(f"{index}:", style="dim")
         head.append(row.name, style="bold reverse" if focused else "bold")
-        head.append(state, style="red" if row.state != "running" else "")
-        preview = Text("    " + (row.preview or row.title), style="dim", no_wrap=True, overflow="ellipsis")
+        if row.state != "running":
+            state = f"[{row.exit_signal}]" if row.exit_signal else f"[exit {row.exit_code}]"
+            head.append(" " + state, style="red")
+        if row.unseen:
+            head.append(" *", style="bold cyan")
+        if row.bell:
+            head.append(" !", style="bold yellow")
+        preview = Text("   " + (row.preview or row.title), style="dim", no_wrap=True, overflow="ellipsis")
         return head, preview
 
     def render_line(self, y: int) -> Strip:
@@ -254,9 +260,7 @@ class StatusLine(Static):
         self.session = ""
         self._redraw()
 
-    def set_state(
-        self, *, pending: bool | None = None, message: str | None = None, session: str | None = None
-    ) -> None:
+    def set_state(self, *, pending: bool | None = None, message: str | None = None, session: str | None = None) -> None:
         if pending is not None:
             self.pending = pending
         if message is not None:

@@ -65,9 +65,7 @@ async def test_events_resumes_after_a_dropped_connection_with_no_gap_and_no_dupl
     assert seen == list(range(1, 13))
 
 
-async def test_events_starts_at_the_tail_and_filters_by_type(
-    live: Server, termux_env: dict[str, str]
-) -> None:
+async def test_events_starts_at_the_tail_and_filters_by_type(live: Server, termux_env: dict[str, str]) -> None:
     bell(live)
     proc = await spawn_events(termux_env, "--json", "--type", "renamed")
     await until(lambda: live.events.stream_count == 1)

@@ -13,6 +13,8 @@ from termux.client import AsyncClient
 from termux.tui.app import TermuxApp, _b64
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, Step
+from termux.tui.screens import ScrollbackScreen
+from termux.tui.widgets import TerminalView
 from tests.conftest import RunningServer
 from tests.tui.helpers import screen_text, wait_until
 
@@ -236,3 +238,65 @@ async def test_keystroke_waits_for_at_most_one_slice_under_a_flood(server: Runni
 
 def flood(n: int) -> bytes:
     return b"".join(f"bg{n} {i:06d} yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\r\n".encode() for i in range(2000))
+
+
+async def test_mouse_sidebar_click_focuses_and_terminal_mouse_reaches_the_program(server: RunningServer) -> None:
+    with server.client() as c:
+        script = "read x; printf '\\033[?1000h\\033[?1006hmouse-on'; exec cat"
+        first = c.request("session.new", name="a", command=["/bin/sh", "-c", script])["session"]["id"]
+        second = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
+    app, client = await start(server, focus="a")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.focused_id == first
+        await pilot.click("#sidebar", offset=(5, 2))  # the second row
+        assert app.focused_id == second
+        await pilot.click("#sidebar", offset=(5, 0))
+        assert app.focused_id == first
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
+        app.sent.clear()
+        await pilot.click("#terminal", offset=(5, 3))  # no mouse mode yet: nothing for the program
+        assert app.sent == []
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "mouse-on" in shadow_text(app))
+        app.sent.clear()
+        await pilot.click("#terminal", offset=(5, 3))
+        assert app.sent == [b"\x1b[<0;6;4M", b"\x1b[<0;6;4m"]
+    await client.close()
+
+
+async def test_scrollback_by_keys_and_wheel(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/sh", "-c", "read x; seq 1 200; exec cat"])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "\n200\n" in "\n" + shadow_text(app) + "\n")
+        app.sent.clear()
+        await pilot.press("ctrl+b", "left_square_bracket")
+        await pilot.pause()
+        scroll = app.screen
+        assert isinstance(scroll, ScrollbackScreen)
+        view = scroll.view
+        assert view.lines[view.top + view.size.height - 1].plain.strip() == "" or view.top == view.max_top()
+        await pilot.press("g")  # the oldest line
+        assert view.top == 0 and view.lines[0].plain.strip() in ("", "1")
+        assert any(line.plain.strip() == "1" for line in view.lines[:3])
+        await pilot.press("pagedown", "down")
+        assert view.top == view.size.height
+        await pilot.press("up")
+        assert view.top == view.size.height - 1
+        await pilot.press("q")
+        assert app.screen is app._main
+        assert app.sent == []  # browsing never types into the session
+        # the wheel over a program that did not ask for the mouse opens the scrollback too
+        app.view.post_message(TerminalView.Scrolled(-1))
+        await pilot.pause()
+        assert isinstance(app.screen, ScrollbackScreen)
+        app.screen.on_mouse_scroll_up(events.MouseScrollUp(None, 0, 0, 0, 0, 0, False, False, False))
+        assert app.screen.view.top == app.screen.view.max_top() - app.config.wheel_lines
+        await pilot.press("escape")
+        assert app.screen is app._main
+    await client.close()
