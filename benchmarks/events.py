@@ -157,10 +157,7 @@ def burst(path: Path, count: int, names: list[str]) -> None:
     """`count` renames pipelined on one connection: `count` events committed as fast as possible."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.connect(str(path))
-        lines = [
-            _request(i, "session.rename", {"target": f"%{i % len(names)}", "name": f"b{i}"})
-            for i in range(count)
-        ]
+        lines = [_request(i, "session.rename", {"target": f"%{i % len(names)}", "name": f"b{i}"}) for i in range(count)]
         sock.sendall(b"".join(lines))
         buffer = b""
         while buffer.count(b"\n") < count:
@@ -186,9 +183,21 @@ def run_transport(transport: str, args: argparse.Namespace) -> dict[str, Any]:
         limit = args.steady + 120.0
         workers = [
             subprocess.Popen(
-                [sys.executable, "-m", "benchmarks.events", "--worker", transport, str(server.socket_path),
-                 str(n), str(cursor), str(args.events), str(limit)],
-                stdout=subprocess.PIPE, env=server.env, cwd=str(Path(__file__).resolve().parent.parent),
+                [
+                    sys.executable,
+                    "-m",
+                    "benchmarks.events",
+                    "--worker",
+                    transport,
+                    str(server.socket_path),
+                    str(n),
+                    str(cursor),
+                    str(args.events),
+                    str(limit),
+                ],
+                stdout=subprocess.PIPE,
+                env=server.env,
+                cwd=str(Path(__file__).resolve().parent.parent),
             )  # fmt: skip
             for n in per_worker
             if n
