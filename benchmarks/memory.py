@@ -25,6 +25,7 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.procstat import rss_kb
 from benchmarks.report import markdown_table, profile_server, server_profile_env
 from e2e.isolated import IsolatedServer, TmuxServer
 
@@ -43,17 +44,6 @@ def scrollback_text(lines: int) -> bytes:
         visible = len(f"{n:07d} ") + 6 + len(body)
         out.append(head + body + "." * (78 - visible) + "\r\n")
     return "".join(out).encode()
-
-
-def rss_kb(pid: int) -> dict[str, int]:
-    """VmRSS and VmHWM of `pid` in kB."""
-    fields: dict[str, int] = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                fields[key] = int(value.split()[0])
-    return fields
 
 
 def load_termux(server: IsolatedServer, path: Path, sessions: int) -> float:

@@ -42,7 +42,7 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """A GitHub markdown table; cells are str()-ed, numbers right-aligned."""
     cells = [[str(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in [list(header), *cells]) for i in range(len(header))]
-    numeric = [all(_numeric(r[i]) for r in cells) and bool(cells) for i in range(len(header))]
+    numeric = [_numeric_column([r[i] for r in cells]) for i in range(len(header))]
 
     def line(row: Sequence[str]) -> str:
         out = [c.rjust(w) if num else c.ljust(w) for c, w, num in zip(row, widths, numeric, strict=True)]
@@ -51,6 +51,12 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     rule = [("-" * (w - 1) + ":") if num else "-" * w for w, num in zip(widths, numeric, strict=True)]
     sep = "| " + " | ".join(rule) + " |"
     return "\n".join([line(list(header)), sep, *(line(r) for r in cells)])
+
+
+def _numeric_column(column: Sequence[str]) -> bool:
+    # Placeholders ("", "n/a", SATURATED ...) do not decide; one number among them does.
+    values = [c for c in column if c and c != "n/a" and not c.startswith("SATURATED")]
+    return bool(values) and all(_numeric(c) for c in values)
 
 
 def _numeric(cell: str) -> bool:
@@ -92,9 +98,7 @@ def server_profile_env(enabled: bool) -> dict[str, str]:
 
 
 @contextmanager
-def profile_server(
-    enabled: bool, socket_path: Path, label: str, out_dir: Path | None = None
-) -> Iterator[None]:
+def profile_server(enabled: bool, socket_path: Path, label: str, out_dir: Path | None = None) -> Iterator[None]:
     """Profile a termux server (started with `server_profile_env(True)`) over the enclosed window
     only, through `server.profile start/stop`; the report goes to stderr (and `out_dir`)."""
     if not enabled:

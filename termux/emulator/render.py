@@ -283,6 +283,8 @@ def snapshot(screen: Screen) -> bytes:
     if link:
         out.append(_osc8(link))
     out.append(_charsets(screen.g0_charset, screen.g1_charset, screen.charset))
+    if screen.cursor_style:
+        out.append(f"\x1b[{screen.cursor_style} q")
     if screen.title:
         out.append(f"\x1b]2;{screen.title}\x1b\\")
     if screen.icon_name:

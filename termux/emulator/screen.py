@@ -88,6 +88,18 @@ _BG = {**pyte.graphics.BG_ANSI, **pyte.graphics.BG_AIXTERM}
 _TEXT = {k: (v[1:], v[0] == "+") for k, v in pyte.graphics.TEXT.items()}
 _PALETTE = pyte.graphics.FG_BG_256
 _SGR_CACHE_LIMIT = 4096
+DEFAULT_FOREGROUND = (0xFF, 0xFF, 0xFF)
+DEFAULT_BACKGROUND = (0x00, 0x00, 0x00)
+# xterm's answers (patch 390 in its default VT420 mode).
+DA1_REPLY = "\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c"
+DA2_REPLY = "\x1b[>41;390;0c"
+DA3_REPLY = "\x1bP!|00000000\x1b\\"
+# Modes DECRQM reports as set/reset; anything else is "not recognised" (0).
+DECRQM_PRIVATE = frozenset((1, 3, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047,
+                            1049, 2004))
+DECRQM_ANSI = frozenset((4, 20))
+MAX_LINK = 4096
+MAX_TITLE_STACK = 10
 _LAT1 = pyte.charsets.LAT1_MAP
 
 
@@ -110,6 +122,13 @@ class Screen(pyte.Screen):
         # Cursor saved by DECSET 1049; separate from DECSC's slot so the two never clobber each other.
         self._alt_savepoint: Savepoint | None = None
         self._sgr_cache: dict[tuple[Any, ...], Char] = {}
+        # The colours OSC 10/11 queries report, as (r, g, b) 0-255; set them to the client's theme.
+        self.foreground_color: tuple[int, int, int] = DEFAULT_FOREGROUND
+        self.background_color: tuple[int, int, int] = DEFAULT_BACKGROUND
+        self.cursor_style = 0  # DECSCUSR (CSI Ps SP q), 0 = the default
+        self._last_char = ""  # for REP (CSI b)
+        self._saved_modes: dict[int, bool] = {}  # XTSAVE / XTRESTORE
+        self._title_stack: list[tuple[str, str]] = []  # CSI 22 t / CSI 23 t
         super().__init__(max(1, int(columns)), max(1, int(lines)))
 
     # ------------------------------------------------------------------ basics
@@ -135,6 +154,9 @@ class Screen(pyte.Screen):
         self._alt_buffer = None
         self._alt_savepoint = None
         self.savepoints = []
+        self._last_char = ""
+        self._saved_modes = {}
+        self.cursor_style = 0
         super().reset()
         self.cursor.attrs = self.default_char
 
@@ -221,6 +243,9 @@ class Screen(pyte.Screen):
         for m in wanted:
             if m in ALT_SCREEN_MODES:
                 self._enter_alternate(m)
+            elif m == 1048:  # xterm: save the cursor as DECSC does
+                self.mode.discard(1048 << 5)
+                self.save_cursor()
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
         private = bool(kwargs.get("private"))
@@ -237,6 +262,8 @@ class Screen(pyte.Screen):
         for m in wanted:
             if m in ALT_SCREEN_MODES:
                 self._leave_alternate(m)
+            elif m == 1048:  # xterm: restore the cursor as DECRC does
+                self.restore_cursor()
 
     # ------------------------------------------------------------------ alternate screen
 
@@ -309,6 +336,45 @@ class Screen(pyte.Screen):
     def erase_in_line(self, how: int = 0, private: bool = False) -> None:
         if how in (0, 1, 2):  # anything else is ignored, as xterm does
             super().erase_in_line(how)
+            x = self.cursor.x
+            self._fix_wide(self.cursor.y, x - 1 if how == 0 else x + 1)
+
+    # Editing a line can split a wide character from its "" stub. xterm then blanks the half that is
+    # left, and so does termux (stock pyte keeps it, and its `display` raised on a stub left alone).
+
+    def insert_characters(self, count: int | None = None) -> None:
+        super().insert_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x + (count or 1), self.columns - 1)
+
+    def delete_characters(self, count: int | None = None) -> None:
+        super().delete_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x)
+
+    def erase_characters(self, count: int | None = None) -> None:
+        super().erase_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x + (count or 1))
+
+    def _fix_wide(self, y: int, *columns: int) -> None:
+        """Blank a wide character without its stub, or a stub without its wide character, at the
+        given columns of line y."""
+        line = self.buffer.get(y)
+        if not line:
+            return
+        last = self.columns - 1
+        for x in columns:
+            if not 0 <= x <= last or x not in line:
+                continue
+            cell = line[x]
+            data = cell.data
+            if data == "":
+                if x == 0 or not _is_wide(line[x - 1].data):
+                    line[x] = cell._replace(data=" ")
+            elif x == last or line[x + 1].data != "":
+                if _is_wide(data) and self.columns > 1:
+                    line[x] = cell._replace(data=" ")
 
     def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
         if how == 3:
@@ -384,6 +450,7 @@ class Screen(pyte.Screen):
             if width == 2 and x + 1 < columns:
                 line[x + 1] = attrs._replace(data="")
             cursor.x = end if end < columns else columns
+            self._last_char = char
         dirty.add(cursor.y)
 
     def _join_previous(self, char: str) -> None:
@@ -405,6 +472,155 @@ class Screen(pyte.Screen):
             return
         line[x] = base._replace(data=unicodedata.normalize("NFC", base.data + char))
         self.dirty.add(y)
+
+    # ------------------------------------------------------------------ queries (answers go to the PTY)
+
+    def report_device_attributes(self, mode: int = 0, **kwargs: Any) -> None:
+        """DA1 (CSI c, ESC Z): xterm's VT420 answer (pyte claims to be a VT102)."""
+        if mode == 0 and not kwargs.get("private"):
+            self.write_process_input(DA1_REPLY)
+
+    def report_secondary_device_attributes(self, mode: int = 0) -> None:
+        """DA2 (CSI > c). xterm: CSI > 41 ; version ; 0 c (stock pyte answered with DA1's bytes)."""
+        if mode == 0:
+            self.write_process_input(DA2_REPLY)
+
+    def report_tertiary_device_attributes(self, mode: int = 0) -> None:
+        """DA3 (CSI = c). xterm: DCS ! | 00000000 ST."""
+        if mode == 0:
+            self.write_process_input(DA3_REPLY)
+
+    def request_mode(self, mode: int = 0, **kwargs: Any) -> None:
+        """DECRQM (CSI ? Ps $ p, CSI Ps $ p): CSI [?] Ps ; Pm $ y with 1 set, 2 reset, 0 unknown."""
+        private = bool(kwargs.get("private"))
+        if private:
+            known = mode in DECRQM_PRIVATE
+            on = (mode << 5) in self.mode
+            if mode in ALT_SCREEN_MODES:
+                on = on and self.alternate
+        else:
+            known = mode in DECRQM_ANSI
+            on = mode in self.mode
+        state = (1 if on else 2) if known else 0
+        self.write_process_input(f"\x1b[{'?' if private else ''}{mode};{state}$y")
+
+    def handle_osc(self, number: int, param: str, terminator: str = "\x1b\\") -> None:
+        """OSC codes beyond the title: 8 (hyperlink), 10/11 (colour queries). Others are ignored."""
+        if number == 8:
+            _params, _, uri = param.partition(";")
+            self._set_link(uri if len(uri) <= MAX_LINK else "")
+        elif number == 4:
+            # "4;c;?;c;?..." asks for palette entries: xterm's default 256-colour palette.
+            parts = param.split(";")
+            for index, value in zip(parts[0::2], parts[1::2], strict=False):
+                if value == "?" and index.isascii() and index.isdigit() and int(index) < 256:
+                    hex6 = _PALETTE[int(index)]
+                    rh, gh, bh = (hex6[i:i + 2] for i in (0, 2, 4))
+                    self.write_process_input(
+                        f"\x1b]4;{int(index)};rgb:{rh}{rh}/{gh}{gh}/{bh}{bh}{terminator}")
+        elif number in (10, 11):
+            # "10;?;?" asks for 10 then 11 (xterm walks the list from the first number).
+            for offset, value in enumerate(param.split(";")):
+                code = number + offset
+                if value == "?" and code in (10, 11):
+                    r, g, b = self.foreground_color if code == 10 else self.background_color
+                    self.write_process_input(
+                        f"\x1b]{code};rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}{terminator}")
+
+    def _set_link(self, uri: str) -> None:
+        attrs = self.cursor.attrs
+        ext = getattr(attrs, "ext", None) or NO_EXT
+        if ext.link == uri:
+            return
+        base = attrs if isinstance(attrs, Char) else Char(*attrs)
+        self.cursor.attrs = base.with_ext(ext._replace(link=uri))
+
+    def window_op(self, op: int = 0, *args: int) -> None:
+        """XTWINOPS: 18 reports the size in characters; 22/23 push and pop the title. Window
+        manipulation (moving, resizing, iconifying) is not the program's to do here: ignored."""
+        if op == 18:
+            self.write_process_input(f"\x1b[8;{self.lines};{self.columns}t")
+        elif op == 22:
+            if len(self._title_stack) >= MAX_TITLE_STACK:
+                del self._title_stack[0]
+            self._title_stack.append((self.title, self.icon_name))
+        elif op == 23 and self._title_stack:
+            self.title, self.icon_name = self._title_stack.pop()
+
+    # ------------------------------------------------------------------ sequences pyte lacks
+
+    def scroll_up(self, count: int | None = None) -> None:
+        """SU (CSI Ps S): scroll the region up; lines leaving a full-screen main region go to
+        scrollback, as with a line feed at the bottom (tmux does the same)."""
+        top, bottom = self.margins or (0, self.lines - 1)
+        count = min(count or 1, bottom - top + 1)
+        x, y = self.cursor.x, self.cursor.y
+        self.cursor.y = bottom
+        for _ in range(count):
+            self.index()
+        self.cursor.x, self.cursor.y = x, y
+
+    def scroll_down(self, count: int | None = None) -> None:
+        """SD (CSI Ps T): scroll the region down."""
+        top, bottom = self.margins or (0, self.lines - 1)
+        count = min(count or 1, bottom - top + 1)
+        x, y = self.cursor.x, self.cursor.y
+        self.cursor.y = top
+        for _ in range(count):
+            self.reverse_index()
+        self.cursor.x, self.cursor.y = x, y
+
+    def repeat_last(self, count: int | None = None) -> None:
+        """REP (CSI Ps b): draw the last graphic character again, at most a screenful."""
+        if self._last_char:
+            self.draw(self._last_char * min(count or 1, self.lines * self.columns))
+
+    def forward_tab(self, count: int | None = None) -> None:
+        """CHT (CSI Ps I)."""
+        for _ in range(min(count or 1, self.columns)):
+            self.tab()
+
+    def back_tab(self, count: int | None = None) -> None:
+        """CBT (CSI Ps Z): back to the previous tab stop (or column 0), Ps times."""
+        x = min(self.cursor.x, self.columns - 1)
+        for _ in range(min(count or 1, self.columns)):
+            stops = [t for t in self.tabstops if t < x]
+            x = max(stops) if stops else 0
+        self.cursor.x = x
+
+    def soft_reset(self) -> None:
+        """DECSTR (CSI ! p), as xterm: cursor visible, replace mode, origin and cursor/keypad
+        application modes off, autowrap on, full margins, default charsets and SGR, saved cursor
+        forgotten. The screen and the cursor position are untouched (stock pyte printed "p")."""
+        self.mode.difference_update({mo.IRM, mo.DECOM, DECCKM, DECNKM})
+        self.mode.update({mo.DECAWM, mo.DECTCEM})
+        self.cursor.hidden = False
+        self.margins = None
+        self.g0_charset, self.g1_charset, self.charset = _LAT1, pyte.charsets.VT100_MAP, 0
+        self.cursor.attrs = self.default_char
+        self.savepoints = []
+
+    def save_modes(self, *modes: int) -> None:
+        """XTSAVE (CSI ? Pm s)."""
+        for m in modes[:64]:
+            if m in DECRQM_PRIVATE:
+                self._saved_modes[m] = (m << 5) in self.mode
+
+    def restore_modes(self, *modes: int) -> None:
+        """XTRESTORE (CSI ? Pm r; stock pyte raised on it)."""
+        for m in modes[:64]:
+            if m in self._saved_modes:
+                (self.set_mode if self._saved_modes[m] else self.reset_mode)(m, private=True)
+
+    def reset_tab_stops(self, how: int = 0) -> None:
+        """DECST8C (CSI ? 5 W): tab stops every 8 columns."""
+        if how == 5:
+            self.tabstops = set(range(8, self.columns, 8))
+
+    def set_cursor_style(self, style: int = 0) -> None:
+        """DECSCUSR (CSI Ps SP q): recorded for the client (0-6)."""
+        if 0 <= style <= 6:
+            self.cursor_style = style
 
     # ------------------------------------------------------------------ resize
 
@@ -553,6 +769,10 @@ class Screen(pyte.Screen):
         char = Char(**fields)
         new_ext = Ext(dim, hidden, overline, link)
         return char.with_ext(new_ext if new_ext != NO_EXT else None)
+
+
+def _is_wide(data: str) -> bool:
+    return bool(data) and wcwidth(data[0]) == 2
 
 
 def _has_content(line: Any) -> bool:

@@ -70,7 +70,8 @@ _C1_STRING = {"\x90": "P", "\x98": "X", "\x9d": "]", "\x9e": "^", "\x9f": "_"}
 
 # CSI table: key is private marker + intermediates + final; value is (method, max positional
 # params, kind). Kinds: "n" pass up to N ints; "p" the same plus private=True; "all" every param;
-# "allp" every param plus private=True; "sgr" SGR with colon sub-parameters flattened.
+# "allp" every param plus private=True; "sgr" SGR with colon sub-parameters flattened; "one" only
+# when there is at most one parameter; "bare" only when there are no parameters at all.
 _CSI_TABLE: dict[str, tuple[str, int, str]] = {
     "@": ("insert_characters", 1, "n"),
     "A": ("cursor_up", 1, "n"),
@@ -104,6 +105,24 @@ _CSI_TABLE: dict[str, tuple[str, int, str]] = {
     "n": ("report_device_status", 1, "n"),
     "?n": ("report_device_status", 1, "p"),
     "r": ("set_margins", 2, "n"),
+    # Beyond pyte's table (termux Screen methods; a stock pyte screen just ignores them).
+    "I": ("forward_tab", 1, "n"),
+    "Z": ("back_tab", 1, "n"),
+    "S": ("scroll_up", 1, "n"),
+    "T": ("scroll_down", 1, "one"),  # with more parameters it is xterm's mouse highlight tracking
+    "b": ("repeat_last", 1, "n"),
+    ">c": ("report_secondary_device_attributes", 1, "n"),
+    "=c": ("report_tertiary_device_attributes", 1, "n"),
+    "s": ("save_cursor", 0, "bare"),  # SCOSC; with parameters it would be DECSLRM
+    "u": ("restore_cursor", 0, "bare"),  # SCORC
+    "!p": ("soft_reset", 0, "bare"),
+    "$p": ("request_mode", 1, "n"),
+    "?$p": ("request_mode", 1, "p"),
+    "?s": ("save_modes", 0, "all"),
+    "?r": ("restore_modes", 0, "all"),
+    " q": ("set_cursor_style", 1, "n"),
+    "?W": ("reset_tab_stops", 1, "n"),
+    "t": ("window_op", 3, "n"),
 }
 
 
@@ -176,7 +195,6 @@ class Stream(pyte.Stream):
         self._esc = {ch: get(screen, name, noop) for ch, name in _ESC.items()}
         self._csi_table = {key: (get(screen, name, noop), n, kind)
                            for key, (name, n, kind) in _CSI_TABLE.items()}
-        self._csi_table.update(getattr(screen, "extra_csi", lambda: {})())
         self._osc = getattr(screen, "handle_osc", None)
         self._draw = screen.draw
 
@@ -352,19 +370,26 @@ class Stream(pyte.Stream):
         if any(c in "<=>?" for c in param_text):
             return  # a marker anywhere but first makes the sequence invalid (ECMA-48)
         handler, count, kind = entry
+        if kind == "bare":
+            if not param_text:
+                handler()
+            return
         params, subs = parse_params(param_text)
         if kind == "n":
             handler(*params[:count])
         elif kind == "p":
             handler(*params[:count], private=True)
         elif kind == "sgr":
-            handler(*flatten_sgr(params, subs))
+            flat = flatten_sgr(params, subs)
+            if flat or not param_text:  # "58:..." alone flattens to nothing: not a reset
+                handler(*flat)
         elif kind == "all":
             handler(*params)
         elif kind == "allp":
             handler(*params, private=True)
-        elif kind == "raw":
-            handler(params, subs)
+        elif kind == "one":
+            if len(params) == 1:
+                handler(*params)
 
     # ------------------------------------------------------------------ ESC with intermediates
 
@@ -403,7 +428,7 @@ class Stream(pyte.Stream):
             c = data[j]
             if c == "\x07":
                 if self._string_kind == "]":
-                    self._finish_string()
+                    self._finish_string("\x07")
                     return j + 1
                 i = j + 1  # BEL inside DCS and friends is just content (ignored)
                 continue
@@ -433,14 +458,14 @@ class Stream(pyte.Stream):
             body.append(text[:room])
             self._string_len += min(room, len(text))
 
-    def _finish_string(self) -> None:
+    def _finish_string(self, terminator: str = "\x1b\\") -> None:
         body = self._string
         kind = self._string_kind
         self._string = None
         if body is None or kind != "]":
             return  # DCS, APC, PM, SOS: consumed, not acted upon
         text = "".join(body)
-        self._resume_safe(lambda: self._dispatch_osc(text))
+        self._resume_safe(lambda: self._dispatch_osc(text, terminator))
 
     def _resume_safe(self, fn: Callable[[], None]) -> None:
         try:
@@ -450,7 +475,7 @@ class Stream(pyte.Stream):
             if screen is not None:
                 screen.errors = getattr(screen, "errors", 0) + 1
 
-    def _dispatch_osc(self, text: str) -> None:
+    def _dispatch_osc(self, text: str, terminator: str = "\x1b\\") -> None:
         screen = self.listener
         assert screen is not None
         code, _, param = text.partition(";")
@@ -462,7 +487,7 @@ class Stream(pyte.Stream):
         if number in (0, 2):
             screen.set_title(param)
         if number not in (0, 1, 2) and self._osc is not None:
-            self._osc(number, param)
+            self._osc(number, param, terminator)
 
 
 class ByteStream(Stream):

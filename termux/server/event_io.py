@@ -2,8 +2,8 @@
 
 - `EventStream` drains one stream subscriber into its connection: a commit schedules one write
   for the next loop pass (`call_soon`), so a burst becomes one write per subscriber. While the
-  connection's socket is backed up (`Connection.lagging`) events stay in the subscriber's bounded
-  queue; when that is full the stream is dropped with a final `dropped` error line.
+  connection's socket is backed up (`Connection.lagging`) the events wait in the log; a stream
+  that falls more than its bound behind is dropped with a final `dropped` error line.
 - `ActivityMonitor` turns parsed output into `session.activity` / `session.quiet` events with at
   most one timer armed (the earliest quiet deadline), none while no session is active, and lets a
   `session.wait` watch a session's output.
@@ -38,11 +38,10 @@ class EventStream:
     def __init__(self, conn: Connection, sub: Subscriber) -> None:
         self.conn = conn
         self.sub = sub
-        self.written = sub.cursor  # seq of the newest event written to the socket
+        self.written = sub.cursor  # the cursor a client resumes from after a drop
         self._scheduled = False
         self._loop = asyncio.get_running_loop()
         sub.on_ready = self._schedule
-        sub.on_full = self.flush
         sub.on_drop = self._dropped
 
     def _schedule(self) -> None:
@@ -55,17 +54,23 @@ class EventStream:
         self.flush()
 
     def flush(self) -> None:
-        """Write what is queued unless the peer's socket is backed up (then it stays queued)."""
-        if self.conn.lagging or not self.sub.queue:
+        """Write what is pending, unless the peer's socket is backed up: then the events wait in
+        the log (the subscriber is stalled, bounded by its max_queue) until resume_writing."""
+        sub = self.sub
+        if sub.closed or not sub.awake:
             return
-        events = self.sub.take()
-        self.written = events[-1].seq
-        self.conn.write(b"".join(e.push_line for e in events))
+        if self.conn.lagging:
+            sub.stall()
+            return
+        data = sub.take_lines()
+        if data:
+            self.conn.write(data)
+        self.written = sub.cursor
 
     def _dropped(self) -> None:
         error = {
             "code": ErrorCode.DROPPED,
-            "message": f"event stream dropped: more than {self.sub.max_queue} events unread; "
+            "message": f"event stream dropped: more than {self.sub.max_queue} events behind; "
             f"resume with cursor {self.written}",
             "cursor": self.written,
         }

@@ -1,7 +1,7 @@
 """The event log, sans-I/O: a sequenced, bounded ring with cursor reads and push subscribers.
 
 Nothing here touches a socket, a loop or a clock you did not pass in; the server's I/O side calls
-`append` when something happens and drains subscribers' queues into their connections.
+`append` when something happens and writes what subscribers `take` to their connections.
 
 Cursors: a cursor is the `seq` of the last event a client has seen (0 before the first event).
 A read after cursor `c` returns events with `seq > c`. The ring holds the newest `capacity` events;
@@ -16,7 +16,7 @@ bytes (`Event.json`, `Event.push_line`).
 from __future__ import annotations
 
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,8 +53,8 @@ EVENT_TYPES: tuple[str, ...] = (
 DEFAULT_CAPACITY = 10_000
 DEFAULT_MAX_STREAMS = 256
 DEFAULT_MAX_WAITERS = 1024
-# Events a stream subscriber may have queued and unwritten before it is dropped. The I/O side only
-# queues what the peer's socket would not take, so this bounds a peer that stopped reading.
+# How far (in events) a stream subscriber whose peer stopped reading may fall behind the log before
+# it is dropped. Its pending events are the ring's own, so this costs no memory per subscriber.
 DEFAULT_QUEUE_SIZE = 1000
 DEFAULT_READ_LIMIT = 100
 MAX_READ_LIMIT = 10_000
@@ -146,25 +146,27 @@ class ReadResult:
 
 
 class Subscriber:
-    """A push subscriber: matching events land in a bounded queue the I/O side drains.
+    """A push subscriber. Its queue is a view of the log, not a copy: the events after `cursor`
+    that pass its filter. A commit costs a subscriber nothing once it is awake.
 
-    `on_ready` is called when the queue goes from empty to non-empty (one wake-up per batch, not
-    per event). When the queue is full, `on_full` may drain it at once (a burst into a peer that
-    is reading); if it is still full the subscriber is dropped — never waited on — and `on_drop`
-    is called once. A `oneshot` subscriber (a long poll) leaves the log after its first
-    matching event.
+    - asleep: everything written; the next matching commit wakes it and calls `on_ready` (once
+      per batch, not per event). A `oneshot` subscriber (a long poll) leaves the log right then.
+    - awake: the I/O side will `take()` or `take_lines()` (which puts it back to sleep).
+    - stalled: the I/O side could not write (`stall()`: its peer's socket is full). A stalled
+      subscriber more than `max_queue` events behind the log is dropped — never waited on — and
+      `on_drop` is called once. So is one whose unsent events the ring overwrote.
     """
 
     __slots__ = (
         "filter",
         "cursor",
         "max_queue",
-        "queue",
         "oneshot",
+        "awake",
+        "stalled",
         "dropped",
         "closed",
         "on_ready",
-        "on_full",
         "on_drop",
         "_log",
     )
@@ -179,39 +181,35 @@ class Subscriber:
     ) -> None:
         self._log = log
         self.filter = filter
-        self.cursor = cursor  # seq of the newest event already handed out (backlog or queue)
+        self.cursor = cursor  # seq up to which events were handed out (backlog or take)
         self.max_queue = max_queue
-        self.queue: deque[Event] = deque()
         self.oneshot = oneshot
+        self.awake = False
+        self.stalled = False
         self.dropped = False
         self.closed = False
         self.on_ready: Callable[[], None] | None = None
-        self.on_full: Callable[[], None] | None = None
         self.on_drop: Callable[[], None] | None = None
 
-    def _offer(self, event: Event) -> bool:
-        """Queue `event` if it matches; False when the subscriber must be dropped."""
-        if event.seq <= self.cursor or not self.filter.matches(event):
-            return True
-        if len(self.queue) >= self.max_queue:
-            if self.on_full is not None:
-                self.on_full()
-            if len(self.queue) >= self.max_queue:
-                return False
-        self.queue.append(event)
-        self.cursor = event.seq
-        if len(self.queue) == 1 and self.on_ready is not None:
-            self.on_ready()
-        return True
+    @property
+    def behind(self) -> int:
+        """Events committed after this subscriber's cursor: the bound its queue is held to."""
+        return self._log.cursor - self.cursor
 
     def take(self) -> list[Event]:
-        """Everything queued, oldest first; the queue is empty afterwards."""
-        events = list(self.queue)
-        self.queue.clear()
-        return events
+        """The matching events after the cursor, oldest first; the subscriber goes back to sleep."""
+        return self._log._take(self)
+
+    def take_lines(self) -> bytes:
+        """The same as pushed lines, joined; shared by every subscriber at the same cursor and filter."""
+        return self._log._take_lines(self)
+
+    def stall(self) -> None:
+        """The I/O side could not write: keep the events (bounded by `max_queue`) until it can."""
+        self._log._stall(self)
 
     def close(self) -> None:
-        """Unsubscribe (idempotent). The queue stays readable."""
+        """Unsubscribe (idempotent)."""
         if not self.closed:
             self.closed = True
             self._log._remove(self)
@@ -220,8 +218,10 @@ class Subscriber:
 class EventLog:
     """A bounded ring of events with O(1) seq→slot lookup.
 
-    Reads cost the number of events after the cursor (at the tail: nothing). Appends cost one
-    encode plus one filter check per subscriber.
+    Reads cost the number of events after the cursor (at the tail: nothing). An append costs one
+    encode plus one filter check per *sleeping* subscriber: in a burst, the first event wakes the
+    subscribers and the rest cost nothing more per subscriber. Subscribers at the same cursor with
+    the same filter share one joined buffer of pushed lines.
     """
 
     def __init__(
@@ -244,6 +244,10 @@ class EventLog:
         self._last = 0  # seq of the newest event; 0 while empty
         self._streams: list[Subscriber] = []
         self._waiters: list[Subscriber] = []
+        self._asleep: dict[Subscriber, None] = {}  # insertion-ordered set
+        self._stalled: dict[Subscriber, None] = {}
+        self._lines: dict[tuple[int, EventFilter], bytes] = {}  # take_lines, valid at _lines_at
+        self._lines_at = 0
         # In-process observers called on every append (the server's push to attached clients).
         self.listeners: list[Callable[[Event], None]] = []
         self.dropped_subscribers = 0  # counters for server.stats
@@ -287,32 +291,77 @@ class EventLog:
         )
         self._ring[(seq - 1) % self.capacity] = event
         self._last = seq
-        if self._waiters:
-            self._publish(self._waiters, event)
-        if self._streams:
-            self._publish(self._streams, event)
+        if self._asleep:
+            self._wake(event)
+        if self._stalled:
+            for sub in tuple(self._stalled):
+                if seq - sub.cursor > sub.max_queue:
+                    self._drop(sub)
         for listener in tuple(self.listeners):
             listener(event)
         return event
 
-    def _publish(self, subscribers: list[Subscriber], event: Event) -> None:
-        overflowed: list[Subscriber] = []
-        done: list[Subscriber] = []
-        for sub in tuple(subscribers):  # callbacks may subscribe or close while we iterate
-            if sub.closed:
-                continue
-            if not sub._offer(event):
-                overflowed.append(sub)
-            elif sub.oneshot and sub.queue:
-                done.append(sub)
-        for sub in done:
-            sub.close()
-        for sub in overflowed:
-            sub.dropped = True
-            self.dropped_subscribers += 1
-            sub.close()
-            if sub.on_drop is not None:
-                sub.on_drop()
+    def _wake(self, event: Event) -> None:
+        woken = [sub for sub in self._asleep if sub.filter.matches(event)]
+        for sub in woken:
+            del self._asleep[sub]
+            sub.awake = True
+            if sub.oneshot:
+                sub.close()
+        for sub in woken:  # callbacks may subscribe or close others: the list is settled first
+            if sub.on_ready is not None and (sub.oneshot or not sub.closed):
+                sub.on_ready()
+
+    def _drop(self, sub: Subscriber) -> None:
+        sub.dropped = True
+        self.dropped_subscribers += 1
+        sub.close()
+        if sub.on_drop is not None:
+            sub.on_drop()
+
+    def _settle(self, sub: Subscriber) -> bool:
+        """Back to sleep at the log's cursor; False when it must be dropped (events overwritten)."""
+        if sub.closed:
+            return False
+        if sub.cursor < self.oldest_cursor:
+            self._drop(sub)
+            return False
+        return True
+
+    def _asleep_at_tail(self, sub: Subscriber) -> None:
+        sub.cursor = self._last
+        sub.awake = sub.stalled = False
+        self._stalled.pop(sub, None)
+        self._asleep[sub] = None
+
+    def _take(self, sub: Subscriber) -> list[Event]:
+        if not self._settle(sub):
+            return []
+        events = self.read(sub.cursor, limit=self.capacity, filter=sub.filter).events
+        self._asleep_at_tail(sub)
+        return events
+
+    def _take_lines(self, sub: Subscriber) -> bytes:
+        if not self._settle(sub):
+            return b""
+        if self._lines_at != self._last:
+            self._lines.clear()
+            self._lines_at = self._last
+        key = (sub.cursor, sub.filter)
+        data = self._lines.get(key)
+        if data is None:
+            events = self.read(sub.cursor, limit=self.capacity, filter=sub.filter).events
+            data = self._lines[key] = b"".join(e.push_line for e in events)
+        self._asleep_at_tail(sub)
+        return data
+
+    def _stall(self, sub: Subscriber) -> None:
+        if sub.closed:
+            return
+        sub.stalled = True
+        self._stalled[sub] = None
+        if self._last - sub.cursor > sub.max_queue:
+            self._drop(sub)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -360,7 +409,7 @@ class EventLog:
     ) -> tuple[Subscriber, ReadResult]:
         """Register a stream subscriber, then read its backlog (subscribe before replay).
 
-        The subscriber is in the fan-out list before the backlog is read, and it only queues
+        The subscriber is in the fan-out list before the backlog is read, and it only takes
         events past the backlog's cursor: an event committed at any point after this call is
         delivered once, after the backlog, in order.
         """
@@ -372,10 +421,12 @@ class EventLog:
                 f"too many event streams ({self.max_streams}); read with events.read instead",
                 limit=self.max_streams,
             )
-        sub = Subscriber(self, filter, start, self.queue_size if queue_size is None else queue_size)
+        # The ring must still hold what a stalled subscriber has not sent: bound it by the capacity.
+        size = min(self.queue_size if queue_size is None else queue_size, self.capacity)
+        sub = Subscriber(self, filter, start, size)
         self._streams.append(sub)
         backlog = self.read(start, limit=self.capacity, filter=filter)
-        sub.cursor = max(sub.cursor, backlog.cursor)
+        self._asleep_at_tail(sub)
         return sub, backlog
 
     def waiter(self, cursor: int, filter: EventFilter = ALL) -> Subscriber:
@@ -386,9 +437,12 @@ class EventLog:
             )
         sub = Subscriber(self, filter, cursor, 1, oneshot=True)
         self._waiters.append(sub)
+        self._asleep[sub] = None
         return sub
 
     def _remove(self, sub: Subscriber) -> None:
+        self._asleep.pop(sub, None)
+        self._stalled.pop(sub, None)
         for subscribers in (self._waiters, self._streams):
             try:
                 subscribers.remove(sub)

@@ -18,7 +18,7 @@ import logging
 import os
 import selectors
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 from termux.protocol.errors import ErrorCode, ProtocolError
@@ -248,10 +248,19 @@ class Instruments:
             self.slow.disable()
 
 
-def stream_queues(events: Any) -> dict[str, int]:
-    """Queue depth of each event-stream subscriber with something queued (keyed by its index)."""
-    streams = getattr(events, "_streams", ())
-    return {str(i): len(s.queue) for i, s in enumerate(streams) if len(s.queue)}
+def stream_queues(connections: Iterable[Any]) -> dict[str, int]:
+    """Events each event-stream subscriber has not been sent yet, for those behind at all, keyed
+    by peer pid (like `client_buffers`): a subscriber falling behind shows here before it is
+    dropped. The subscriber's queue is a view of the log, so this is `behind` (events after its
+    cursor, whatever its filter)."""
+    out: dict[str, int] = {}
+    for conn in connections:
+        stream = getattr(conn, "stream", None)
+        sub = getattr(stream, "sub", None)
+        behind = getattr(sub, "behind", 0) if sub is not None else 0
+        if behind:
+            out[str(conn.peer_pid)] = int(behind)
+    return out
 
 
 class ProfileArgs(Args):

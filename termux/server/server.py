@@ -386,10 +386,13 @@ class Server:
             "bytes_forwarded": self.bytes_forwarded,
             "slices": self.pump.slices,
             "events": self.events.cursor,
+            "event_streams": self.events.stream_count,
+            "event_waiters": self.events.waiter_count,
+            "event_streams_dropped": self.events.dropped_subscribers,
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
-            "event_queues": gauge.stream_queues(self.events),
+            "event_queues": gauge.stream_queues(self.connections),
             **self.instruments.report(),
         }
 

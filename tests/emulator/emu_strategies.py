@@ -55,6 +55,9 @@ OTHER = st.sampled_from([
     "\x9d0;c1\x07", "\x85", "\x1b[", "\x1b[?", "\x1b[1;", "\x1b[2\n;3H", "\x1b[!p", "\x1b[ q",
     "\x1b[1;2;3H", "\x1b[3K", "\x1b[?r", "\x1b[?4m", "\x1b[?6h\x1b[5d", "\x1b[?6n", "\x1b[>c",
     "\x1b[2;5r", "\x1b[3J", "\x1b[10S", "\x1b[3T", "\x1b[5b", "\x1b[Z", "\x1b[s", "\x1b[u",
+    "\x1b[?2004s", "\x1b[?2004r", "\x1b[22;2t", "\x1b[23;2t", "\x1b[18t", "\x1b[5 q", "\x1b[?1$p",
+    "\x1b[4$p", "\x1b]10;?\x07", "\x1b]11;?;?\x1b\\", "\x1b[?1049h", "\x1b[?1049l", "\x1b[?47h",
+    "\x1b[?47l", "\x1b[2I", "\x1b[4h", "\x1b[4l", "\x1b[2;4r\x1b[?6h", "\x1b7\x1b[3;3H\x1b8",
 ])
 PIECE = st.one_of(TEXT, TEXT, C0, csi(), private_mode(), sgr(), OSC, OTHER)
 

@@ -39,6 +39,7 @@ def full_state(screen: Screen) -> dict[str, object]:
         "cursor": (screen.cursor.x, screen.cursor.y, screen.cursor.hidden, tuple(screen.cursor.attrs),
                    getattr(screen.cursor.attrs, "ext", None)),
         "title": (screen.title, screen.icon_name),
+        "cursor_style": screen.cursor_style,
         "mode": sorted(screen.mode),
         "margins": screen.margins,
         "tabstops": sorted(t for t in screen.tabstops if t < screen.columns),

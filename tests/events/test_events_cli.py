@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
-from event_helpers import cli, spawn_cli
+from event_helpers import cli, serve_in_loop, shutdown, spawn_cli
 
 from termux.server import commands
 from termux.server.server import Server
@@ -65,9 +66,7 @@ async def test_events_resumes_after_a_dropped_connection_with_no_gap_and_no_dupl
     assert seen == list(range(1, 13))
 
 
-async def test_events_starts_at_the_tail_and_filters_by_type(
-    live: Server, termux_env: dict[str, str]
-) -> None:
+async def test_events_starts_at_the_tail_and_filters_by_type(live: Server, termux_env: dict[str, str]) -> None:
     bell(live)
     proc = await spawn_events(termux_env, "--json", "--type", "renamed")
     await until(lambda: live.events.stream_count == 1)
@@ -136,3 +135,34 @@ async def test_wait_for_exit_match_quiet_and_timeout(live: Server, termux_env: d
     assert code == 1 and "no_session" in err
     code, _, err = await cli(termux_env, "wait", "-t", "job", "--match", "(")
     assert code == 1 and "bad_args" in err
+
+
+async def test_events_cursor_older_than_the_ring_or_from_another_run(
+    socket_dir: Path, termux_env: dict[str, str]
+) -> None:
+    server, task = await serve_in_loop(socket_dir / "default", event_capacity=5)
+    try:
+        for _ in range(12):
+            bell(server)
+        # --cursor 0 means "everything still held": no notice.
+        code, out, err = await cli(termux_env, "events", "--json", "--cursor", "0", "--timeout", "0.3")
+        assert (code, err) == (0, "") and [json.loads(x)["seq"] for x in out.splitlines()] == [8, 9, 10, 11, 12]
+        # A cursor whose events are gone: a notice on stderr, then what is held.
+        code, out, err = await cli(termux_env, "events", "--json", "--cursor", "3", "--timeout", "0.3")
+        assert code == 0 and [json.loads(x)["seq"] for x in out.splitlines()] == [8, 9, 10, 11, 12]
+        assert "no longer held" in err and len(err.splitlines()) == 1
+        # A cursor from another server run: a notice, then this run's events.
+        code, out, err = await cli(termux_env, "events", "--json", "--cursor", "99", "--timeout", "0.3", "--poll")
+        assert code == 0 and [json.loads(x)["seq"] for x in out.splitlines()] == [8, 9, 10, 11, 12]
+        assert "another server run" in err
+    finally:
+        await shutdown(server, task)
+
+
+async def test_events_gives_up_when_the_server_is_gone_for_good(socket_dir: Path, termux_env: dict[str, str]) -> None:
+    server, task = await serve_in_loop(socket_dir / "default")
+    proc = await spawn_events(termux_env, "--json")
+    await until(lambda: server.events.stream_count == 1)
+    await shutdown(server, task)
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 3 and "could not reconnect" in err.decode()

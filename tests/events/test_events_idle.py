@@ -65,9 +65,7 @@ async def test_no_timer_while_idle_and_delivery_without_a_tick(socket_dir: Path)
         clients.append(watcher)
         await watcher.request("events.stream", types=["session.quiet"])
         for i in range(3):
-            await control.request(
-                "session.new", name=f"s{i}", command=["sh", "-c", "echo ready; exec sleep 600"]
-            )
+            await control.request("session.new", name=f"s{i}", command=["sh", "-c", "echo ready; exec sleep 600"])
         subscribers = []
         for _ in range(5):
             sub = await AsyncClient.connect(server.socket_path, autostart=False)

@@ -119,46 +119,77 @@ def test_parse_types_rejects_unknown_names() -> None:
     assert err.value.code == "bad_args" and "session.bel" in err.value.message
 
 
-def test_subscribe_before_replay_backlog_then_queue_exactly_once() -> None:
+def test_subscribe_before_replay_backlog_then_take_exactly_once() -> None:
     log = EventLog()
     fill(log, 5)
     sub, backlog = log.subscribe(2)
     assert seqs(backlog.events) == [3, 4, 5] and backlog.cursor == 5
     woken: list[int] = []
-    sub.on_ready = lambda: woken.append(len(sub.queue))
+    sub.on_ready = lambda: woken.append(log.cursor)
     fill(log, 3)
+    assert woken == [6]  # one wake-up for the batch, not one per event
     assert seqs(sub.take()) == [6, 7, 8]
-    assert woken == [1]  # one wake-up for the batch, not one per event
     fill(log, 1)
-    assert seqs(sub.take()) == [9] and woken == [1, 1]
+    assert woken == [6, 9] and seqs(sub.take()) == [9]
+    assert sub.take() == []
     sub.close()
     fill(log, 1)
-    assert sub.take() == [] and log.stream_count == 0
+    assert sub.take() == [] and log.stream_count == 0 and woken == [6, 9]
 
 
 def test_subscriber_at_the_tail_and_with_a_filter() -> None:
     log = EventLog()
     fill(log, 3)
     sub, backlog = log.subscribe(None, EventFilter(session="%2"))
+    woken: list[int] = []
+    sub.on_ready = lambda: woken.append(log.cursor)
     assert backlog.events == [] and backlog.cursor == 3
     log.append(SESSION_BELL, session="%1")
+    assert woken == []  # a non-matching commit does not wake it
     log.append(SESSION_BELL, session="%2")
-    assert seqs(sub.take()) == [5]
+    assert woken == [5] and seqs(sub.take()) == [5]
 
 
-def test_slow_subscriber_is_dropped_when_its_queue_is_full_never_waited_on() -> None:
+def test_take_lines_is_shared_by_subscribers_at_the_same_cursor_and_filter() -> None:
+    log = EventLog()
+    a, _ = log.subscribe(None)
+    b, _ = log.subscribe(None)
+    c, _ = log.subscribe(None, EventFilter(types=frozenset({SESSION_EXITED})))
+    events = [log.append(SESSION_BELL), log.append(SESSION_EXITED)]
+    lines = a.take_lines()
+    assert lines == b"".join(e.push_line for e in events)
+    assert b.take_lines() is lines  # joined once, written to both
+    assert c.take_lines() == events[1].push_line
+
+
+def test_a_stalled_subscriber_is_dropped_past_its_bound_never_waited_on() -> None:
     log = EventLog(queue_size=4)
     slow, _ = log.subscribe(0)
     fast, _ = log.subscribe(0)
     drops: list[str] = []
+    slow.on_ready = slow.stall  # its peer's socket is full: the I/O side cannot write
     slow.on_drop = lambda: drops.append("slow")
     for _ in range(10):
         log.append(SESSION_BELL, session="%1")
-        assert len(slow.queue) <= 4
+        assert slow.dropped or slow.behind <= 4
         fast.take()
     assert drops == ["slow"] and slow.dropped and slow.closed
-    assert seqs(slow.take()) == [1, 2, 3, 4]  # what it had queued is kept, nothing more
     assert log.stream_count == 1 and log.dropped_subscribers == 1
+    assert slow.take() == []
+
+
+def test_a_burst_into_a_subscriber_that_is_reading_never_drops_it() -> None:
+    log = EventLog(queue_size=2)
+    sub, _ = log.subscribe(None)
+    fill(log, 7)  # one loop pass: nothing written yet, but the peer is reading
+    assert not sub.dropped and seqs(sub.take()) == list(range(1, 8))
+
+
+def test_a_subscriber_whose_unsent_events_were_overwritten_is_dropped() -> None:
+    log = EventLog(capacity=5)
+    sub, _ = log.subscribe(None)
+    fill(log, 12)
+    assert sub.take() == [] and sub.dropped
 
 
 def test_stream_cap_gives_capacity_and_closing_frees_a_slot() -> None:
@@ -177,14 +208,14 @@ def test_long_poll_waiter_is_oneshot_and_matches_its_filter() -> None:
     log = EventLog()
     fill(log, 2)
     w = log.waiter(2, EventFilter(types=frozenset({SESSION_EXITED})))
-    fired: list[bool] = []
-    w.on_ready = lambda: fired.append(True)
+    fired: list[int] = []
+    w.on_ready = lambda: fired.append(log.cursor)
     log.append(SESSION_BELL, session="%1")
     assert not fired and log.waiter_count == 1
     log.append(SESSION_EXITED, session="%1")
-    assert fired == [True] and w.closed and log.waiter_count == 0
+    assert fired == [4] and w.closed and log.waiter_count == 0
     log.append(SESSION_EXITED, session="%1")
-    assert seqs(w.take()) == [4]
+    assert fired == [4]
 
 
 def test_callbacks_may_close_and_subscribe_during_fan_out() -> None:
@@ -268,18 +299,48 @@ def test_next_deadline_is_the_minimum_over_active_sessions(outputs: list[tuple[i
         assert t.next_deadline() == min(last.values()) + 1.5
 
 
-def test_a_full_queue_is_drained_by_on_full_before_the_subscriber_is_dropped() -> None:
-    log = EventLog(queue_size=2)
-    sub, _ = log.subscribe(None)
-    delivered: list[int] = []
-    sub.on_full = lambda: delivered.extend(seqs(sub.take()))  # a peer that keeps reading
-    fill(log, 7)
-    assert not sub.dropped and delivered + seqs(sub.take()) == list(range(1, 8))
-
-
 def test_listeners_see_every_event_in_order() -> None:
     log = EventLog()
     seen: list[int] = []
     log.listeners.append(lambda e: seen.append(e.seq))
     fill(log, 3)
     assert seen == [1, 2, 3]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("append"), st.sampled_from([SESSION_BELL, SESSION_EXITED])),
+            st.tuples(st.just("subscribe"), st.sampled_from([None, SESSION_EXITED])),
+            st.tuples(st.just("take"), st.integers(0, 7)),
+            st.tuples(st.just("stall"), st.integers(0, 7)),
+        ),
+        max_size=120,
+    )
+)
+def test_every_subscriber_gets_each_matching_event_once_in_order_or_is_dropped(ops: list) -> None:
+    log = EventLog(capacity=30, queue_size=6)
+    subs: list[tuple[object, list[int], int, str | None]] = []  # (sub, received, start, type filter)
+    types = [""]  # the type of each seq
+    for op, arg in ops:
+        if op == "append":
+            log.append(arg)
+            types.append(arg)
+        elif op == "subscribe":
+            filter = EventFilter(types=frozenset({arg}) if arg else None)
+            sub, backlog = log.subscribe(None, filter)
+            subs.append((sub, seqs(backlog.events), backlog.cursor, arg))
+        elif subs:
+            sub, received, _, _ = subs[arg % len(subs)]
+            if op == "take":
+                received.extend(seqs(sub.take()))  # type: ignore[attr-defined]
+            else:
+                sub.stall()  # type: ignore[attr-defined]
+    for sub, received, start, type_ in subs:
+        received.extend(seqs(sub.take()))  # type: ignore[attr-defined]
+        expected = [e for e in range(start + 1, log.cursor + 1) if type_ is None or types[e] == type_]
+        if sub.dropped:  # type: ignore[attr-defined]
+            assert received == expected[: len(received)]  # a gapless prefix, nothing after the drop
+        else:
+            assert received == expected
