@@ -29,6 +29,14 @@ def test_type_into_a_shell_and_see_the_echo(tui: Start) -> None:
     term.wait_for("hello-42")
 
 
+def test_a_paste_from_the_outer_terminal_reaches_the_shell(tui: Start) -> None:
+    term = started(tui)
+    # the outer terminal sends a bracketed paste (Textual enabled mode 2004 on it)
+    term.write(b"\x1b[200~echo pasted-$((8*8))\x1b[201~")
+    term.write(b"\r")
+    term.wait_for("pasted-64")
+
+
 def test_ctrl_c_interrupts_a_sleep(tui: Start) -> None:
     term = started(tui)
     term.write(b"sleep 300\r")
