@@ -346,6 +346,7 @@ class TermuxApp(App[str]):
             self.sidebar.update_row(row)
         if sid == self.focused_id:
             self.view.show(shadow.screen)
+            self._fit(sid)  # another client may have sized it differently
         self._work.set()
 
     # -- the pump -------------------------------------------------------------------------------
@@ -450,7 +451,9 @@ class TermuxApp(App[str]):
 
     # -- focus and size -------------------------------------------------------------------------
 
-    def focus_session(self, sid: str | None) -> None:
+    def focus_session(self, sid: str | None, refresh: bool = False) -> None:
+        """Show `sid`. With `refresh` (a switch by the user), its screen is also fetched anew when
+        no resize does that anyway: another client may have resized it meanwhile."""
         self.focused_id = sid
         self._show_banner(sid is None)
         shadow = self.feeder.shadows.get(sid) if sid else None
@@ -460,7 +463,9 @@ class TermuxApp(App[str]):
             row.unseen = row.bell = False
             self.status.set_state(session=row.name)
             self.client.send_nowait("client.focus", target=sid)
-            self._fit(sid)
+            if not self._fit(sid) and refresh and sid in self.feeder.shadows:
+                if not self.feeder.shadows[sid].resyncing:
+                    self._spawn(self._resync(sid))
         self._refresh_sidebar()
         self.view.focus()
         self._work.set()
@@ -474,17 +479,19 @@ class TermuxApp(App[str]):
         banner.set_class(shown, "-shown")
         self.view.display = not shown
 
-    def _fit(self, sid: str) -> None:
-        """Size the session to the view (the server resizes the PTY; a snapshot makes ours exact)."""
+    def _fit(self, sid: str) -> bool:
+        """Size the session to the view (the server resizes the PTY; a snapshot makes ours exact).
+        True when a resize (and so a snapshot) was requested."""
         width, height = self.view.size.width, self.view.size.height
         shadow = self.feeder.shadows.get(sid)
         if shadow is None or width < 2 or height < 1 or self.rows[sid].state != "running":
-            return
+            return False
         if (shadow.screen.columns, shadow.screen.lines) == (width, height):
-            return
+            return False
         shadow.screen.resize(height, width)
         self.view.show(shadow.screen)
         self._spawn(self._resize(sid, width, height))
+        return True
 
     async def _resize(self, sid: str, cols: int, rows: int) -> None:
         from termux.client import TermuxError
@@ -591,7 +598,7 @@ class TermuxApp(App[str]):
             self.open_scrollback()
 
     def on_sidebar_selected(self, message: Sidebar.Selected) -> None:
-        self.focus_session(message.session_id)
+        self.focus_session(message.session_id, refresh=True)
 
     # -- prefix commands ------------------------------------------------------------------------
 
@@ -602,11 +609,11 @@ class TermuxApp(App[str]):
         elif action in ("next", "previous") and order:
             index = order.index(self.focused_id) if self.focused_id in order else -1
             step = 1 if action == "next" else -1
-            self.focus_session(order[(index + step) % len(order)])
+            self.focus_session(order[(index + step) % len(order)], refresh=True)
         elif action.startswith("select-"):
             n = int(action.split("-", 1)[1])
             if n < len(order):
-                self.focus_session(order[n])
+                self.focus_session(order[n], refresh=True)
         elif action == "detach":
             self.detach()
         elif action == "kill" and self.focused_id is not None:

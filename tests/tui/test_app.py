@@ -300,3 +300,28 @@ async def test_scrollback_by_keys_and_wheel(server: RunningServer) -> None:
         await pilot.press("escape")
         assert app.screen is app._main
     await client.close()
+
+
+async def test_a_session_resized_elsewhere_is_refitted_when_focused_again(server: RunningServer) -> None:
+    with server.client() as c:
+        first = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
+        c.request("session.new", name="b", command=["/bin/cat"])
+    app, client = await start(server, focus="a")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
+        view = (app.view.size.width, app.view.size.height)
+        with server.client() as c:
+            c.request("session.resize", target=first, cols=50, rows=10)  # another client's size
+        await pilot.press("ctrl+b", "n", "ctrl+b", "p")
+        assert app.focused_id == first
+
+        def server_size() -> tuple[int, int]:
+            with server.client() as c:
+                info = c.request("session.get", target=first)["session"]
+            return info["cols"], info["rows"]
+
+        await wait_until(pilot, lambda: app.snapshots_pending == 0 and server_size() == view)
+        screen = app.feeder.shadows[first].screen
+        assert (screen.columns, screen.lines) == view
+    await client.close()
