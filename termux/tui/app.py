@@ -423,6 +423,7 @@ class TermuxApp(App[str]):
             return
         if sid == self.focused_id:
             self.view.update_dirty()
+            self._touched.add(sid)  # its sidebar preview follows too
         else:
             bells = getattr(shadow.screen, "bell_count", 0)
             if not row.unseen or bells != self._bells.get(sid, 0):
