@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from e2e.isolated import IsolatedServer
 from e2e.terminal import Terminal
 
@@ -156,3 +158,29 @@ def test_prefix_commands_in_a_real_terminal(tui: Start) -> None:
     term.write(b"y")
     term.wait_for(lambda t: "0:0" not in t.text)
     assert "z" not in terminal_area(term).replace("ctrl+b", "")
+
+
+@pytest.mark.bench
+def test_bench_lone_escape_next_to_a_plain_key(tui: Start) -> None:
+    """Prints keystroke-to-screen for a lone Escape and for a plain key, side by side in one run.
+
+    The difference is the wait that tells a lone ESC from the start of a sequence (escape_delay_ms,
+    5 ms; Textual's stock driver: 100 ms plus up to a 100 ms poll). Run: pytest e2e -m bench -s -k escape
+    """
+    term = started(tui, cols=100, rows=12)
+    term.write(b"stty raw -echo; cat -v\r")
+    term.wait_for(lambda t: "cat -v" in terminal_area(t))
+    results: dict[str, list[float]] = {}
+    for label, key, shown in (("lone ESC", b"\x1b", "^["), ("plain key", b"Z", "Z")):
+        times: list[float] = []
+        for _ in range(20):
+            count = terminal_area(term).count(shown)
+            sent = time.monotonic()
+            term.write(key)
+            seen = term.wait_for(lambda t, c=count, s=shown: terminal_area(t).count(s) > c)
+            times.append((seen - sent) * 1000)
+            time.sleep(0.03)
+        results[label] = sorted(times)
+    print("\n| key | p50 ms | max ms |\n| --- | ---: | ---: |")
+    for label, times in results.items():
+        print(f"| {label} | {times[len(times) // 2]:.1f} | {times[-1]:.1f} |")
