@@ -325,3 +325,21 @@ async def test_a_session_resized_elsewhere_is_refitted_when_focused_again(server
         screen = app.feeder.shadows[first].screen
         assert (screen.columns, screen.lines) == view
     await client.close()
+
+
+async def test_configured_prefix_and_bindings(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    config = Config(prefix="ctrl+a")
+    config.bindings["|"] = "sidebar"
+    app, client = await start(server, config=config)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        app.sent.clear()
+        await pilot.press("ctrl+b")  # not the prefix any more: the session's
+        assert app.sent == [b"\x02"]
+        await pilot.press("ctrl+a", "vertical_line")
+        assert app.sidebar.has_class("-hidden")
+        await pilot.press("ctrl+a", "ctrl+a")
+        assert app.sent == [b"\x02", b"\x01"]
+    await client.close()
