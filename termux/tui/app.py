@@ -41,6 +41,7 @@ from termux.tui.render import Palette
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
 from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
 
+EARLY_KEYS = 256  # keys typed before the attach completes, replayed after it
 PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
 ROW_UPDATE_SLICES = 16
 BACKGROUND_SHARE = 0.5  # at most this share of the TUI's time goes to parsing background sessions
@@ -124,6 +125,7 @@ class TermuxApp(App[str]):
         self._focus_work = asyncio.Event()  # focused output arrived: ends the pump's rest
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bells: dict[str, int] = {}
+        self._early_keys: list[events.Key] = []
         self._touched: set[str] = set()  # background sessions fed since their preview was drawn
         self._main: MainScreen | None = None
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
@@ -191,6 +193,9 @@ class TermuxApp(App[str]):
         self._spawn(self._pump())
         self.focus_session(focus)
         self.attached.set()
+        early, self._early_keys = self._early_keys, []
+        for event in early:
+            self.route_key(event)
 
     def _resolve(self, target: str) -> str | None:
         if target in self.infos:
@@ -537,6 +542,11 @@ class TermuxApp(App[str]):
 
     def route_key(self, event: events.Key) -> None:
         """Every key while no modal screen is open: the prefix, a command after it, or the session."""
+        if not self.attached.is_set():
+            # typed before the attach reply: kept (bounded) and replayed once there is a session
+            if len(self._early_keys) < EARLY_KEYS:
+                self._early_keys.append(event)
+            return
         if self.prefix_pending:
             self.prefix_pending = False
             self.status.set_state(pending=False)

@@ -343,3 +343,16 @@ async def test_configured_prefix_and_bindings(server: RunningServer) -> None:
         await pilot.press("ctrl+a", "ctrl+a")
         assert app.sent == [b"\x02", b"\x01"]
     await client.close()
+
+
+async def test_keys_typed_before_the_attach_completes_are_replayed(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    app, client = await start(server)
+    for key, char in (("h", "h"), ("i", "i"), ("enter", "\r")):
+        app.route_key(events.Key(key, char))  # before the app even runs: no session to send to yet
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.sent[:3] == [b"h", b"i", b"\r"]  # replayed in order to the focused session
+        assert len(app.infos) == 1  # the early Enter did not create a session
+    await client.close()
