@@ -151,11 +151,17 @@ class TermuxApp(App[str]):
         return task
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
+        from termux.client import TermuxError
+
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            exc = task.exception()
-            self.exit_reason = f"error: {type(exc).__name__}: {exc}"
-            self.exit(self.exit_reason)
+        if task.cancelled() or (exc := task.exception()) is None:
+            return
+        if isinstance(exc, TermuxError) and exc.code != "disconnected" and self._main is not None:
+            # a refused request (a name taken, a command not found, a session gone): say so, go on
+            self.status.set_state(message=f"{exc.message} ({exc.code})")
+            return
+        self.exit_reason = f"error: {type(exc).__name__}: {exc}"
+        self.exit(self.exit_reason)
 
     @property
     def view(self) -> TerminalView:
@@ -677,12 +683,7 @@ class TermuxApp(App[str]):
         self.push_screen(RenameScreen(self.rows[sid].name), done)
 
     async def _do_rename(self, sid: str, name: str) -> None:
-        from termux.client import TermuxError
-
-        try:
-            await self.client.request("session.rename", target=sid, name=name)
-        except TermuxError as exc:
-            self.status.set_state(message=exc.message if hasattr(exc, "message") else str(exc))
+        await self.client.request("session.rename", target=sid, name=name)  # refusals: _task_done
 
     def open_scrollback(self) -> None:
         sid = self.focused_id

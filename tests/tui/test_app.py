@@ -356,3 +356,18 @@ async def test_keys_typed_before_the_attach_completes_are_replayed(server: Runni
         assert app.sent[:3] == [b"h", b"i", b"\r"]  # replayed in order to the focused session
         assert len(app.infos) == 1  # the early Enter did not create a session
     await client.close()
+
+
+async def test_a_refused_request_is_reported_and_the_tui_goes_on(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+        c.request("session.new", name="b", command=["/bin/cat"])
+    app, client = await start(server, focus="a")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.press("ctrl+b", "comma")
+        await pilot.pause()
+        await pilot.press("ctrl+u", "b", "enter")  # "b" is taken
+        await wait_until(pilot, lambda: "exists" in app.status.message)
+        assert app.is_running and app.rows[app.focused_id].name == "a"
+    await client.close()
