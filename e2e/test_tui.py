@@ -184,3 +184,10 @@ def test_bench_lone_escape_next_to_a_plain_key(tui: Start) -> None:
     print("\n| key | p50 ms | max ms |\n| --- | ---: | ---: |")
     for label, times in results.items():
         print(f"| {label} | {times[len(times) // 2]:.1f} | {times[-1]:.1f} |")
+
+
+def test_attach_to_a_missing_session_says_so(tui: Start, server: IsolatedServer) -> None:
+    server.run("new", "-d", "-s", "here", "--", "/bin/cat")
+    term = tui("attach", "-t", "nope")
+    term.wait_for("nope")
+    assert term.wait_exit() == 1
