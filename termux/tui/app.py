@@ -126,6 +126,7 @@ class TermuxApp(App[str]):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bells: dict[str, int] = {}
         self._early_keys: list[events.Key] = []
+        self._server_error = ""  # the last `error` push (sent before the server drops a client)
         self._touched: set[str] = set()  # background sessions fed since their preview was drawn
         self._main: MainScreen | None = None
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
@@ -252,7 +253,11 @@ class TermuxApp(App[str]):
 
     async def _watch_server(self) -> None:
         await self.client.closed.wait()
-        self.exit_reason = "the server went away"
+        if self._server_error:
+            # the server dropped this client (it fell too far behind); the sessions are still there
+            self.exit_reason = f"dropped by the server: {self._server_error}; `termux attach` comes back"
+        else:
+            self.exit_reason = "the server went away"
         self.exit(self.exit_reason)
 
     def handle_push(self, push: dict[str, Any]) -> None:
@@ -269,7 +274,8 @@ class TermuxApp(App[str]):
             self.handle_event(push.get("event") or {})
         elif kind == "error":
             error = push.get("error") or {}
-            self.status.set_state(message=f"server: {error.get('message', error)}")
+            self._server_error = str(error.get("message", error))
+            self.status.set_state(message=f"server: {self._server_error}")
 
     def handle_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")

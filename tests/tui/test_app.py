@@ -371,3 +371,16 @@ async def test_a_refused_request_is_reported_and_the_tui_goes_on(server: Running
         await wait_until(pilot, lambda: "exists" in app.status.message)
         assert app.is_running and app.rows[app.focused_id].name == "a"
     await client.close()
+
+
+async def test_the_tui_ends_when_the_server_goes_away(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        with server.client() as c:
+            c.request("server.kill")
+        await wait_until(pilot, lambda: not app.is_running or app.exit_reason != "")
+    assert app.exit_reason == "the server went away"
+    await client.close()
