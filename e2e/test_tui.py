@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from e2e.isolated import IsolatedServer
 from e2e.terminal import Terminal
@@ -102,3 +105,41 @@ def test_new_attaches_focused_on_the_new_session(tui: Start, server: IsolatedSer
     assert "first-session" not in term.text or "second-session" in term.text
     listed = server.run("ls").stdout
     assert "first" in listed and "second" in listed
+
+
+def test_termux_alone_starts_a_server_and_a_shell(socket_dir: Path, termux_env: dict[str, str]) -> None:
+    env = {**termux_env, "SHELL": "/bin/sh"}
+    term = Terminal([sys.executable, "-m", "termux"], cols=100, rows=30, env=env)
+    try:
+        term.wait_for("ctrl+b then", timeout=30)
+        term.write(b"echo fresh-$((5*5))\r")
+        term.wait_for("fresh-25")
+        term.write(PREFIX + b"d")
+        term.wait_for("[detached]")
+    finally:
+        term.close()
+        subprocess.run([sys.executable, "-m", "termux", "kill-server"], env=env, capture_output=True, timeout=30)
+
+
+def test_prefix_commands_in_a_real_terminal(tui: Start) -> None:
+    """Prefix commands run from the input fast path (not Textual's queue) and still drive Textual."""
+    term = started(tui)
+    term.write(b"echo first-$((1+2))\r")
+    term.wait_for("first-3")
+    term.write(PREFIX + b"?")
+    term.wait_for("termux keys")
+    term.write(b"z")  # any key closes the help and is not typed
+    term.wait_for(lambda t: "termux keys" not in t.text)
+    term.write(PREFIX + b"c")
+    term.wait_for("1:1")  # a second session in the sidebar
+    term.write(b"echo second-$((2+2))\r")
+    term.wait_for("second-4")
+    assert "first-3" not in "\n".join(line[SIDEBAR:] for line in term.display)
+    term.write(PREFIX + b"p")
+    term.wait_for(lambda t: "first-3" in "\n".join(line[SIDEBAR:] for line in t.display))
+    term.write(PREFIX + PREFIX)  # the prefix twice types one ctrl+b into the shell
+    term.write(PREFIX + b"x")
+    term.wait_for("(y/n)")
+    term.write(b"y")
+    term.wait_for(lambda t: "0:0" not in t.text)
+    assert "z" not in "\n".join(line[SIDEBAR:] for line in term.display).replace("ctrl+b", "")

@@ -243,6 +243,9 @@ class Screen(pyte.Screen):
         for m in wanted:
             if m in ALT_SCREEN_MODES:
                 self._enter_alternate(m)
+            elif m == 1048:  # xterm: save the cursor as DECSC does
+                self.mode.discard(1048 << 5)
+                self.save_cursor()
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
         private = bool(kwargs.get("private"))
@@ -259,6 +262,8 @@ class Screen(pyte.Screen):
         for m in wanted:
             if m in ALT_SCREEN_MODES:
                 self._leave_alternate(m)
+            elif m == 1048:  # xterm: restore the cursor as DECRC does
+                self.restore_cursor()
 
     # ------------------------------------------------------------------ alternate screen
 
@@ -331,6 +336,45 @@ class Screen(pyte.Screen):
     def erase_in_line(self, how: int = 0, private: bool = False) -> None:
         if how in (0, 1, 2):  # anything else is ignored, as xterm does
             super().erase_in_line(how)
+            x = self.cursor.x
+            self._fix_wide(self.cursor.y, x - 1 if how == 0 else x + 1)
+
+    # Editing a line can split a wide character from its "" stub. xterm then blanks the half that is
+    # left, and so does termux (stock pyte keeps it, and its `display` raised on a stub left alone).
+
+    def insert_characters(self, count: int | None = None) -> None:
+        super().insert_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x + (count or 1), self.columns - 1)
+
+    def delete_characters(self, count: int | None = None) -> None:
+        super().delete_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x)
+
+    def erase_characters(self, count: int | None = None) -> None:
+        super().erase_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x + (count or 1))
+
+    def _fix_wide(self, y: int, *columns: int) -> None:
+        """Blank a wide character without its stub, or a stub without its wide character, at the
+        given columns of line y."""
+        line = self.buffer.get(y)
+        if not line:
+            return
+        last = self.columns - 1
+        for x in columns:
+            if not 0 <= x <= last or x not in line:
+                continue
+            cell = line[x]
+            data = cell.data
+            if data == "":
+                if x == 0 or not _is_wide(line[x - 1].data):
+                    line[x] = cell._replace(data=" ")
+            elif x == last or line[x + 1].data != "":
+                if _is_wide(data) and self.columns > 1:
+                    line[x] = cell._replace(data=" ")
 
     def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
         if how == 3:
@@ -465,6 +509,15 @@ class Screen(pyte.Screen):
         if number == 8:
             _params, _, uri = param.partition(";")
             self._set_link(uri if len(uri) <= MAX_LINK else "")
+        elif number == 4:
+            # "4;c;?;c;?..." asks for palette entries: xterm's default 256-colour palette.
+            parts = param.split(";")
+            for index, value in zip(parts[0::2], parts[1::2], strict=False):
+                if value == "?" and index.isascii() and index.isdigit() and int(index) < 256:
+                    hex6 = _PALETTE[int(index)]
+                    rh, gh, bh = (hex6[i:i + 2] for i in (0, 2, 4))
+                    self.write_process_input(
+                        f"\x1b]4;{int(index)};rgb:{rh}{rh}/{gh}{gh}/{bh}{bh}{terminator}")
         elif number in (10, 11):
             # "10;?;?" asks for 10 then 11 (xterm walks the list from the first number).
             for offset, value in enumerate(param.split(";")):
@@ -558,6 +611,11 @@ class Screen(pyte.Screen):
         for m in modes[:64]:
             if m in self._saved_modes:
                 (self.set_mode if self._saved_modes[m] else self.reset_mode)(m, private=True)
+
+    def reset_tab_stops(self, how: int = 0) -> None:
+        """DECST8C (CSI ? 5 W): tab stops every 8 columns."""
+        if how == 5:
+            self.tabstops = set(range(8, self.columns, 8))
 
     def set_cursor_style(self, style: int = 0) -> None:
         """DECSCUSR (CSI Ps SP q): recorded for the client (0-6)."""
@@ -711,6 +769,10 @@ class Screen(pyte.Screen):
         char = Char(**fields)
         new_ext = Ext(dim, hidden, overline, link)
         return char.with_ext(new_ext if new_ext != NO_EXT else None)
+
+
+def _is_wide(data: str) -> bool:
+    return bool(data) and wcwidth(data[0]) == 2
 
 
 def _has_content(line: Any) -> bool:

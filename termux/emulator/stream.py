@@ -121,6 +121,7 @@ _CSI_TABLE: dict[str, tuple[str, int, str]] = {
     "?s": ("save_modes", 0, "all"),
     "?r": ("restore_modes", 0, "all"),
     " q": ("set_cursor_style", 1, "n"),
+    "?W": ("reset_tab_stops", 1, "n"),
     "t": ("window_op", 3, "n"),
 }
 

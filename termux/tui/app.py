@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import contextvars
 from collections.abc import Awaitable
 from typing import Any, ClassVar
 
@@ -39,6 +40,9 @@ from termux.tui.feed import Feeder, Shadow, Step
 from termux.tui.render import Palette
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
 from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
+
+PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
+ROW_UPDATE_SLICES = 16  # under a flood, sidebar previews are refreshed every this many slices
 
 
 def _b64(data: bytes) -> str:
@@ -117,6 +121,7 @@ class TermuxApp(App[str]):
         self._work = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bells: dict[str, int] = {}
+        self._touched: set[str] = set()  # background sessions fed since their preview was drawn
         self._main: MainScreen | None = None
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
@@ -128,6 +133,7 @@ class TermuxApp(App[str]):
 
         driver = self._driver
         if isinstance(driver, TermuxDriver):
+            driver.input_context = contextvars.copy_context()
             driver.input_hook = self._input_from_driver
         self._main = MainScreen(self.config)
         self.push_screen(self._main)
@@ -178,6 +184,7 @@ class TermuxApp(App[str]):
             focus = next((s for s, i in self.infos.items() if i.get("state") == "running"), None)
         self._refresh_sidebar()
         self._spawn(self._read_pushes())
+        self._spawn(self._watch_server())
         self._spawn(self._pump())
         self.focus_session(focus)
         self.attached.set()
@@ -216,23 +223,23 @@ class TermuxApp(App[str]):
     # -- pushes ---------------------------------------------------------------------------------
 
     async def _read_pushes(self) -> None:
+        """Move pushed lines into the feeder (queuing is cheap; parsing is the pump's), a bounded
+        batch at a time so that keys queued meanwhile are not kept waiting by a flood."""
         pushes: asyncio.Queue[dict[str, Any]] = self.client.pushes
-        closed: asyncio.Event = self.client.closed
         while True:
-            getter = asyncio.ensure_future(pushes.get())
-            closer = asyncio.ensure_future(closed.wait())
-            done, _ = await asyncio.wait({getter, closer}, return_when=asyncio.FIRST_COMPLETED)
-            if getter not in done:
-                getter.cancel()
-                self.exit_reason = "the server went away"
-                self.exit(self.exit_reason)
-                return
-            closer.cancel()
-            self.handle_push(getter.result())
-            # Take everything already here without yielding: queuing is cheap, parsing is the pump's.
-            while not pushes.empty():
+            self.handle_push(await pushes.get())
+            taken = 1
+            while taken < PUSH_BATCH and not pushes.empty():
                 self.handle_push(pushes.get_nowait())
+                taken += 1
             self._work.set()
+            if taken == PUSH_BATCH:
+                await asyncio.sleep(0)
+
+    async def _watch_server(self) -> None:
+        await self.client.closed.wait()
+        self.exit_reason = "the server went away"
+        self.exit(self.exit_reason)
 
     def handle_push(self, push: dict[str, Any]) -> None:
         kind = push.get("push")
@@ -281,9 +288,12 @@ class TermuxApp(App[str]):
         elif kind == "session.title":
             self.rows[sid].title = data.get("title") or ""
             self.sidebar.update_row(self.rows[sid])
-        elif kind == "session.bell" and sid != self.focused_id:
-            self.rows[sid].bell = True
-            self.sidebar.update_row(self.rows[sid])
+        elif kind == "session.bell":
+            if sid == self.focused_id:
+                self.bell()  # the focused session rang: ring the outer terminal
+            else:
+                self.rows[sid].bell = True
+                self.sidebar.update_row(self.rows[sid])
 
     def _remove_session(self, sid: str) -> None:
         self.infos.pop(sid, None)
@@ -341,10 +351,15 @@ class TermuxApp(App[str]):
             await self._work.wait()
             self._work.clear()
             self._request_snapshots()
+            slices = 0
             while (step := self.feeder.step(self.focused_id)) is not None:
                 self._after_step(step)
+                slices += 1
+                if slices % ROW_UPDATE_SLICES == 0:
+                    self._update_rows()
                 await asyncio.sleep(0)  # keystrokes queued meanwhile run now
                 self._request_snapshots()
+            self._update_rows()
 
     def _request_snapshots(self) -> None:
         for sid in list(self.feeder.need_snapshot):
@@ -381,18 +396,29 @@ class TermuxApp(App[str]):
             self.view.update_dirty()
         else:
             bells = getattr(shadow.screen, "bell_count", 0)
-            changed = not row.unseen or bells != self._bells.get(sid, 0)
-            row.unseen = True
-            if bells != self._bells.get(sid, 0):
-                row.bell = True
-                self._bells[sid] = bells
-            preview = emulator_preview(shadow.screen)
-            if changed or preview != row.preview:
-                row.preview = preview
+            if not row.unseen or bells != self._bells.get(sid, 0):
+                row.unseen = True
+                if bells != self._bells.get(sid, 0):
+                    row.bell = True
+                    self._bells[sid] = bells
                 self.sidebar.update_row(row)
+            self._touched.add(sid)  # its preview is refreshed by _update_rows
         if not self.activity.has_class("-hidden"):
             for chunk in step.chunks:
                 self.activity.observe(sid, chunk)
+
+    def _update_rows(self) -> None:
+        """Refresh the previews of background sessions that were fed since the last call."""
+        for sid in self._touched:
+            shadow = self.feeder.shadows.get(sid)
+            row = self.rows.get(sid)
+            if shadow is None or row is None:
+                continue
+            preview = emulator_preview(shadow.screen)
+            if preview != row.preview:
+                row.preview = preview
+                self.sidebar.update_row(row)
+        self._touched.clear()
 
     # -- focus and size -------------------------------------------------------------------------
 
@@ -497,7 +523,10 @@ class TermuxApp(App[str]):
         self.send_key(event)
 
     def _key_without_session(self, event: events.Key) -> None:
-        if event.key in ("c", "enter"):
+        if any(row.state == "running" for row in self.rows.values()):
+            # an ended session was chosen while others live: keys have nowhere to go
+            self.status.set_state(message="this session has ended: prefix n/p switches, prefix x removes it")
+        elif event.key in ("c", "enter"):
             self._spawn(self.new_session())
         elif event.key in ("q", "d"):
             self.detach()
@@ -628,6 +657,7 @@ class TermuxApp(App[str]):
         if self._main is None:
             return
         self.sidebar.set_rows([self.rows[s] for s in self.infos], self.focused_id)
+        self.activity.names = {sid: row.name for sid, row in self.rows.items()}
 
     async def on_unmount(self) -> None:
         for task in list(self._tasks):

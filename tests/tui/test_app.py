@@ -203,7 +203,7 @@ async def test_keystroke_waits_for_at_most_one_slice_under_a_flood(server: Runni
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/cat"])
     log: list[tuple[str, str, int]] = []
-    feeder = RecordingFeeder(log, background_slice=4096, backlog_limit=1 << 30)
+    feeder = RecordingFeeder(log, background_slice=4096, backlog_limit=1 << 30, background_slice_time=None)
     client = await AsyncClient.connect(server.path, autostart=False)
     app = RecordingApp(client, config=Config(), feeder=feeder)
     async with app.run_test(size=SIZE) as pilot:
