@@ -240,7 +240,7 @@ def _arm_wait(
             if found := _screen_match(session, pattern):
                 finish({"session": session.info(), "match": found.group(0), "where": "screen"})
             else:
-                finish(ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match"))
+                finish(_no_match(session))
         # --quiet: an ended session prints nothing more; its quiet deadline still decides.
 
     ended.on_ready = on_end
