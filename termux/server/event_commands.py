@@ -139,6 +139,8 @@ def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
     conn = ctx.conn
     if conn.stream is not None:
         raise ProtocolError(ErrorCode.BUSY, "this connection already has an event stream")
+    if conn.attached:
+        raise ProtocolError(ErrorCode.BUSY, "this connection is attached: it already gets every event")
     filter = _filter(ctx.server, args.types, args.session)
     # Subscribe before replay: the subscriber is registered first, so whatever is committed after
     # the backlog's cursor lands in its queue and is written after this reply, exactly once.
@@ -240,7 +242,7 @@ def _arm_wait(
             if found := _screen_match(session, pattern):
                 finish({"session": session.info(), "match": found.group(0), "where": "screen"})
             else:
-                finish(ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match"))
+                finish(_no_match(session))
         # --quiet: an ended session prints nothing more; its quiet deadline still decides.
 
     ended.on_ready = on_end

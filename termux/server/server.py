@@ -38,7 +38,7 @@ from termux.protocol.messages import (
 )
 from termux.server import commands, gauge
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
-from termux.server.events import Event, EventLog
+from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
 from termux.server.scheduler import OutputPump, Parseable
 from termux.server.session import Session, SessionConfig, SessionHooks
 
@@ -199,13 +199,14 @@ class Server:
         *,
         history: int = 10_000,
         event_capacity: int = 10_000,
+        max_streams: int = DEFAULT_MAX_STREAMS,
         quiet_after: float = DEFAULT_QUIET_AFTER,
     ) -> None:
         self.socket_path = socket_path
         self.history = history
         self.sessions: dict[str, Session] = {}
         self.connections: set[Connection] = set()
-        self.events = EventLog(event_capacity)
+        self.events = EventLog(event_capacity, max_streams=max_streams)
         self.events.listeners.append(self._push_event)
         self.activity = ActivityMonitor(self.events, self.sessions.get, quiet_after)
         self.started = time.time()

@@ -166,3 +166,43 @@ async def test_events_gives_up_when_the_server_is_gone_for_good(socket_dir: Path
     await shutdown(server, task)
     _, err = await asyncio.wait_for(proc.communicate(), 60)
     assert proc.returncode == 3 and "could not reconnect" in err.decode()
+
+
+def test_server_options_configure_the_event_log(socket_dir: Path, termux_env: dict[str, str]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from termux.client import Client, TermuxError
+
+    path = socket_dir / "opts"
+    bad = subprocess.run(
+        [sys.executable, "-m", "termux", "-S", str(path), "server", "--quiet-after", "0"],
+        env=termux_env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "--quiet-after" in bad.stderr
+    ready_r, ready_w = os.pipe()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "termux", "-S", str(path), "server", "--ready-fd", str(ready_w),
+         "--event-capacity", "5", "--max-streams", "1", "--quiet-after", "0.2"],
+        env=termux_env, pass_fds=(ready_w,), stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    os.close(ready_w)
+    try:
+        assert os.read(ready_r, 16).startswith(b"ready")
+        with Client.connect(path, autostart=False) as a, Client.connect(path, autostart=False) as b:
+            sid = a.request("session.new", name="n", command=["sh", "-c", "echo hi; exec sleep 600"])["session"]["id"]
+            a.request("events.stream", cursor=0, types=["session.quiet"])
+            assert a.next_push(30)["event"]["type"] == "session.quiet"  # type: ignore[index]
+            with pytest.raises(TermuxError) as capacity:
+                b.request("events.stream")
+            assert capacity.value.code == "capacity"
+            for i in range(8):
+                b.request("session.rename", target=sid, name=f"n{i}")
+            with pytest.raises(TermuxError) as expired:
+                b.request("events.read", cursor=0)
+            assert expired.value.code == "cursor_expired" and b.request("events.read")["cursor"] > 5
+    finally:
+        os.close(ready_r)
+        proc.terminate()
+        proc.wait(30)

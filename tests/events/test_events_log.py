@@ -344,3 +344,28 @@ def test_every_subscriber_gets_each_matching_event_once_in_order_or_is_dropped(o
             assert received == expected[: len(received)]  # a gapless prefix, nothing after the drop
         else:
             assert received == expected
+
+
+def test_fan_out_encodes_each_event_once_whatever_the_number_of_subscribers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import termux.server.events as events_module
+
+    calls: list[object] = []
+    real = events_module._encoder
+
+    class Counting:
+        def encode(self, obj: object) -> bytes:
+            calls.append(obj)
+            return real.encode(obj)
+
+    monkeypatch.setattr(events_module, "_encoder", Counting())
+    log = EventLog()
+    subs = [log.subscribe(None)[0] for _ in range(20)]
+    filtered = [log.subscribe(None, EventFilter(types=frozenset({SESSION_BELL})))[0] for _ in range(5)]
+    for _ in range(10):
+        log.append(SESSION_BELL)
+    written = [sub.take_lines() for sub in subs + filtered]
+    assert len(calls) == 10  # one encode per event, none per subscriber
+    assert all(w is written[0] for w in written[:20])  # same cursor and filter: one shared buffer
+    assert written[20] == written[0] and log.read(0).events[0].json in written[0]

@@ -151,6 +151,12 @@ async def test_stream_cap_answers_capacity_and_closing_frees_a_slot(live: Server
         with pytest.raises(TermuxError) as again:
             await clients[0].request("events.stream")
         assert again.value.code == "busy"  # one stream per connection
+        attached = await connect(live)
+        await attached.request("client.attach")
+        with pytest.raises(TermuxError) as doubled:
+            await attached.request("events.stream")
+        assert doubled.value.code == "busy"  # an attached view gets every event already
+        await attached.close()
         await clients[0].close()  # EOF is the unsubscribe
         while live.events.stream_count == 3:
             await asyncio.sleep(0.01)
