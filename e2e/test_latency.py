@@ -19,9 +19,11 @@ the p50 ratio to the same multiplexer's idle phase). Figures are reported, never
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shlex
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -65,6 +67,7 @@ class PhaseResult:
     samples: list[float]
     keys: int
     saturated: bool = False
+    diagnosis: str | None = None  # what the multiplexer said about itself at the end of the phase
 
 
 @dataclass
@@ -82,6 +85,8 @@ class Multiplexer(Protocol):
     def flood(self, argv: Sequence[str]) -> str: ...
 
     def stop_flood(self, handle: str) -> None: ...
+
+    def diagnose(self) -> str | None: ...
 
     def close(self) -> None: ...
 
@@ -102,6 +107,9 @@ class Tmux:
 
     def stop_flood(self, handle: str) -> None:
         self.tmux.run("kill-window", "-t", handle)
+
+    def diagnose(self) -> str | None:
+        return None
 
     def close(self) -> None:
         self.tmux.stop()
@@ -135,6 +143,16 @@ class Termux:
 
     def stop_flood(self, handle: str) -> None:
         self._termux("kill", "-t", handle)
+
+    def diagnose(self) -> str | None:
+        """The server's loop gauge (termux stats), read while the phase's floods still run."""
+        done = self.server.run("stats", "--json", timeout=30)
+        if done.returncode != 0:
+            return None
+        loop = json.loads(done.stdout).get("loop") or {}
+        if not loop:
+            return None
+        return f"server loop {loop['utilisation']:.0%} busy, longest iteration {loop['busy_max_ms']:.0f} ms"
 
     def close(self) -> None:
         self.server.stop()
@@ -181,6 +199,7 @@ def run_phase(
                 result.saturated = True
                 break
             result.samples.append(latency)
+        result.diagnosis = mux.diagnose()
     finally:
         for handle in handles:
             mux.stop_flood(handle)
@@ -206,7 +225,7 @@ def measure(mux: Multiplexer, cfg: Settings) -> MuxResult:
             raise RuntimeError("the first key was never echoed")
         for name, flood, count in phases(cfg):
             result.phases[name] = run_phase(mux, typist, name, flood, count, cfg)
-    except (RuntimeError, TimeoutError, TerminalClosed, OSError) as exc:
+    except (RuntimeError, TimeoutError, TerminalClosed, OSError, subprocess.TimeoutExpired) as exc:
         result.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
     finally:
         mux.close()
@@ -238,6 +257,10 @@ def render(results: Sequence[MuxResult], cfg: Settings) -> str:
         f" a key not echoed within {cfg.settle:g} s ends its phase as SATURATED (keys echoed/keys).",
     ]
     notes += [f"{r.name}: not measured: {r.error}" for r in results if r.error]
+    for r in results:
+        diagnoses = [f"{name}: {p.diagnosis}" for name, p in r.phases.items() if p.diagnosis]
+        if diagnoses:
+            notes.append(f"{r.name} at the end of each phase: " + "; ".join(diagnoses) + ".")
     return markdown_table(header, rows) + "\n\n" + "\n".join(notes) + "\n"
 
 
