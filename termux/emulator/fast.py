@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from itertools import compress
+from itertools import compress, repeat
 from operator import attrgetter, itemgetter, ne
 from typing import Any
 
@@ -394,6 +394,14 @@ class FastScreenMixin(_ReferenceScreen):
         """Whether a scroll of [top, bottom] keeps the top row: as the reference Screen.index, only a
         full-screen scroll of the main screen does (and only when the scrollback keeps lines)."""
         return top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen > 0
+
+    def _scroll_into_history(self, line: Any) -> None:
+        """The reference's, with rows of several styles grouped at C level (same lines)."""
+        if not line:
+            self.history.append(EMPTY_LINE)
+            return
+        default = self.default_char
+        self.history.append(_compact_cells(list(map(line.get, range(self.columns), repeat(default))), default))
 
     def _history_text_rows(self, rows: list[str], attrs: Any) -> None:
         """Rows of text in one style, straight into their compact scrollback form (what
