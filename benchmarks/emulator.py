@@ -302,7 +302,11 @@ def main(argv: list[str] | None = None) -> int:
         print("| workload | pyte.HistoryScreen | termux Scrollback | ratio |")
         print("| --- | ---: | ---: | ---: |")
         for name in names:
-            stock_b, ours_b = scrollback_bytes_per_line(name, args.memory_lines, args)
+            sizes = scrollback_bytes_per_line(name, args.memory_lines, args)
+            if sizes is None:
+                print(f"| {DESCRIPTIONS[name]} | - | - | (does not scroll) |", flush=True)
+                continue
+            stock_b, ours_b = sizes
             print(f"| {DESCRIPTIONS[name]} | {stock_b:.0f} | {ours_b:.0f} | {stock_b / ours_b:.1f}x |", flush=True)
     return 0
 
@@ -331,15 +335,20 @@ def deep_size(root: object, seen: set[int]) -> int:
     return total
 
 
-def scrollback_bytes_per_line(name: str, lines_wanted: int, args: argparse.Namespace) -> tuple[float, float]:
-    """Bytes per scrollback line: pyte.HistoryScreen's history against termux's Scrollback."""
+def scrollback_bytes_per_line(name: str, lines_wanted: int, args: argparse.Namespace) -> tuple[float, float] | None:
+    """Bytes per scrollback line: pyte.HistoryScreen's history against termux's Scrollback (None when
+    the workload does not scroll, like `top`'s in-place redraws)."""
     gen = WORKLOADS[name]
     size = 4096
     while True:  # enough input to push `lines_wanted` lines into the scrollback
         data = gen(size)
         probe = temu.Screen(args.columns, args.lines, history=lines_wanted)
         temu.ByteStream(probe).feed(data)
-        if len(probe.history) >= lines_wanted or size > 64 * MB:
+        if len(probe.history) >= lines_wanted:
+            break
+        if size >= 4 * MB:
+            if not probe.history:
+                return None
             break
         size *= 2
     stock_screen = pyte.HistoryScreen(args.columns, args.lines, history=lines_wanted)
