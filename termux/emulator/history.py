@@ -7,7 +7,7 @@ instead of a dict of 80 cell namedtuples. Styles are interned so equal runs shar
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import repeat
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -116,6 +116,11 @@ class Scrollback:
     def append(self, line: Line) -> None:
         if self._lines.maxlen:
             self._lines.append(line)
+
+    def extend(self, lines: Iterable[Line]) -> None:
+        """Many lines at once, oldest first (the fast paths' batched scroll)."""
+        if self._lines.maxlen:
+            self._lines.extend(lines)
 
     def clear(self) -> None:
         self._lines.clear()

@@ -40,6 +40,7 @@ ALT_SCROLL = 1007 << 5
 BRACKETED_PASTE = 2004 << 5
 ALT_SCREEN_MODES = (47, 1047, 1049)
 ALT_SCREEN_BITS = frozenset(m << 5 for m in ALT_SCREEN_MODES)
+SAVE_CURSOR_MODE = 1048 << 5
 # Modes a snapshot carries and DECRQM reports (private, unshifted numbers).
 TRACKED_PRIVATE_MODES = (1, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047,
                          1049, 2004)
@@ -226,43 +227,40 @@ class Screen(pyte.Screen):
     # ------------------------------------------------------------------ modes
 
     def set_mode(self, *modes: int, **kwargs: Any) -> None:
-        private = bool(kwargs.get("private"))
-        if not private:
-            # ANSI modes are < 32; larger numbers would alias pyte's shifted private modes.
-            super().set_mode(*(m for m in modes if 0 <= m < 32))
-            return
-        wanted = [m for m in modes if 0 <= m < 65536]
+        """pyte's set_mode (private modes shifted by 5, or pyte's shifted constants passed as they
+        are), plus the alternate screen, ?1048 and termux's DECCOLM."""
+        bits = _mode_bits(modes, bool(kwargs.get("private")))
         # xterm: DECCOLM never changes the width (a multiplexer's pane size is not the program's to
         # choose); as on a VT100 it clears the screen and homes the cursor.
-        deccolm = 3 in wanted
-        super().set_mode(*(m for m in wanted if m != 3), private=True)
+        deccolm = DECCOLM in bits
+        if mo.DECSCNM in bits:
+            self.dirty.update(range(self.lines))
+        super().set_mode(*(b for b in bits if b != DECCOLM))
         if deccolm:
             self.mode.add(DECCOLM)
             self.erase_in_display(2)
             self.cursor_position()
-        for m in wanted:
-            if m in ALT_SCREEN_MODES:
-                self._enter_alternate(m)
-            elif m == 1048:  # xterm: save the cursor as DECSC does
-                self.mode.discard(1048 << 5)
+        for bit in bits:
+            if bit in ALT_SCREEN_BITS:
+                self._enter_alternate(bit >> 5)
+            elif bit == SAVE_CURSOR_MODE:  # xterm: save the cursor as DECSC does
+                self.mode.discard(SAVE_CURSOR_MODE)
                 self.save_cursor()
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
-        private = bool(kwargs.get("private"))
-        if not private:
-            super().reset_mode(*(m for m in modes if 0 <= m < 32))
-            return
-        wanted = [m for m in modes if 0 <= m < 65536]
-        deccolm = 3 in wanted
-        super().reset_mode(*(m for m in wanted if m != 3), private=True)
+        bits = _mode_bits(modes, bool(kwargs.get("private")))
+        deccolm = DECCOLM in bits
+        if mo.DECSCNM in bits:
+            self.dirty.update(range(self.lines))
+        super().reset_mode(*(b for b in bits if b != DECCOLM))
         if deccolm:
             self.mode.discard(DECCOLM)
             self.erase_in_display(2)
             self.cursor_position()
-        for m in wanted:
-            if m in ALT_SCREEN_MODES:
-                self._leave_alternate(m)
-            elif m == 1048:  # xterm: restore the cursor as DECRC does
+        for bit in bits:
+            if bit in ALT_SCREEN_BITS:
+                self._leave_alternate(bit >> 5)
+            elif bit == SAVE_CURSOR_MODE:  # xterm: restore the cursor as DECRC does
                 self.restore_cursor()
 
     # ------------------------------------------------------------------ alternate screen
@@ -769,6 +767,13 @@ class Screen(pyte.Screen):
         char = Char(**fields)
         new_ext = Ext(dim, hidden, overline, link)
         return char.with_ext(new_ext if new_ext != NO_EXT else None)
+
+
+def _mode_bits(modes: tuple[int, ...], private: bool) -> list[int]:
+    """Modes as pyte keeps them in `screen.mode`: private ones shifted left by 5."""
+    if private:
+        return [m << 5 for m in modes if 0 <= m < 65536]
+    return [m for m in modes if m >= 0]
 
 
 def _is_wide(data: str) -> bool:

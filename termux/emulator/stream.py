@@ -97,9 +97,9 @@ _CSI_TABLE: dict[str, tuple[str, int, str]] = {
     "e": ("cursor_down", 1, "n"),
     "f": ("cursor_position", 2, "n"),
     "g": ("clear_tab_stop", 1, "n"),
-    "h": ("set_mode", 0, "all"),
+    "h": ("set_mode", 0, "ansi"),
     "?h": ("set_mode", 0, "allp"),
-    "l": ("reset_mode", 0, "all"),
+    "l": ("reset_mode", 0, "ansi"),
     "?l": ("reset_mode", 0, "allp"),
     "m": ("select_graphic_rendition", 0, "sgr"),
     "n": ("report_device_status", 1, "n"),
@@ -387,6 +387,10 @@ class Stream(pyte.Stream):
             handler(*params)
         elif kind == "allp":
             handler(*params, private=True)
+        elif kind == "ansi":
+            # ANSI modes are < 32: larger numbers would alias pyte's shifted private modes in
+            # screen.mode (CSI 32 h would look like DECCKM).
+            handler(*(p for p in params if p < 32))
         elif kind == "one":
             if len(params) == 1:
                 handler(*params)
