@@ -22,6 +22,7 @@ import gc
 import random
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,9 +63,7 @@ def gen_logs(size: int) -> bytes:
         ts = f"2026-11-30T{(ms // 3_600_000) % 24:02d}:{(ms // 60_000) % 60:02d}:{(ms // 1000) % 60:02d}"
         ts += f".{ms % 1000:03d}Z"
         msg = " ".join(rnd.choice(_WORDS) for _ in range(rnd.randint(4, 9)))
-        kv = " ".join(
-            f"{k}={rnd.randint(0, 99999)}" for k in ("req_id", "user", "bytes", "elapsed_us", "shard")
-        )
+        kv = " ".join(f"{k}={rnd.randint(0, 99999)}" for k in ("req_id", "user", "bytes", "elapsed_us", "shard"))
         line = f"{ts} {rnd.choice(_LEVELS)} [svc.worker-{rnd.randint(0, 15)}] {msg} path=/api/v1/items/"
         line += f"{rnd.randint(0, 10**6)} {kv} status={rnd.choice((200, 200, 201, 404, 500))}"
         while len(line) < 150:
@@ -108,10 +107,7 @@ def gen_top(size: int, columns: int = 80, lines: int = 24) -> bytes:
     frame = 0
     while total < size:
         frame += 1
-        parts = [
-            f"\x1b[H\x1b[1mtop - 12:{frame % 60:02d}:00 up 3 days, "
-            f"load average: 0.{frame % 100:02d}\x1b[m\x1b[K"
-        ]
+        parts = [f"\x1b[H\x1b[1mtop - 12:{frame % 60:02d}:00 up 3 days, load average: 0.{frame % 100:02d}\x1b[m\x1b[K"]
         parts.append(f"\x1b[2;1HTasks: {200 + frame % 7} total,   1 running\x1b[K")
         parts.append(
             "\x1b[4;1H\x1b[7m    PID USER      PR  NI    VIRT    RES  %CPU  %MEM     TIME+ COMMAND"
@@ -250,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also measure termux's reference classes (termux.emulator.screen/.stream: no fast paths)",
     )
+    ap.add_argument("--memory", action="store_true", help="also report scrollback bytes per line")
+    ap.add_argument("--memory-lines", type=int, default=2000, help="lines kept for --memory (default 2000)")
     ap.add_argument("--profile", action="store_true", help="profile termux's measured window (stderr)")
     ap.add_argument("--profile-stock", action="store_true", help="profile stock pyte's measured window")
     ap.add_argument("--profiler", choices=("pyinstrument", "cprofile"), default="pyinstrument")
@@ -266,9 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print()
     if args.reference:
-        print(
-            "| workload | scrollback | stock pyte MB/s | termux, no fast paths MB/s | termux MB/s | ratio |"
-        )
+        print("| workload | scrollback | stock pyte MB/s | termux, no fast paths MB/s | termux MB/s | ratio |")
         print("| --- | --- | ---: | ---: | ---: | ---: |")
     else:
         print("| workload | scrollback | stock pyte MB/s | termux MB/s | ratio |")
@@ -290,9 +286,7 @@ def main(argv: list[str] | None = None) -> int:
                 if prof is not None:
                     report_profile(prof, args.profiler)
             if args.repeat > 1:
-                t_res = min(
-                    t_res, measure(termux, parts, len(data), args, args.repeat // 2, history), key=_secs
-                )
+                t_res = min(t_res, measure(termux, parts, len(data), args, args.repeat // 2, history), key=_secs)
             r_res: Result | None = None
             if args.reference:
                 r_res = measure(reference, parts, len(data), args, args.stock_repeat, history)
@@ -300,10 +294,61 @@ def main(argv: list[str] | None = None) -> int:
             ratio = f"{t_res.mb_s / s_res.mb_s:.1f}x" if s_res else "-"
             sb = "on" if history else "off"
             ref = f" {r_res.mb_s:.2f} |" if r_res else ""
-            print(
-                f"| {DESCRIPTIONS[name]} | {sb} | {stock_col} |{ref} {t_res.mb_s:.2f} | {ratio} |", flush=True
-            )
+            print(f"| {DESCRIPTIONS[name]} | {sb} | {stock_col} |{ref} {t_res.mb_s:.2f} | {ratio} |", flush=True)
+    if args.memory:
+        print()
+        print(f"scrollback memory, bytes per line ({args.memory_lines} lines kept, shared objects counted once)")
+        print()
+        print("| workload | pyte.HistoryScreen | termux Scrollback | ratio |")
+        print("| --- | ---: | ---: | ---: |")
+        for name in names:
+            stock_b, ours_b = scrollback_bytes_per_line(name, args.memory_lines, args)
+            print(f"| {DESCRIPTIONS[name]} | {stock_b:.0f} | {ours_b:.0f} | {stock_b / ours_b:.1f}x |", flush=True)
     return 0
+
+
+# --- scrollback memory -------------------------------------------------------------------------
+
+
+def deep_size(root: object, seen: set[int]) -> int:
+    """Bytes held by `root` and everything it references that `seen` has not counted yet (objects
+    shared between lines, like interned styles or cached cells, count once)."""
+    total = 0
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or obj is None or isinstance(obj, (bool, int, float)):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, (tuple, list, deque)):
+            stack.extend(obj)
+        if hasattr(obj, "__dict__") and not isinstance(obj, type):
+            stack.append(vars(obj))
+    return total
+
+
+def scrollback_bytes_per_line(name: str, lines_wanted: int, args: argparse.Namespace) -> tuple[float, float]:
+    """Bytes per scrollback line: pyte.HistoryScreen's history against termux's Scrollback."""
+    gen = WORKLOADS[name]
+    size = 4096
+    while True:  # enough input to push `lines_wanted` lines into the scrollback
+        data = gen(size)
+        probe = temu.Screen(args.columns, args.lines, history=lines_wanted)
+        temu.ByteStream(probe).feed(data)
+        if len(probe.history) >= lines_wanted or size > 64 * MB:
+            break
+        size *= 2
+    stock_screen = pyte.HistoryScreen(args.columns, args.lines, history=lines_wanted)
+    pyte.ByteStream(stock_screen).feed(data)
+    stock_lines = stock_screen.history.top
+    stock_bytes = deep_size(stock_lines, set()) - sys.getsizeof(stock_lines)
+    ours = list(probe.history)
+    ours_bytes = deep_size(ours, set()) - sys.getsizeof(ours)
+    return stock_bytes / max(1, len(stock_lines)), ours_bytes / max(1, len(ours))
 
 
 def pyte_version() -> str:

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from itertools import compress
+from itertools import compress, repeat
 from operator import attrgetter, itemgetter, ne
 from typing import Any
 
@@ -257,8 +257,13 @@ class FastScreenMixin(_ReferenceScreen):
         x = cursor.x
         y = cursor.y
         self.dirty.add(y)
-        self.buffer[y].update(dict.fromkeys(range(x, self.columns), cursor.attrs))
-        self._fix_wide(y, x - 1)
+        line = self.buffer[y]
+        line.update(dict.fromkeys(range(x, self.columns), cursor.attrs))
+        if x:
+            # _fix_wide(y, x - 1) only ever changes a stub or a wide character: never ASCII.
+            cell = line.get(x - 1)
+            if cell is not None and not (cell.data.isascii() and cell.data):
+                self._fix_wide(y, x - 1)
 
     def draw_lines(self, block: str) -> None:
         """Apply `block` (lines of printable ASCII, each ended by CR LF) exactly as the calls
@@ -390,6 +395,14 @@ class FastScreenMixin(_ReferenceScreen):
         full-screen scroll of the main screen does (and only when the scrollback keeps lines)."""
         return top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen > 0
 
+    def _scroll_into_history(self, line: Any) -> None:
+        """The reference's, with rows of several styles grouped at C level (same lines)."""
+        if not line:
+            self.history.append(EMPTY_LINE)
+            return
+        default = self.default_char
+        self.history.append(_compact_cells(list(map(line.get, range(self.columns), repeat(default))), default))
+
     def _history_text_rows(self, rows: list[str], attrs: Any) -> None:
         """Rows of text in one style, straight into their compact scrollback form (what
         compact_line makes of the drawn row: one run, trailing default cells dropped)."""
@@ -464,6 +477,8 @@ class FastStreamMixin(_ReferenceStream):
         if any(name in own for name in ("draw", "carriage_return", "linefeed", "index")):
             lines = None
         self._f_lines = lines
+        # The one-row ASCII draw can skip the screen's draw() when that is FastScreenMixin's own.
+        self._f_inline = getattr(type(listener), "draw", None) is FastScreenMixin.draw and "draw" not in own
         # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
         self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
@@ -497,6 +512,7 @@ class FastStreamMixin(_ReferenceStream):
         listener: Any = self.listener
         sgr_cache = self._f_sgr
         plans = self._f_plans
+        inline = self._f_inline
         m: re.Match[str] | None = None
         try:
             while i < n:
@@ -511,9 +527,7 @@ class FastStreamMixin(_ReferenceStream):
                     continue
                 i = m.end()
                 kind = m.lastindex
-                if kind == 2:
-                    draw(m.group(2))
-                elif kind == 5:
+                if kind == 5:
                     sgrs, text = m.group(4, 5)
                     cursor = listener.cursor
                     current = cursor.attrs
@@ -527,7 +541,11 @@ class FastStreamMixin(_ReferenceStream):
                         if len(sgr_cache) >= _SGR_CACHE_LIMIT:
                             sgr_cache.clear()
                         sgr_cache[sgr_key] = (current, listener.cursor.attrs)
-                    if text:
+                    if text and not (inline and self._draw_row(listener, text)):
+                        draw(text)
+                elif kind == 2:
+                    text = m.group(2)
+                    if not (inline and self._draw_row(listener, text)):
                         draw(text)
                 elif kind == 8:
                     seq = m.group(0)
@@ -568,6 +586,36 @@ class FastStreamMixin(_ReferenceStream):
             if m is not None:
                 self._resume = i
             raise
+
+    @staticmethod
+    def _draw_row(screen: Any, text: str) -> bool:
+        """FastScreenMixin.draw's one-row path (a text token: no C0, DEL or C1 in it), or False."""
+        cursor = screen.cursor
+        x = cursor.x
+        end = x + len(text)
+        columns = screen.columns
+        if end > columns or screen.charset or screen.g0_charset is not _LAT1 or IRM in screen.mode:
+            return False
+        if not text.isascii():
+            return False
+        attrs = cursor.attrs
+        entry = screen._cell_caches.get(id(attrs))
+        cells = entry[1] if entry is not None and entry[0] is attrs else screen._cells(attrs)
+        y = cursor.y
+        line = screen.buffer[y]
+        if x:
+            cell = line.get(x)
+            if cell is not None and cell.data == "":
+                line[x - 1] = line[x - 1]._replace(data=" ")
+        if end < columns:
+            cell = line.get(end)
+            if cell is not None and cell.data == "":
+                line[end] = cell._replace(data=" ")
+        line.update(zip(range(x, end), map(cells.__getitem__, text), strict=False))
+        cursor.x = end
+        screen._last_char = text[-1]
+        screen.dirty.add(y)
+        return True
 
     def _styled_lines(self, block: str) -> None:
         """Lines of printable ASCII and SGR sequences, each ended by CR LF: as the per-token path

@@ -376,7 +376,10 @@ wide_text = st.text(
             st.lists(
                 st.tuples(
                     wide_text,
-                    st.sampled_from(["\r", "\b", "\b\b", "\b\b\b", "\x1b[2D", "\x1b[3G", "\t"]),
+                    st.sampled_from(
+                        ["\r", "\b", "\b\b", "\b\b\b", "\x1b[2D", "\x1b[3G", "\t"]
+                        + ["\b\x1b[K", "\b\b\x1b[K", "\x1b[K", "\b\x1b[1K", "\b\x1b[P", "\b\x1b[X", "\b\x1b[@"]
+                    ),
                     st.text(alphabet="ab", min_size=1, max_size=4),
                 ).map("".join),
                 max_size=8,
@@ -384,6 +387,7 @@ wide_text = st.text(
         ),
     ),
 )
+@example(10, 3, 0, ["日\b\x1b[Kab日\b\b\x1b[K日\b\x1b[1K".encode()])  # editing splits wide characters
 def test_same_state_as_reference(columns: int, lines: int, history: int, chunks: list[bytes]) -> None:
     assert_same_as_reference(columns, lines, history, chunks)
 
