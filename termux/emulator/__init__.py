@@ -1,6 +1,8 @@
 """Terminal state for termux: a pyte-compatible Screen (scrollback, alternate screen, title, bell,
 key modes; never raises) and ByteStream, plus snapshot/capture/preview. See docs/emulator.md."""
 
+# The reference classes (.screen, .stream) with the fast paths on top (.fast): identical results.
+from .fast import ByteStream, Screen, Stream
 from .history import Scrollback
 from .render import capture, preview, sgr, snapshot
 from .screen import (
@@ -14,9 +16,7 @@ from .screen import (
     MOUSE_SGR,
     Char,
     Ext,
-    Screen,
 )
-from .stream import ByteStream, Stream
 
 __all__ = [
     "BRACKETED_PASTE",

@@ -7,7 +7,9 @@ instead of a dict of 80 cell namedtuples. Styles are interned so equal runs shar
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import repeat
+from operator import attrgetter, itemgetter
 from typing import Any
 
 # A style is a cell whose `data` is " ": the attributes of a run (plus its optional `ext`).
@@ -38,37 +40,48 @@ def intern_style(cell: Any) -> Style:
     return style
 
 
+_attrs_of = itemgetter(1, 2, 3, 4, 5, 6, 7, 8)
+_data_of = itemgetter(0)
+_ext_attr = attrgetter("ext")
+
+
+def _ext_of(cell: Any) -> Any:
+    return getattr(cell, "ext", None)
+
+
 def compact_line(line: Mapping[int, Any] | None, columns: int, default: Any) -> Line:
     """Turn one buffer line (a sparse column -> cell mapping) into runs of equally styled text.
 
     Trailing cells equal to ``default`` (never written, or erased to the default style) are dropped.
     Wide-character stubs (cells holding "") contribute nothing to the text, as in ``Screen.display``.
+    Runs on every line that scrolls into history, so the per-cell work is done by C-level maps.
     """
     if not line:
         return EMPTY_LINE
     last = -1
-    for x, cell in line.items():
-        if last < x < columns and (cell != default or getattr(cell, "ext", None) is not None):
-            last = x
+    for x in sorted(line, reverse=True):
+        if x < columns:
+            cell = line[x]
+            if cell != default or _ext_of(cell) is not None:
+                last = x
+                break
     if last < 0:
         return EMPTY_LINE
+    cells = list(map(line.get, range(last + 1), repeat(default)))
+    styles = list(map(_attrs_of, cells))
+    try:
+        exts = list(map(_ext_attr, cells))  # termux cells always have `ext` (None by default)
+    except AttributeError:
+        exts = list(map(_ext_of, cells))  # plain pyte cells put in by hand
+    n = len(cells)
+    if styles.count(styles[0]) == n and exts.count(exts[0]) == n:
+        return (("".join(map(_data_of, cells)), intern_style(cells[0])),)
     runs: list[Run] = []
-    text: list[str] = []
-    key: tuple[Any, Any] | None = None
-    first: Any = None
-    get = line.get
-    for x in range(last + 1):
-        cell = get(x, default)
-        k = style_key(cell)
-        if k != key:
-            if text:
-                runs.append(("".join(text), intern_style(first)))
-            text = []
-            key = k
-            first = cell
-        text.append(cell[0])
-    if text:
-        runs.append(("".join(text), intern_style(first)))
+    start = 0
+    for i in range(1, n + 1):
+        if i == n or styles[i] != styles[start] or exts[i] != exts[start]:
+            runs.append(("".join(map(_data_of, cells[start:i])), intern_style(cells[start])))
+            start = i
     return tuple(runs)
 
 
@@ -103,6 +116,11 @@ class Scrollback:
     def append(self, line: Line) -> None:
         if self._lines.maxlen:
             self._lines.append(line)
+
+    def extend(self, lines: Iterable[Line]) -> None:
+        """Many lines at once, oldest first (the fast paths' batched scroll)."""
+        if self._lines.maxlen:
+            self._lines.extend(lines)
 
     def clear(self) -> None:
         self._lines.clear()

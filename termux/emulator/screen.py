@@ -41,8 +41,7 @@ BRACKETED_PASTE = 2004 << 5
 ALT_SCREEN_MODES = (47, 1047, 1049)
 ALT_SCREEN_BITS = frozenset(m << 5 for m in ALT_SCREEN_MODES)
 # Modes a snapshot carries and DECRQM reports (private, unshifted numbers).
-TRACKED_PRIVATE_MODES = (1, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047,
-                         1049, 2004)
+TRACKED_PRIVATE_MODES = (1, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047, 1049, 2004)
 
 
 class Ext(NamedTuple):
@@ -95,8 +94,9 @@ DA1_REPLY = "\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c"
 DA2_REPLY = "\x1b[>41;390;0c"
 DA3_REPLY = "\x1bP!|00000000\x1b\\"
 # Modes DECRQM reports as set/reset; anything else is "not recognised" (0).
-DECRQM_PRIVATE = frozenset((1, 3, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047,
-                            1049, 2004))
+DECRQM_PRIVATE = frozenset(
+    (1, 3, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047, 1049, 2004)
+)
 DECRQM_ANSI = frozenset((4, 20))
 MAX_LINK = 4096
 MAX_TITLE_STACK = 10
@@ -218,8 +218,7 @@ class Screen(pyte.Screen):
         top, bottom = self.margins or (0, self.lines - 1)
         # Only a full-screen scroll of the main screen feeds history (as tmux): a scroll region or
         # the alternate screen never does.
-        if (self.cursor.y == bottom and top == 0 and bottom == self.lines - 1
-                and self._main_buffer is None):
+        if self.cursor.y == bottom and top == 0 and bottom == self.lines - 1 and self._main_buffer is None:
             self._scroll_into_history(self.buffer.get(0))
         super().index()
 
@@ -243,6 +242,9 @@ class Screen(pyte.Screen):
         for m in wanted:
             if m in ALT_SCREEN_MODES:
                 self._enter_alternate(m)
+            elif m == 1048:  # xterm: save the cursor as DECSC does
+                self.mode.discard(1048 << 5)
+                self.save_cursor()
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
         private = bool(kwargs.get("private"))
@@ -259,12 +261,20 @@ class Screen(pyte.Screen):
         for m in wanted:
             if m in ALT_SCREEN_MODES:
                 self._leave_alternate(m)
+            elif m == 1048:  # xterm: restore the cursor as DECRC does
+                self.restore_cursor()
 
     # ------------------------------------------------------------------ alternate screen
 
     def _savepoint(self) -> Savepoint:
-        return Savepoint(copy.copy(self.cursor), self.g0_charset, self.g1_charset, self.charset,
-                         mo.DECOM in self.mode, mo.DECAWM in self.mode)
+        return Savepoint(
+            copy.copy(self.cursor),
+            self.g0_charset,
+            self.g1_charset,
+            self.charset,
+            mo.DECOM in self.mode,
+            mo.DECAWM in self.mode,
+        )
 
     def _restore_savepoint(self, sp: Savepoint) -> None:
         self.g0_charset = sp.g0_charset
@@ -331,6 +341,45 @@ class Screen(pyte.Screen):
     def erase_in_line(self, how: int = 0, private: bool = False) -> None:
         if how in (0, 1, 2):  # anything else is ignored, as xterm does
             super().erase_in_line(how)
+            x = self.cursor.x
+            self._fix_wide(self.cursor.y, x - 1 if how == 0 else x + 1)
+
+    # Editing a line can split a wide character from its "" stub. xterm then blanks the half that is
+    # left, and so does termux (stock pyte keeps it, and its `display` raised on a stub left alone).
+
+    def insert_characters(self, count: int | None = None) -> None:
+        super().insert_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x + (count or 1), self.columns - 1)
+
+    def delete_characters(self, count: int | None = None) -> None:
+        super().delete_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x)
+
+    def erase_characters(self, count: int | None = None) -> None:
+        super().erase_characters(count)
+        x = self.cursor.x
+        self._fix_wide(self.cursor.y, x - 1, x + (count or 1))
+
+    def _fix_wide(self, y: int, *columns: int) -> None:
+        """Blank a wide character without its stub, or a stub without its wide character, at the
+        given columns of line y."""
+        line = self.buffer.get(y)
+        if not line:
+            return
+        last = self.columns - 1
+        for x in columns:
+            if not 0 <= x <= last or x not in line:
+                continue
+            cell = line[x]
+            data = cell.data
+            if data == "":
+                if x == 0 or not _is_wide(line[x - 1].data):
+                    line[x] = cell._replace(data=" ")
+            elif x == last or line[x + 1].data != "":
+                if _is_wide(data) and self.columns > 1:
+                    line[x] = cell._replace(data=" ")
 
     def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
         if how == 3:
@@ -339,8 +388,7 @@ class Screen(pyte.Screen):
         elif how in (0, 1, 2):
             super().erase_in_display(how)
 
-    def set_margins(self, top: int | None = None, bottom: int | None = None, *args: Any,
-                    **kwargs: Any) -> None:
+    def set_margins(self, top: int | None = None, bottom: int | None = None, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("private"):
             return  # CSI ? r is XTRESTORE, not DECSTBM
         super().set_margins(top, bottom)
@@ -465,6 +513,14 @@ class Screen(pyte.Screen):
         if number == 8:
             _params, _, uri = param.partition(";")
             self._set_link(uri if len(uri) <= MAX_LINK else "")
+        elif number == 4:
+            # "4;c;?;c;?..." asks for palette entries: xterm's default 256-colour palette.
+            parts = param.split(";")
+            for index, value in zip(parts[0::2], parts[1::2], strict=False):
+                if value == "?" and index.isascii() and index.isdigit() and int(index) < 256:
+                    hex6 = _PALETTE[int(index)]
+                    rh, gh, bh = (hex6[i : i + 2] for i in (0, 2, 4))
+                    self.write_process_input(f"\x1b]4;{int(index)};rgb:{rh}{rh}/{gh}{gh}/{bh}{bh}{terminator}")
         elif number in (10, 11):
             # "10;?;?" asks for 10 then 11 (xterm walks the list from the first number).
             for offset, value in enumerate(param.split(";")):
@@ -472,7 +528,8 @@ class Screen(pyte.Screen):
                 if value == "?" and code in (10, 11):
                     r, g, b = self.foreground_color if code == 10 else self.background_color
                     self.write_process_input(
-                        f"\x1b]{code};rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}{terminator}")
+                        f"\x1b]{code};rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}{terminator}"
+                    )
 
     def _set_link(self, uri: str) -> None:
         attrs = self.cursor.attrs
@@ -559,6 +616,11 @@ class Screen(pyte.Screen):
             if m in self._saved_modes:
                 (self.set_mode if self._saved_modes[m] else self.reset_mode)(m, private=True)
 
+    def reset_tab_stops(self, how: int = 0) -> None:
+        """DECST8C (CSI ? 5 W): tab stops every 8 columns."""
+        if how == 5:
+            self.tabstops = set(range(8, self.columns, 8))
+
     def set_cursor_style(self, style: int = 0) -> None:
         """DECSCUSR (CSI Ps SP q): recorded for the client (0-6)."""
         if 0 <= style <= 6:
@@ -578,8 +640,7 @@ class Screen(pyte.Screen):
         self.dirty.update(range(lines))
         main_is_active = self._main_buffer is None
         # The active screen, relative to the cursor.
-        shift = self._resize_buffer(self.buffer, old_lines, lines, columns, self.cursor.y,
-                                    to_history=main_is_active)
+        shift = self._resize_buffer(self.buffer, old_lines, lines, columns, self.cursor.y, to_history=main_is_active)
         self.cursor.y -= shift
         # The parked screen(s): main (while on the alternate screen) and a kept 47 alternate buffer.
         if self._main_buffer is not None:
@@ -604,8 +665,9 @@ class Screen(pyte.Screen):
         if self.cursor.x > columns - 1:
             self.cursor.x = columns - 1
 
-    def _resize_buffer(self, buffer: Any, old_lines: int, lines: int, columns: int, cursor_y: int,
-                       *, to_history: bool) -> int:
+    def _resize_buffer(
+        self, buffer: Any, old_lines: int, lines: int, columns: int, cursor_y: int, *, to_history: bool
+    ) -> int:
         """Resize one buffer in place; return how many lines moved off its top."""
         shift = 0
         if lines < old_lines:
@@ -693,7 +755,7 @@ class Screen(pyte.Screen):
                 elif kind == 2:
                     if i + 3 > n:
                         break
-                    r, g, b = attrs[i:i + 3]
+                    r, g, b = attrs[i : i + 3]
                     i += 3
                     value = f"{_clamp8(r):02x}{_clamp8(g):02x}{_clamp8(b):02x}"
                 if value is not None and a != 58:  # underline colour: parsed, not kept
@@ -711,6 +773,10 @@ class Screen(pyte.Screen):
         char = Char(**fields)
         new_ext = Ext(dim, hidden, overline, link)
         return char.with_ext(new_ext if new_ext != NO_EXT else None)
+
+
+def _is_wide(data: str) -> bool:
+    return bool(data) and wcwidth(data[0]) == 2
 
 
 def _has_content(line: Any) -> bool:

@@ -317,3 +317,33 @@ def test_c1_controls_are_controls_not_text() -> None:
     screen, _ = run("a\u0085bc\u009b2;2Hx")
     assert screen.display[0].startswith("a")
     assert screen.display[1].startswith("bx")
+
+
+@pytest.mark.parametrize(("seq", "expected"), [
+    ("中文\x1b[1;2H\x1b[P", " 文"),          # DCH of 中's right half: its left half is blanked
+    ("中文\x1b[1;1H\x1b[P", " 文"),          # DCH of the left half: the stub left alone becomes a space
+    ("中文\x1b[1;2H\x1b[@", "   文"),        # ICH in the middle: both halves of 中 blank
+    ("中文\x1b[1;2H\x1b[X", "  文"),         # ECH of the right half
+    ("中文\x1b[1;3H\x1b[1K", "    "),        # EL 1 up to the left half of 文
+    ("中文\x1b[1;2H\x1b[K", " "),            # EL 0 from the right half of 中
+    ("abc中\x1b[1;1H\x1b[2@", "  abc"),      # 中 pushed half off the right edge: blanked
+])
+def test_editing_never_leaves_half_a_wide_character(seq: str, expected: str) -> None:
+    screen, _ = run(seq, 6, 2)
+    row = screen.buffer[0]
+    for x in range(6):
+        data = row[x].data
+        if data == "":
+            assert x > 0 and len(row[x - 1].data) and row[x - 1].data[0] in "中文"
+        elif data in "中文":
+            assert x + 1 < 6 and row[x + 1].data == ""
+    assert screen.display[0].rstrip() == expected.rstrip()
+
+
+def test_palette_query_save_cursor_mode_and_default_tab_stops() -> None:
+    screen, replies = run("\x1b]4;1;?;196;?\x07")
+    assert replies == ["\x1b]4;1;rgb:cdcd/0000/0000\x07", "\x1b]4;196;rgb:ffff/0000/0000\x07"]
+    screen, _ = run("\x1b[2;3H\x1b[?1048h\x1b[5;5H\x1b[?1048l")
+    assert (screen.cursor.y, screen.cursor.x) == (1, 2) and (1048 << 5) not in screen.mode
+    screen, _ = run("\x1b[3g\x1b[?5W\tx")
+    assert screen.display[0].index("x") == 8

@@ -1,0 +1,316 @@
+"""Emulator throughput: stock pyte 0.8.2 against termux.emulator, side by side in one run.
+
+Prints a markdown table of MB/s per workload (best of N runs) and the ratio termux / stock. Time is the
+process's CPU time over the feeding loop only (time.process_time), so that other processes on a shared
+machine do not count against whichever side happened to run while they were busy.
+Workloads are generated deterministically in-process and fed through each emulator's
+ByteStream in fixed-size chunks (default 4096 bytes, about what one PTY read returns).
+
+    python benchmarks/emulator.py                  # full run (1 MB per workload, a few minutes)
+    python benchmarks/emulator.py --size 0.25      # quicker: 0.25 MB per workload
+    python benchmarks/emulator.py --only yes --profile   # profile termux's measured window only
+
+"With scrollback" means `pyte.HistoryScreen(history=10000)` for stock pyte and
+`termux.emulator.Screen(history=10000)` for termux; "without" is `pyte.Screen` and
+`termux.emulator.Screen(history=0)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyte
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import termux.emulator as temu  # noqa: E402
+
+HISTORY = 10000
+MB = 1_000_000
+
+# --- workloads ---------------------------------------------------------------------------------
+
+
+def gen_yes(size: int) -> bytes:
+    """`yes` through a PTY: "y" lines with the tty's CR LF."""
+    return b"y\r\n" * (size // 3)
+
+
+_LEVELS = ["INFO ", "DEBUG", "WARN ", "ERROR", "INFO ", "INFO ", "TRACE"]
+_WORDS = (
+    "request handled upstream cache miss retry scheduled connection pool exhausted worker started "
+    "shard rebalanced token refreshed payload validated checksum mismatch queue drained"
+).split()
+
+
+def gen_logs(size: int) -> bytes:
+    """Long log lines (150-220 chars): timestamp, level, logger, message, key=value pairs."""
+    rnd = random.Random(1)
+    out: list[str] = []
+    total = 0
+    n = 0
+    while total < size:
+        n += 1
+        ms = n * 37
+        ts = f"2026-11-30T{(ms // 3_600_000) % 24:02d}:{(ms // 60_000) % 60:02d}:{(ms // 1000) % 60:02d}"
+        ts += f".{ms % 1000:03d}Z"
+        msg = " ".join(rnd.choice(_WORDS) for _ in range(rnd.randint(4, 9)))
+        kv = " ".join(
+            f"{k}={rnd.randint(0, 99999)}" for k in ("req_id", "user", "bytes", "elapsed_us", "shard")
+        )
+        line = f"{ts} {rnd.choice(_LEVELS)} [svc.worker-{rnd.randint(0, 15)}] {msg} path=/api/v1/items/"
+        line += f"{rnd.randint(0, 10**6)} {kv} status={rnd.choice((200, 200, 201, 404, 500))}"
+        while len(line) < 150:
+            line += " trace=" + format(rnd.getrandbits(64), "016x")
+        out.append(line + "\r\n")
+        total += len(line) + 2
+    return "".join(out).encode()
+
+
+_LS_COLORS = ["01;34", "01;32", "01;36", "00", "01;31", "01;35", "40;33;01", "34;42", "00"]
+
+
+def gen_sgr(size: int) -> bytes:
+    """`ls --color` style: colour-switching names in columns, and `ls -l` long lines."""
+    rnd = random.Random(2)
+    out: list[str] = []
+    total = 0
+    while total < size:
+        if rnd.random() < 0.5:
+            names = []
+            for _ in range(4):
+                name = "".join(rnd.choice("abcdefghijklmnop_") for _ in range(rnd.randint(4, 14)))
+                names.append(f"\x1b[0m\x1b[{rnd.choice(_LS_COLORS)}m{name}\x1b[0m" + " " * (18 - len(name)))
+            line = "".join(names)
+        else:
+            name = "".join(rnd.choice("abcdefghijklmnop_.") for _ in range(rnd.randint(6, 24)))
+            line = (
+                f"-rw-r--r-- 1 user group {rnd.randint(0, 10**7):>9} Nov 30 12:{rnd.randint(0, 59):02d} "
+                f"\x1b[{rnd.choice(_LS_COLORS)}m{name}\x1b[0m"
+            )
+        out.append(line + "\r\n")
+        total += len(line) + 2
+    return "".join(out).encode()
+
+
+def gen_top(size: int, columns: int = 80, lines: int = 24) -> bytes:
+    """`top`-like full-screen redraws: per row CUP, text (some SGR) and EL, then a cursor park."""
+    rnd = random.Random(3)
+    out: list[str] = []
+    total = 0
+    frame = 0
+    while total < size:
+        frame += 1
+        parts = [
+            f"\x1b[H\x1b[1mtop - 12:{frame % 60:02d}:00 up 3 days, "
+            f"load average: 0.{frame % 100:02d}\x1b[m\x1b[K"
+        ]
+        parts.append(f"\x1b[2;1HTasks: {200 + frame % 7} total,   1 running\x1b[K")
+        parts.append(
+            "\x1b[4;1H\x1b[7m    PID USER      PR  NI    VIRT    RES  %CPU  %MEM     TIME+ COMMAND"
+            + " " * (columns - 71)
+            + "\x1b[m\x1b[K"
+        )
+        for row in range(5, lines + 1):
+            pid = 1000 + (row * 7919 + frame * 13) % 50000
+            cpu = rnd.random() * 100
+            bold = "\x1b[1m" if cpu > 80 else ""
+            text = (
+                f"{pid:>7} user      20   0 {rnd.randint(10**4, 10**7):>7} {rnd.randint(10**3, 10**6):>6} "
+                f"{cpu:5.1f} {rnd.random() * 10:5.1f} {rnd.randint(0, 99):>3}:{rnd.randint(0, 59):02d}.00 "
+                f"proc-{rnd.randint(0, 999)}"
+            )[: columns - 1]
+            parts.append(f"\x1b[{row};1H{bold}{text}\x1b[m\x1b[K")
+        parts.append(f"\x1b[{lines};{columns}H")
+        chunk = "".join(parts)
+        out.append(chunk)
+        total += len(chunk)
+    return "".join(out).encode()
+
+
+WORKLOADS: dict[str, Callable[[int], bytes]] = {
+    "yes": gen_yes,
+    "logs": gen_logs,
+    "sgr": gen_sgr,
+    "top": gen_top,
+}
+DESCRIPTIONS = {
+    "yes": "short lines (`yes`)",
+    "logs": "long log lines (150+ chars)",
+    "sgr": "SGR-heavy listing (`ls --color`)",
+    "top": "full-screen redraws (`top`)",
+}
+
+# --- emulators ---------------------------------------------------------------------------------
+
+
+def stock(columns: int, lines: int, history: bool) -> tuple[object, Callable[[bytes], None]]:
+    screen = pyte.HistoryScreen(columns, lines, history=HISTORY) if history else pyte.Screen(columns, lines)
+    return screen, pyte.ByteStream(screen).feed
+
+
+def termux(columns: int, lines: int, history: bool) -> tuple[object, Callable[[bytes], None]]:
+    screen = temu.Screen(columns, lines, history=HISTORY if history else 0)
+    return screen, temu.ByteStream(screen).feed
+
+
+def reference(columns: int, lines: int, history: bool) -> tuple[object, Callable[[bytes], None]]:
+    from termux.emulator import screen as ref_screen
+    from termux.emulator import stream as ref_stream
+
+    screen = ref_screen.Screen(columns, lines, history=HISTORY if history else 0)
+    return screen, ref_stream.ByteStream(screen).feed
+
+
+def _secs(result: Result) -> float:
+    return result.seconds
+
+
+@dataclass
+class Result:
+    seconds: float
+    mb_s: float
+
+
+def chunks(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def measure(
+    make: Callable[[int, int, bool], tuple[object, Callable[[bytes], None]]],
+    parts: Iterable[bytes],
+    nbytes: int,
+    args: argparse.Namespace,
+    repeat: int,
+    history: bool,
+    profiler: object | None = None,
+) -> Result:
+    best = float("inf")
+    parts = list(parts)
+    for _ in range(repeat):
+        _screen, feed = make(args.columns, args.lines, history)
+        gc.collect()
+        if profiler is not None:
+            profiler.start()  # type: ignore[attr-defined]
+        t0 = time.process_time()
+        for part in parts:
+            feed(part)
+        dt = time.process_time() - t0
+        if profiler is not None:
+            profiler.stop()  # type: ignore[attr-defined]
+            profiler = None  # profile one run only
+        best = min(best, dt)
+    return Result(best, nbytes / best / MB)
+
+
+def make_profiler(kind: str) -> object:
+    if kind == "pyinstrument":
+        from pyinstrument import Profiler
+
+        return Profiler(interval=0.0005)
+    import cProfile
+
+    prof = cProfile.Profile()
+    prof.start = prof.enable  # type: ignore[method-assign]
+    prof.stop = prof.disable  # type: ignore[method-assign]
+    return prof
+
+
+def report_profile(prof: object, kind: str) -> None:
+    if kind == "pyinstrument":
+        print(prof.output_text(unicode=False, color=False, show_all=False), file=sys.stderr)  # type: ignore[attr-defined]
+    else:
+        import pstats
+
+        pstats.Stats(prof, stream=sys.stderr).sort_stats("tottime").print_stats(25)  # type: ignore[arg-type]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--size", type=float, default=1.0, help="MB of input per workload (default 1)")
+    ap.add_argument("--repeat", type=int, default=3, help="termux: best of N runs (default 3)")
+    # stock pyte runs take seconds each (HistoryScreen: ~1 min per MB), so one run already averages
+    # out scheduler noise; raise this on a quiet machine.
+    ap.add_argument("--stock-repeat", type=int, default=1, help="stock pyte: best of N runs (default 1)")
+    ap.add_argument("--chunk", type=int, default=4096, help="bytes per feed() call (default 4096)")
+    ap.add_argument("--columns", type=int, default=80)
+    ap.add_argument("--lines", type=int, default=24)
+    ap.add_argument("--only", action="append", choices=sorted(WORKLOADS), help="run only these workloads")
+    ap.add_argument("--no-stock", action="store_true", help="skip stock pyte (no ratio column)")
+    ap.add_argument("--scrollback", choices=("both", "on", "off"), default="both")
+    ap.add_argument(
+        "--reference",
+        action="store_true",
+        help="also measure termux's reference classes (termux.emulator.screen/.stream: no fast paths)",
+    )
+    ap.add_argument("--profile", action="store_true", help="profile termux's measured window (stderr)")
+    ap.add_argument("--profile-stock", action="store_true", help="profile stock pyte's measured window")
+    ap.add_argument("--profiler", choices=("pyinstrument", "cprofile"), default="pyinstrument")
+    args = ap.parse_args(argv)
+
+    size = int(args.size * MB)
+    names = args.only or list(WORKLOADS)
+    modes = {"both": (False, True), "on": (True,), "off": (False,)}[args.scrollback]
+
+    print(
+        f"emulator throughput, {args.columns}x{args.lines}, {args.size:g} MB per workload, "
+        f"{args.chunk}-byte feeds, best of {args.repeat} (stock: {args.stock_repeat}); "
+        f"Python {sys.version.split()[0]}, pyte {pyte_version()}"
+    )
+    print()
+    if args.reference:
+        print(
+            "| workload | scrollback | stock pyte MB/s | termux, no fast paths MB/s | termux MB/s | ratio |"
+        )
+        print("| --- | --- | ---: | ---: | ---: | ---: |")
+    else:
+        print("| workload | scrollback | stock pyte MB/s | termux MB/s | ratio |")
+        print("| --- | --- | ---: | ---: | ---: |")
+    for name in names:
+        data = WORKLOADS[name](size)
+        parts = chunks(data, args.chunk)
+        for history in modes:
+            # termux's runs bracket stock pyte's in time (half before, half after), so that a
+            # change in machine load during the run hits both sides.
+            prof = make_profiler(args.profiler) if args.profile else None
+            t_res = measure(termux, parts, len(data), args, (args.repeat + 1) // 2, history, prof)
+            if prof is not None:
+                report_profile(prof, args.profiler)
+            s_res: Result | None = None
+            if not args.no_stock:
+                prof = make_profiler(args.profiler) if args.profile_stock else None
+                s_res = measure(stock, parts, len(data), args, args.stock_repeat, history, prof)
+                if prof is not None:
+                    report_profile(prof, args.profiler)
+            if args.repeat > 1:
+                t_res = min(
+                    t_res, measure(termux, parts, len(data), args, args.repeat // 2, history), key=_secs
+                )
+            r_res: Result | None = None
+            if args.reference:
+                r_res = measure(reference, parts, len(data), args, args.stock_repeat, history)
+            stock_col = f"{s_res.mb_s:.2f}" if s_res else "-"
+            ratio = f"{t_res.mb_s / s_res.mb_s:.1f}x" if s_res else "-"
+            sb = "on" if history else "off"
+            ref = f" {r_res.mb_s:.2f} |" if r_res else ""
+            print(
+                f"| {DESCRIPTIONS[name]} | {sb} | {stock_col} |{ref} {t_res.mb_s:.2f} | {ratio} |", flush=True
+            )
+    return 0
+
+
+def pyte_version() -> str:
+    from importlib.metadata import version
+
+    return version("pyte")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

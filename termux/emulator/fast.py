@@ -1,0 +1,708 @@
+"""Fast paths: termux's Screen, ByteStream and Stream, with results identical to the reference classes.
+
+The reference classes are `termux.emulator.screen.Screen` and `termux.emulator.stream.Stream` /
+`ByteStream` (pyte 0.8.2 plus scrollback and xterm fidelity). The classes here subclass them and only
+make the hot paths faster; `tests/emulator/test_differential.py` feeds the same chunked bytes to both
+(and to stock pyte) and compares every cell, the cursor, the modes, the margins and the scrollback.
+
+Where the time goes in stock pyte (cProfile over `benchmarks/emulator.py`): `Screen.draw` makes a
+namedtuple per character (`attrs._replace(data=char)`) in a Python loop; `Screen.index` (every line
+feed at the bottom) moves every row of the scroll region in a Python loop; the parser handles every
+control character and escape byte separately. And in a scrollback, each line leaving the screen is
+converted cell by cell.
+
+What this module does about it:
+
+- `Screen.draw`: a run of printable ASCII is written one row segment at a time
+  (`dict.update(zip(range, map(cells, text)))`, C speed) from a cache of cell objects per (attributes,
+  character). Cells are immutable tuples, so sharing them is invisible.
+- `Screen.draw_lines` (called by the stream for two or more CR LF-ended lines of printable ASCII): once
+  the cursor sits at the start of a blank bottom row, each line becomes rows and the region is shifted
+  once per block; rows that scroll past unseen are only built when the scrollback keeps them, and then
+  straight into its compact form.
+- `FastScreenBase.index` (below the reference Screen in the MRO): the region shift is one dict.update.
+- `Stream._run`: one regular expression recognises text runs, CR LF, C0 controls, plain CSI sequences
+  (`ESC [ [?] digits;... final`) and ESC finals, and calls the handlers the reference parser would
+  call, with the same arguments. Everything else goes through the reference parser.
+
+One deliberate difference, invisible unless a screen method raises (they do not: the reference Screen
+never raises): after an exception inside a batched block, parsing resumes after the block rather than
+after the line that raised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from itertools import compress
+from operator import attrgetter, itemgetter, ne
+from typing import Any
+
+import pyte
+from pyte import charsets as cs
+from pyte import modes as mo
+from pyte.screens import Margins, StaticDefaultDict
+
+from .history import EMPTY_LINE, compact_line, intern_style
+from .screen import Screen as _ReferenceScreen
+from .stream import ByteStream as _ReferenceByteStream
+from .stream import Stream as _ReferenceStream
+
+_LAT1 = cs.LAT1_MAP
+
+# Cell caches are bounded (a program cycling through 24-bit colours would otherwise grow them).
+_CELL_CACHE_LIMIT = 512
+
+DECAWM = mo.DECAWM
+IRM = mo.IRM
+
+_data = itemgetter(0)
+_style = itemgetter(slice(1, None))
+_ext = attrgetter("ext")  # termux cells: None, or a non-empty (truthy) Ext
+
+
+class _Cells(dict[str, Any]):
+    """char -> cell with fixed attributes, made on first use (the very cell draw() would make)."""
+
+    __slots__ = ("attrs",)
+
+    def __init__(self, attrs: Any) -> None:
+        self.attrs = attrs
+
+    def __missing__(self, char: str) -> Any:
+        cell = self.attrs._replace(data=char)
+        self[char] = cell
+        return cell
+
+
+class FastScreenBase(pyte.Screen):
+    """pyte.Screen's own methods, faster (identical results); sits below the reference Screen."""
+
+    def index(self) -> None:
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        if self.cursor.y == bottom:
+            self.dirty.update(range(self.lines))
+            buffer = self.buffer
+            if bottom > top:
+                # pyte: for y in range(top, bottom): buffer[y] = buffer[y + 1]
+                moved = map(buffer.__getitem__, range(top + 1, bottom + 1))
+                buffer.update(zip(range(top, bottom), moved, strict=True))
+            buffer.pop(bottom, None)
+        else:
+            self.cursor_down()
+
+    def cursor_position(self, line: int | None = None, column: int | None = None) -> None:
+        column = (column or 1) - 1
+        line = (line or 1) - 1
+        margins = self.margins
+        decom = mo.DECOM in self.mode
+        if margins is not None and decom:
+            line += margins.top
+            # Cursor is not allowed to move out of the scrolling region.
+            if not margins.top <= line <= margins.bottom:
+                return
+        cursor = self.cursor
+        # pyte: ensure_hbounds() then ensure_vbounds()
+        last = self.columns - 1
+        cursor.x = 0 if column < 0 else last if column > last else column
+        if decom and margins is not None:
+            top, bottom = margins
+        else:
+            top, bottom = 0, self.lines - 1
+        cursor.y = top if line < top else bottom if line > bottom else line
+
+    def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        cursor = self.cursor
+        self.dirty.add(cursor.y)
+        if how == 0:
+            interval = range(cursor.x, self.columns)
+        elif how == 1:
+            interval = range(cursor.x + 1)
+        elif how == 2:
+            interval = range(self.columns)
+        else:
+            super().erase_in_line(how, private)  # pyte raises here; keep that
+            return
+        self.buffer[cursor.y].update(dict.fromkeys(interval, cursor.attrs))
+
+
+class FastScreenMixin(_ReferenceScreen):
+    """Batching and caching on top of the reference Screen."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # id(attrs) -> (attrs, cells); holding attrs keeps its id from being reused.
+        self._cell_caches: dict[int, tuple[Any, _Cells]] = {}
+        self._cells_by_value: dict[tuple[Any, Any], _Cells] = {}
+        super().__init__(*args, **kwargs)
+
+    def _cells(self, attrs: Any) -> _Cells:
+        entry = self._cell_caches.get(id(attrs))
+        if entry is not None and entry[0] is attrs:
+            return entry[1]
+        # Equal attributes made by another SGR share one cache; `ext` takes no part in tuple
+        # equality, hence the key's second half.
+        key = (attrs, getattr(attrs, "ext", None))
+        cells = self._cells_by_value.get(key)
+        if cells is None:
+            if len(self._cells_by_value) >= _CELL_CACHE_LIMIT:
+                self._cells_by_value.clear()
+            cells = self._cells_by_value[key] = _Cells(attrs)
+        if len(self._cell_caches) >= _CELL_CACHE_LIMIT:
+            self._cell_caches.clear()
+        self._cell_caches[id(attrs)] = (attrs, cells)
+        return cells
+
+    # ------------------------------------------------------------------ text
+
+    def draw(self, data: str) -> None:
+        cursor = self.cursor
+        columns = self.columns
+        x = cursor.x
+        n = len(data)
+        if (
+            n
+            and x + n <= columns
+            and not self.charset
+            and self.g0_charset is _LAT1
+            and IRM not in self.mode
+            and data.isascii()
+            and data.isprintable()
+        ):
+            # The common case: printable ASCII that fits on the cursor's row.
+            attrs = cursor.attrs
+            entry = self._cell_caches.get(id(attrs))
+            cells = entry[1] if entry is not None and entry[0] is attrs else self._cells(attrs)
+            y = cursor.y
+            line = self.buffer[y]
+            # Keep wide characters whole: blank the half not overwritten (as the reference draw;
+            # get() because a missing cell is the line's default, never a stub).
+            if x:
+                cell = line.get(x)
+                if cell is not None and cell.data == "":
+                    line[x - 1] = line[x - 1]._replace(data=" ")
+            end = x + n
+            if end < columns:
+                cell = line.get(end)
+                if cell is not None and cell.data == "":
+                    line[end] = cell._replace(data=" ")
+            line.update(zip(range(x, end), map(cells.__getitem__, data), strict=False))
+            cursor.x = end
+            self._last_char = data[-1]  # for REP (CSI b), as the reference draw
+            self.dirty.add(y)
+            return
+        if (
+            self.charset
+            or self.g0_charset is not _LAT1
+            or x > columns
+            or IRM in self.mode
+            or not data.isascii()
+            or not data.isprintable()
+        ):
+            super().draw(data)
+            return
+        # The reference draw, one row segment at a time (every character is one cell wide).
+        attrs = cursor.attrs
+        entry = self._cell_caches.get(id(attrs))
+        cells = entry[1] if entry is not None and entry[0] is attrs else self._cells(attrs)
+        buffer = self.buffer
+        i = 0
+        y = cursor.y
+        while i < n:
+            if x >= columns:
+                if DECAWM in self.mode:
+                    self.dirty.add(y)
+                    cursor.x = 0
+                    self.index()
+                    x, y = 0, cursor.y
+                else:
+                    # No autowrap: each further character lands in the last column.
+                    line = buffer[y]
+                    x = columns - 1
+                    if x and line[x].data == "":
+                        line[x - 1] = line[x - 1]._replace(data=" ")
+                    line[x] = cells[data[n - 1]]
+                    x = columns
+                    break
+            line = buffer[y]
+            k = columns - x
+            if k > n - i:
+                k = n - i
+            # Keep wide characters whole: blank the half not overwritten (as the reference draw).
+            if x:
+                cell = line.get(x)
+                if cell is not None and cell.data == "":
+                    line[x - 1] = line[x - 1]._replace(data=" ")
+            end = x + k
+            if end < columns:
+                cell = line.get(end)
+                if cell is not None and cell.data == "":
+                    line[end] = cell._replace(data=" ")
+            if k == 1:
+                line[x] = cells[data[i]]
+            else:
+                line.update(zip(range(x, end), map(cells.__getitem__, data[i : i + k]), strict=True))
+            x = end
+            i += k
+        cursor.x = x
+        if n:
+            self._last_char = data[-1]
+        self.dirty.add(y)
+
+    def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        if how != 0:
+            super().erase_in_line(how, private)
+            return
+        # EL 0 (erase to the end of the line, the one redraws use): the reference's three layers in one.
+        cursor = self.cursor
+        x = cursor.x
+        y = cursor.y
+        self.dirty.add(y)
+        self.buffer[y].update(dict.fromkeys(range(x, self.columns), cursor.attrs))
+        self._fix_wide(y, x - 1)
+
+    def draw_lines(self, block: str) -> None:
+        """Apply `block` (lines of printable ASCII, each ended by CR LF) exactly as the calls
+        `draw(line); carriage_return(); linefeed()` per line would."""
+        texts = block.split("\r\n")
+        texts.pop()  # the block ends with CR LF: the last piece is empty
+        draw = self.draw
+        cr = self.carriage_return
+        lf = self.linefeed
+        cursor = self.cursor
+        buffer = self.buffer
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        n = len(texts)
+        i = 0
+        # Until the cursor sits at column 0 of a blank bottom row, lines land on rows that already
+        # hold something: the per-line calls (at most about one screenful of lines).
+        while i < n:
+            if cursor.y == bottom and cursor.x == 0 and not buffer.get(bottom):
+                break
+            text = texts[i]
+            if text:
+                draw(text)
+            cr()
+            lf()
+            i += 1
+        if i == n:
+            return
+        if self.charset or self.g0_charset is not _LAT1 or IRM in self.mode:
+            for text in texts[i:]:
+                if text:
+                    draw(text)
+                cr()
+                lf()
+            return
+        # From here every row starts blank at column 0 and every line feed scrolls the region:
+        # collect the rows the lines make, then shift the region once by their count.
+        columns = self.columns
+        rows: list[str] = []
+        if DECAWM in self.mode:
+            for text in texts[i:]:
+                if len(text) <= columns:
+                    rows.append(text)
+                else:
+                    rows.extend([text[j : j + columns] for j in range(0, len(text), columns)])
+        else:
+            for text in texts[i:]:
+                rows.append(text if len(text) <= columns else text[: columns - 1] + text[-1])
+        self._scroll_in_rows(rows, cursor.attrs, top, bottom)
+        for text in reversed(texts[i:]):
+            if text:
+                self._last_char = text[-1]
+                break
+        self.dirty.update(range(self.lines))
+        cursor.x = 0
+        cursor.y = bottom
+
+    def _scroll_in_rows(self, rows: list[str], attrs: Any, top: int, bottom: int) -> None:
+        """Scroll the region [top, bottom] up by len(rows), where each row of `rows` is drawn (with
+        `attrs`) on the blank bottom row just before its scroll; the bottom row ends blank."""
+        buffer = self.buffer
+        m = len(rows)
+        h1 = bottom - top  # rows above the bottom one
+        old = [buffer.get(y) for y in range(top, bottom)]
+        gone_new = m - h1 if m > h1 else 0  # new rows that scroll away without being seen
+        if self._scrolls_into_history(top, bottom):
+            scroll_into_history = self._scroll_into_history
+            for row in old[:m]:
+                scroll_into_history(row)
+            if gone_new:
+                self._history_text_rows(rows[:gone_new], attrs)
+        y = top
+        for row in old[m:]:
+            if row is None:
+                buffer.pop(y, None)
+            else:
+                buffer[y] = row
+            y += 1
+        cells = self._cells(attrs)
+        default = self.default_char
+        for text in rows[gone_new:]:
+            line: StaticDefaultDict[int, Any] = StaticDefaultDict(default)
+            if text:
+                line.update(zip(range(len(text)), map(cells.__getitem__, text), strict=True))
+            buffer[y] = line
+            y += 1
+        buffer.pop(bottom, None)
+
+    def _scroll_in_cell_rows(self, rows: list[list[Any] | None], top: int, bottom: int) -> None:
+        """As _scroll_in_rows, with each row given as its cells from column 0 (None for a row the
+        caller did not build because it scrolls away unseen and the scrollback does not keep it)."""
+        buffer = self.buffer
+        m = len(rows)
+        h1 = bottom - top
+        old = [buffer.get(y) for y in range(top, bottom)]
+        gone_new = m - h1 if m > h1 else 0
+        default = self.default_char
+        if self._scrolls_into_history(top, bottom):
+            scroll_into_history = self._scroll_into_history
+            for row in old[:m]:
+                scroll_into_history(row)
+            if gone_new:
+                kept = rows[max(0, gone_new - self.history.maxlen) : gone_new]
+                compacted = [_compact_cells(cells, default) if cells else EMPTY_LINE for cells in kept]
+                extend = getattr(self.history, "extend", None)
+                if extend is not None:
+                    extend(compacted)
+                else:
+                    for compact in compacted:
+                        self.history.append(compact)
+        y = top
+        for row in old[m:]:
+            if row is None:
+                buffer.pop(y, None)
+            else:
+                buffer[y] = row
+            y += 1
+        for cells in rows[gone_new:]:
+            line: StaticDefaultDict[int, Any] = StaticDefaultDict(default)
+            if cells:
+                line.update(zip(range(len(cells)), cells, strict=False))
+            buffer[y] = line
+            y += 1
+        buffer.pop(bottom, None)
+
+    # ------------------------------------------------------------------ scrollback
+
+    def _scrolls_into_history(self, top: int, bottom: int) -> bool:
+        """Whether a scroll of [top, bottom] keeps the top row: as the reference Screen.index, only a
+        full-screen scroll of the main screen does (and only when the scrollback keeps lines)."""
+        return top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen > 0
+
+    def _history_text_rows(self, rows: list[str], attrs: Any) -> None:
+        """Rows of text in one style, straight into their compact scrollback form (what
+        compact_line makes of the drawn row: one run, trailing default cells dropped)."""
+        maxlen = self.history.maxlen
+        if len(rows) > maxlen:
+            rows = rows[-maxlen:]  # the older ones would be dropped on arrival
+        cells = self._cells(attrs)
+        style = intern_style(cells[" "])  # a run's style does not depend on its characters
+        default = self.default_char
+        if tuple(attrs)[1:] == tuple(default)[1:] and getattr(attrs, "ext", None) is None:
+            # Cells in the default style: trailing blanks equal the default cell and are dropped.
+            stripped = [text.rstrip(" ") for text in rows]
+            lines = [((text, style),) if text else EMPTY_LINE for text in stripped]
+        else:
+            lines = [((text, style),) if text else EMPTY_LINE for text in rows]
+        extend = getattr(self.history, "extend", None)
+        if extend is not None:
+            extend(lines)
+        else:
+            for line in lines:
+                self.history.append(line)
+
+
+def _compact_cells(cells: list[Any], default: Any) -> Any:
+    """compact_line for a row given as its cells from column 0."""
+    try:
+        has_ext = any(map(_ext, cells))
+    except AttributeError:  # a plain pyte cell
+        has_ext = True
+    if has_ext:  # dim/hidden/overline/link extras: the reference way
+        return compact_line(dict(enumerate(cells)), len(cells), default)
+    differs = list(map(default.__ne__, cells))
+    if True not in differs:
+        return EMPTY_LINE
+    last = len(cells) - 1 - differs[::-1].index(True)
+    cells = cells[: last + 1]
+    styles = list(map(_style, cells))
+    datas = list(map(_data, cells))
+    if styles.count(styles[0]) == len(styles):
+        return (("".join(datas), intern_style(cells[0])),)
+    starts = [0, *compress(range(1, len(styles)), map(ne, styles[1:], styles))]
+    ends = [*starts[1:], len(cells)]
+    return tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
+
+
+class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
+    """termux's Screen: the reference Screen with fast paths (see the module docstring)."""
+
+
+# --- the stream ------------------------------------------------------------------------------------
+
+_CSI_PARAMS_MAX = 64
+_SGR_CACHE_LIMIT = 1024
+_PLAN_CACHE_LIMIT = 1024
+_SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
+_PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
+DECSCNM = mo.DECSCNM
+_MAX_PARAMS = 32
+_MAX_VALUE = 9999
+
+
+class FastStreamMixin(_ReferenceStream):
+    """The reference parser with a one-regex fast path for the common tokens."""
+
+    def attach(self, screen: Any) -> None:
+        super().attach(screen)
+        listener = self.listener
+        # Lines of printable ASCII go to the screen's draw_lines in one call, unless the screen has
+        # none or someone replaced the per-line methods on the instance (they must see every call).
+        lines = getattr(listener, "draw_lines", None)
+        own = getattr(listener, "__dict__", {})
+        if any(name in own for name in ("draw", "carriage_return", "linefeed", "index")):
+            lines = None
+        self._f_lines = lines
+        # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
+        self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
+        # a whole CSI sequence -> how to dispatch it (see _plan_csi)
+        self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
+        # Only tried right after a line feed (the lookbehind sees the data before the match start).
+        block = (
+            rf"(?<=\n)((?:(?:[\x20-\x7e]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+\r\n){{2,}})"
+            if lines is not None
+            else r"(\b\B)"
+        )
+        self._fast_re = re.compile(
+            rf"{block}"  # 1: two or more plain lines, each ended by CR LF
+            r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
+            r"|(\r\n)"  # 3: CR LF
+            # 4, 5: SGR sequences in a row, then the text run after them (possibly empty)
+            rf"|((?:\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)+)([^\x00-\x1f\x7f-\x9f]*)"
+            rf"|\x1b\[(\??)([0-9;]{{0,{_CSI_PARAMS_MAX}}})([\x40-\x7e])"  # 6,7,8: CSI [?] params final
+            r"|([\x00-\x1a\x1c-\x1f\x7f])"  # 9: a C0 control (or DEL)
+            r"|\x1b([0-OQ-WYZ\\`-~])"  # 10: ESC final (not a CSI, string or intermediate)
+        )
+
+    def _run(self, data: str, i: int) -> int:
+        n = len(data)
+        match = self._fast_re.match
+        draw = self._draw
+        c0 = self._c0
+        cr = c0["\r"]
+        lf = c0["\n"]
+        esc = self._esc
+        lines = self._f_lines
+        listener: Any = self.listener
+        sgr_cache = self._f_sgr
+        plans = self._f_plans
+        m: re.Match[str] | None = None
+        try:
+            while i < n:
+                m = match(data, i)
+                if m is None:
+                    # An escape sequence or C1 control the fast path does not know: the reference way.
+                    self._resume = i + 1  # the reference code sets its own; this covers a raise before
+                    j = self._sequence(data, i)
+                    if j < 0:
+                        return n  # incomplete: kept for the next feed
+                    i = j
+                    continue
+                i = m.end()
+                kind = m.lastindex
+                if kind == 2:
+                    draw(m.group(2))
+                elif kind == 5:
+                    sgrs, text = m.group(4, 5)
+                    cursor = listener.cursor
+                    current = cursor.attrs
+                    sgr_key = (id(current), sgrs, DECSCNM in listener.mode)
+                    hit = sgr_cache.get(sgr_key)
+                    if hit is not None and hit[0] is current:
+                        cursor.attrs = hit[1]
+                    elif self._apply_sgrs(sgrs):
+                        # Only SGR handlers ran, and they only set cursor.attrs: remember the transition
+                        # (SGR 0 depends on DECSCNM, hence the key).
+                        if len(sgr_cache) >= _SGR_CACHE_LIMIT:
+                            sgr_cache.clear()
+                        sgr_cache[sgr_key] = (current, listener.cursor.attrs)
+                    if text:
+                        draw(text)
+                elif kind == 8:
+                    seq = m.group(0)
+                    plan = plans.get(seq)
+                    if plan is None:
+                        plan = self._plan_csi(*m.group(6, 7, 8))
+                        if len(plans) >= _PLAN_CACHE_LIMIT:
+                            plans.clear()
+                        plans[seq] = plan
+                    how, fn, args = plan
+                    if how == 0:
+                        fn(*args)
+                    elif how == 1:
+                        fn(*args, private=True)
+                    else:
+                        fn(*args)  # SGR: plain SGR sequences are matched as kind 5 first
+                elif kind == 3:
+                    cr()
+                    lf()
+                elif kind == 1:
+                    block = m.group(1)
+                    if "\x1b" in block:
+                        self._styled_lines(block)
+                    else:
+                        lines(block)  # type: ignore[misc]  # group 1 cannot match without it
+                elif kind == 9:
+                    control = c0.get(m.group(9))
+                    if control is not None:
+                        control()
+                else:
+                    final_handler = esc.get(m.group(10))
+                    if final_handler is not None:
+                        final_handler()
+            return n
+        except Exception:
+            # The reference feed() counts the error and resumes at _resume: after the fast token
+            # that raised (i is its end), or where the reference code it called said.
+            if m is not None:
+                self._resume = i
+            raise
+
+    def _styled_lines(self, block: str) -> None:
+        """Lines of printable ASCII and SGR sequences, each ended by CR LF: as the per-token path
+        would handle them, with rows that scroll away unseen (and unkept) never built."""
+        screen: Any = self.listener
+        texts = block.split("\r\n")
+        texts.pop()
+        run = self._run
+        cursor = screen.cursor
+        buffer = screen.buffer
+        top, bottom = screen.margins or Margins(0, screen.lines - 1)
+        n = len(texts)
+        i = 0
+        while i < n:
+            if cursor.y == bottom and cursor.x == 0 and not buffer.get(bottom):
+                break
+            run(texts[i] + "\r\n", 0)  # one line: never a block again
+            i += 1
+        if i == n:
+            return
+        if (
+            screen.charset
+            or screen.g0_charset is not _LAT1
+            or IRM in screen.mode
+            or self._plan_csi("", "0", "m")[0] != 2  # SGR is not the reference SGR
+        ):
+            for text in texts[i:]:
+                run(text + "\r\n", 0)
+            return
+        # Each line: its pieces (SGR sequences, then text) and the number of rows it makes.
+        columns = screen.columns
+        autowrap = DECAWM in screen.mode
+        lines = texts[i:]
+        lengths = [len(_SGR_SEQ.sub("", text)) for text in lines]
+        if autowrap:
+            counts = [(length + columns - 1) // columns if length else 1 for length in lengths]
+        else:
+            counts = [1] * len(lines)
+        total = sum(counts)
+        keep_all = screen._scrolls_into_history(top, bottom)
+        first_seen = 0 if keep_all else total - (bottom - top)  # rows before this scroll away unseen
+        rows: list[list[Any] | None] = []
+        sgr_cache = self._f_sgr
+        cells_for = screen._cells
+        mode = screen.mode
+        for text, count in zip(lines, counts, strict=True):
+            build = len(rows) + count > first_seen
+            line_cells: list[Any] = []
+            for sgrs, piece in _PIECE.findall(text):
+                if sgrs:
+                    current = cursor.attrs
+                    sgr_key = (id(current), sgrs, DECSCNM in mode)
+                    hit = sgr_cache.get(sgr_key)
+                    if hit is not None and hit[0] is current:
+                        cursor.attrs = hit[1]
+                    else:
+                        self._apply_sgrs(sgrs)
+                        if len(sgr_cache) >= _SGR_CACHE_LIMIT:
+                            sgr_cache.clear()
+                        sgr_cache[sgr_key] = (current, cursor.attrs)
+                if piece and build:
+                    line_cells.extend(map(cells_for(cursor.attrs).__getitem__, piece))
+            if not build:
+                rows.extend([None] * count)
+            elif len(line_cells) <= columns:
+                rows.append(line_cells)
+            elif autowrap:
+                rows.extend([line_cells[j : j + columns] for j in range(0, len(line_cells), columns)])
+            else:
+                # No autowrap: each character past the margin lands in the last column.
+                rows.append([*line_cells[: columns - 1], line_cells[-1]])
+        screen._scroll_in_cell_rows(rows, top, bottom)
+        for length, text in zip(reversed(lengths), reversed(lines), strict=True):
+            if length:
+                screen._last_char = _SGR_SEQ.sub("", text)[-1]
+                break
+        screen.dirty.update(range(screen.lines))
+        cursor.x = 0
+        cursor.y = bottom
+
+    def _apply_sgrs(self, sgrs: str) -> bool:
+        """Dispatch SGR sequences in order as the reference parser would; True when each went to the
+        reference SGR handler (whose only effect is cursor.attrs)."""
+        plans = self._f_plans
+        pure = True
+        for m in _SGR_SEQ.finditer(sgrs):
+            seq = m.group(0)
+            plan = plans.get(seq)
+            if plan is None:
+                plan = self._plan_csi("", m.group(1), "m")
+                if len(plans) >= _PLAN_CACHE_LIMIT:
+                    plans.clear()
+                plans[seq] = plan
+            how, fn, args = plan
+            if how == 1:
+                fn(*args, private=True)
+            else:
+                fn(*args)
+            pure = pure and how == 2
+        return pure
+
+    def _plan_csi(self, private: str, params: str, final: str) -> tuple[int, Callable[..., Any], tuple[Any, ...]]:
+        """How the reference parser dispatches `CSI [?] params final` (digits and ';' only):
+        (0, fn, args) for fn(*args), (1, fn, args) for fn(*args, private=True), (2, ...) for SGR."""
+        key = "?" + final if private else final
+        entry = self._csi_table.get(key)
+        if entry is None:
+            return 0, self.listener.debug, (key, params)  # type: ignore[union-attr]
+        handler, count, how = entry
+        if not params:
+            args = [0]
+        else:
+            args = [
+                (int(p) if len(p) < 6 else _MAX_VALUE) if p else 0 for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]
+            ]
+            args = [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
+        if how == "n":
+            return 0, handler, tuple(args[:count])
+        if how == "sgr":
+            return (2 if key == "m" else 0), handler, tuple(args)
+        if how == "all":
+            return 0, handler, tuple(args)
+        if how == "allp":
+            return 1, handler, tuple(args)
+        if how == "p":
+            return 1, handler, tuple(args[:count])
+        return 0, self._dispatch_csi, (("?" if private else "") + params, "", final)
+
+
+class Stream(FastStreamMixin, _ReferenceStream):
+    """termux's Stream (text in): the reference parser with its fast path."""
+
+
+class ByteStream(FastStreamMixin, _ReferenceByteStream):
+    """termux's ByteStream (`feed(bytes)`): the reference parser with its fast path."""
+
+
+__all__ = ["ByteStream", "FastScreenBase", "Screen", "Stream"]

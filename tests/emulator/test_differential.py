@@ -1,0 +1,467 @@
+"""Differential test: termux.emulator against stock pyte 0.8.2, cell by cell.
+
+Hypothesis generates byte streams (text with wide and combining characters, C0 controls,
+CSI/ESC/OSC sequences with random parameters, scroll regions, insert/delete, tabs and tab stops,
+charsets, origin and autowrap modes), cuts them at random chunk boundaries (also inside UTF-8
+sequences and escape sequences), feeds the same chunks to `pyte.Screen` and to
+`termux.emulator.Screen`, and compares every cell (character and every pyte attribute), the
+cursor (position, hidden, attributes), the modes, the margins, tab stops, charsets and title.
+
+Cases left out, and why (termux follows xterm there, stock pyte does not):
+
+- Stock pyte raised: the example is rejected, because pyte's state after an exception is half a
+  sequence (it drops the rest of the feed). The generator avoids the known raisers so rejections
+  stay rare: wrong parameter counts (`CSI 1;2;3 H`), `CSI 3 K`, private markers on non-mode
+  sequences (`CSI ? r`, `CSI ? 4 m`), DSR/VPA under origin mode without margins.
+- Control characters that pyte passes to `draw` (0x01-0x06, 0x10-0x1A, 0x1C-0x1F): pyte's `draw`
+  stops at the first one and throws the rest of the text run away, so its screen depends on how the
+  stream happened to be chunked. xterm ignores them and keeps drawing. Not generated.
+- Wide characters: termux wraps one that does not fit in the last column and blanks the other half
+  of a wide character that is partly overwritten (xterm); pyte cuts it and leaves half a character.
+  Wide characters, emoji, ZWJ sequences and flags are compared against termux's reference classes
+  instead (`test_same_state_as_reference`), which is where the fast paths could go wrong.
+- Anything termux implements and pyte ignores or mis-parses (see `tests/emulator/` fidelity tests):
+  DEC line drawing in UTF-8 mode (`ESC ( 0`, SI/SO), multi-digit OSC codes, DA2, DCS, `CSI ! p`,
+  SGR 2/8/53 and colon-form colours, HPA as CSI backtick, tab forward/back `CSI I`/`CSI Z`, NEL (`ESC E`: xterm always
+  returns the carriage, pyte only under LNM), ED 3 (xterm: erase the scrollback, not the screen),
+  DECCOLM (termux never resizes). Not generated.
+
+`TERMUX_DIFF_EXAMPLES` raises the example count (default kept small for CI).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import unicodedata
+from typing import Any
+
+import pyte
+from emu_strategies import chunked as emu_chunked
+from hypothesis import HealthCheck, example, given, reject, settings
+from hypothesis import strategies as st
+from pyte.screens import Char
+
+import termux.emulator as temu
+
+EXAMPLES = int(os.environ.get("TERMUX_DIFF_EXAMPLES", "150"))
+
+ESC = "\x1b"
+CSI = "\x1b["
+
+# --- stream generator --------------------------------------------------------------------------
+
+ascii_text = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=40)
+unicode_text = st.text(
+    alphabet=st.sampled_from(
+        list("abcxyz ,.-_~")
+        + list("éüñß")  # latin-1, one cell
+        + ["\u0301", "\u0308"]  # combining marks (pyte drops enclosing ones and the rest of the run)
+        + list("αβγ→★")
+    ),
+    min_size=1,
+    max_size=20,
+)
+long_line = st.integers(1, 3).map(lambda n: "0123456789abcdefghijklmnopqrstuvwxyz" * n)
+controls = st.sampled_from(["\r", "\n", "\r\n", "\b", "\t", "\x07", "\x0b", "\x0c", "\x00", "\x7f"])
+
+param = st.one_of(st.just(""), st.integers(0, 40).map(str), st.integers(0, 200).map(str))
+
+
+def csi(final: str, nparams: int) -> st.SearchStrategy[str]:
+    """A CSI sequence with up to `nparams` parameters (pyte raises on more)."""
+    return st.lists(param, min_size=0, max_size=nparams).map(lambda ps: CSI + ";".join(ps) + final)
+
+
+moves = st.one_of(
+    *[csi(f, 1) for f in "ABCDEFG@LMPXade"],  # moves, insert/delete
+    st.sampled_from(["0", "1", "2", ""]).map(lambda p: CSI + p + "J"),  # ED (3 is xterm's "erase scrollback")
+    *[csi(f, 2) for f in "Hf"],  # cursor position
+    st.sampled_from(["0", "1", "2", ""]).map(lambda p: CSI + p + "K"),  # EL (pyte raises on 3)
+)
+sgr_seqs = st.lists(
+    st.one_of(
+        # (2, 8, 53: pyte ignores them, termux keeps them in `ext`, which the pyte comparison skips)
+        st.sampled_from(
+            ["0", "1", "2", "3", "4", "5", "7", "8", "9", "22", "23", "24", "25", "27", "28", "29", "39", "49", "53"]
+        ),
+        st.integers(30, 47).map(str),
+        st.integers(90, 107).map(str),
+        st.tuples(st.sampled_from(["38", "48"]), st.integers(0, 255)).map(lambda t: f"{t[0]};5;{t[1]}"),
+        st.tuples(st.sampled_from(["38", "48"]), st.integers(0, 255), st.integers(0, 255), st.integers(0, 255)).map(
+            lambda t: f"{t[0]};2;{t[1]};{t[2]};{t[3]}"
+        ),
+    ),
+    max_size=4,
+).map(lambda ps: CSI + ";".join(ps) + "m")
+csi_seqs = st.one_of(
+    moves,
+    sgr_seqs,
+    csi("r", 2),  # scroll region (DECSTBM)
+    st.sampled_from(["0", "3", ""]).map(lambda p: CSI + p + "g"),  # TBC
+    # ANSI modes: IRM (4), LNM (20)
+    st.sampled_from(["4", "20"]).flatmap(lambda m: st.sampled_from([CSI + m + "h", CSI + m + "l"])),
+    # DEC private modes: DECCKM, DECCOLM is left out (resizes), DECSCNM, DECOM, DECAWM, DECTCEM,
+    # mouse and bracketed paste (recorded only).
+    st.sampled_from(["1", "5", "6", "7", "25", "1000", "1006", "2004"]).flatmap(
+        lambda m: st.sampled_from([CSI + "?" + m + "h", CSI + "?" + m + "l"])
+    ),
+)
+# DECSC ... DECRC, balanced and with no mode or margin change inside: xterm keeps one save slot and
+# DECRC restores origin/autowrap both ways, pyte keeps a stack and only sets them; they agree here.
+save_restore = st.lists(st.one_of(st.text(alphabet="abc ", min_size=1, max_size=8), moves, sgr_seqs), max_size=6).map(
+    # (margins cleared first: pyte's DECRC clamps the cursor into them, xterm's does not)
+    lambda inner: CSI + "r" + ESC + "7" + "".join(inner) + ESC + "8"
+)
+esc_seqs = st.sampled_from(
+    [
+        ESC + "D",  # IND
+        ESC + "M",  # RI
+        ESC + "H",  # HTS
+        ESC + "#8",  # DECALN
+        ESC + "c",  # RIS
+    ]
+)
+osc_seqs = st.tuples(
+    st.sampled_from(["0", "1", "2"]),
+    st.text(alphabet="abc xyz-", max_size=10),
+    st.sampled_from(["\x07", ESC + "\\"]),
+).map(lambda t: f"{ESC}]{t[0]};{t[1]}{t[2]}")
+
+token = st.one_of(
+    ascii_text,
+    unicode_text,
+    long_line,
+    controls,
+    controls,
+    csi_seqs,
+    csi_seqs,
+    esc_seqs,
+    osc_seqs,
+    save_restore,
+)
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> tuple[int, int, list[bytes]]:
+    columns = draw(st.integers(2, 30))
+    lines = draw(st.integers(1, 12))
+    data = "".join(draw(st.lists(token, min_size=1, max_size=60))).encode()
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(data)), max_size=8))))
+    chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
+    return columns, lines, chunks
+
+
+# --- comparison --------------------------------------------------------------------------------
+
+FIELDS = Char._fields
+
+
+def cell(c: Any) -> tuple[Any, ...]:
+    """A cell as pyte's fields (termux's cells may carry more attributes than pyte's)."""
+    return tuple(getattr(c, f) for f in FIELDS)
+
+
+def state(screen: pyte.Screen) -> dict[str, Any]:
+    return {
+        "cells": [[cell(screen.buffer[y][x]) for x in range(screen.columns)] for y in range(screen.lines)],
+        "cursor": (screen.cursor.x, screen.cursor.y, screen.cursor.hidden, cell(screen.cursor.attrs)),
+        "mode": sorted(screen.mode),
+        "margins": screen.margins,
+        "tabstops": sorted(screen.tabstops),
+        "charsets": (screen.charset, screen.g0_charset, screen.g1_charset),
+        "title": (screen.title, screen.icon_name),
+        "size": (screen.columns, screen.lines),
+    }
+
+
+def run(make_screen: Any, make_stream: Any, columns: int, lines: int, chunks: list[bytes]) -> pyte.Screen:
+    screen = make_screen(columns, lines)
+    stream = make_stream(screen)
+    for chunk in chunks:
+        stream.feed(chunk)
+    return screen
+
+
+class StockScreen(pyte.Screen):
+    """Stock pyte, noting when it hits its combining-mark-at-the-margin quirk: a combining mark that
+    arrives while the cursor waits past the last column wraps the line first, so the mark lands on
+    nothing (xterm joins it to the last character). Splitting draw() at the marks changes nothing else."""
+
+    quirk = False
+
+    def draw(self, data: str) -> None:
+        start = 0
+        for i, char in enumerate(data):
+            if unicodedata.combining(char):
+                super().draw(data[start:i])
+                if self.cursor.x == self.columns:
+                    self.quirk = True
+                start = i
+        super().draw(data[start:])
+
+
+def assert_same(columns: int, lines: int, chunks: list[bytes]) -> None:
+    try:
+        expected = run(StockScreen, pyte.ByteStream, columns, lines, chunks)
+    except Exception:
+        reject()  # stock pyte raised: its state is not a reference (see module docstring)
+    if expected.quirk:
+        reject()  # see StockScreen
+    got = run(temu.Screen, temu.ByteStream, columns, lines, chunks)
+    want, have = state(expected), state(got)
+    for key in want:
+        assert have[key] == want[key], f"{key} differs for {b''.join(chunks)!r} in {chunks!r}"
+    assert sorted(got.dirty) == sorted(expected.dirty)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
+@given(streams())
+def test_same_state_as_pyte(case: tuple[int, int, list[bytes]]) -> None:
+    assert_same(*case)
+
+
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(2, 30),
+    st.integers(1, 8),
+    st.lists(
+        st.tuples(
+            st.one_of(ascii_text, long_line, st.just("")),
+            st.sampled_from(["\r\n", "\r\n", "\r\n", "\r\n", "\n", "\r", ""]),
+        ).map("".join),
+        min_size=1,
+        max_size=100,
+    ),
+    st.one_of(st.integers(1, 64), st.just(1 << 20)),
+    st.lists(
+        st.sampled_from(["\x1b[?7l", "\x1b[4h", "\x1b[2;4r", "\x1b[20h", "\x1b[31;1m", "\x1b[5;3H", "\x1b[?6h"]),
+        max_size=3,
+    ),
+)
+def test_scrolling_text_same_as_pyte(columns: int, lines: int, parts: list[str], chunk: int, modes: list[str]) -> None:
+    """The fast paths' home ground: lines of text scrolling through a small screen, in each mode
+    that changes how text lands (no autowrap, insert, scroll region, LNM, origin)."""
+    data = ("".join(modes) + "".join(parts)).encode()
+    assert_same(columns, lines, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+def _load_benchmark() -> Any:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "emulator.py"
+    spec = importlib.util.spec_from_file_location("bench_emulator", path)
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench  # dataclasses look their module up
+    spec.loader.exec_module(bench)
+    return bench
+
+
+def test_workload_samples_same_as_pyte() -> None:
+    """A slice of each benchmark workload gives the same screen as stock pyte."""
+    bench = _load_benchmark()
+    for gen in bench.WORKLOADS.values():
+        data = gen(20_000)
+        for chunk in (4096, 1000, 7):
+            assert_same(80, 24, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(2, 30),
+    st.integers(1, 8),
+    st.lists(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=70), max_size=40),
+    st.sets(st.sampled_from(["\x1b[?7l", "\x1b[2;4r", "\x1b[20h", "\x1b[44m", "\x1b[3;2H", "\x1b[?6h", "\x1b[?5h"])),
+    st.one_of(st.just(1 << 20), st.integers(5, 300)),
+)
+def test_line_blocks_same_as_pyte(columns: int, lines: int, texts: list[str], modes: set[str], chunk: int) -> None:
+    """Blocks of CR LF-ended plain lines (one `draw_lines` call each) in the modes that change them."""
+    data = ("".join(sorted(modes)) + "".join(t + "\r\n" for t in texts) + "tail").encode()
+    assert_same(columns, lines, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+# --- termux's fast classes against termux's reference classes -------------------------------------
+#
+# termux.emulator.Screen/ByteStream are the reference classes (termux.emulator.screen/.stream: pyte
+# plus scrollback and xterm fidelity) with fast paths on top. Here nothing is excluded: every stream,
+# malformed or not, must leave both in the same state, scrollback and replies included.
+
+
+def full_state(screen: Any, replies: list[str]) -> dict[str, Any]:
+    def cells(buffer: Any) -> list[list[tuple[Any, Any]]]:
+        return [
+            [(tuple(buffer[y][x]), getattr(buffer[y][x], "ext", None)) for x in range(screen.columns)]
+            for y in range(screen.lines)
+        ]
+
+    parked = getattr(screen, "_main_buffer", None)
+    return {
+        "cells": cells(screen.buffer),
+        "parked": cells(parked) if parked is not None else None,
+        "cursor": (
+            screen.cursor.x,
+            screen.cursor.y,
+            screen.cursor.hidden,
+            tuple(screen.cursor.attrs),
+            getattr(screen.cursor.attrs, "ext", None),
+        ),
+        "mode": sorted(screen.mode),
+        "margins": screen.margins,
+        "tabstops": sorted(screen.tabstops),
+        "charsets": (screen.charset, screen.g0_charset, screen.g1_charset),
+        "title": (screen.title, screen.icon_name, screen.bell_count, screen.errors),
+        "size": (screen.columns, screen.lines),
+        "savepoints": [(s.cursor.x, s.cursor.y, tuple(s.cursor.attrs), s.origin, s.wrap) for s in screen.savepoints],
+        "history": [
+            [(text, tuple(style), getattr(style, "ext", None)) for text, style in line] for line in screen.history
+        ],
+        "dirty": sorted(screen.dirty),
+        "replies": replies,
+        "last_char": getattr(screen, "_last_char", None),  # what REP (CSI b) repeats
+    }
+
+
+def run_termux(screen_cls: Any, stream_cls: Any, columns: int, lines: int, history: int, chunks: list[bytes]) -> Any:
+    screen = screen_cls(columns, lines, history=history)
+    replies: list[str] = []
+    screen.write_process_input = replies.append
+    stream = stream_cls(screen)
+    for chunk in chunks:
+        stream.feed(chunk)
+    return full_state(screen, replies)
+
+
+def assert_same_as_reference(columns: int, lines: int, history: int, chunks: list[bytes]) -> None:
+    import termux.emulator.screen as reference_screen
+    import termux.emulator.stream as reference_stream
+
+    want = run_termux(reference_screen.Screen, reference_stream.ByteStream, columns, lines, history, chunks)
+    have = run_termux(temu.Screen, temu.ByteStream, columns, lines, history, chunks)
+    for key in want:
+        assert have[key] == want[key], f"{key} differs for {b''.join(chunks)!r} in {chunks!r}"
+
+
+wide_text = st.text(
+    alphabet=st.sampled_from(list("ab 日本中文") + ["\u0301", "\u20dd", "\u200d", "\ufe0f", "👨", "🇫", "🇷", "❤"]),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    st.integers(1, 30),
+    st.integers(1, 10),
+    st.sampled_from([0, 3, 10000]),
+    st.one_of(
+        st.builds(lambda case: case[1], emu_chunked()),
+        st.builds(
+            lambda parts, cuts: _cut("".join(parts).encode(), cuts),
+            st.lists(st.one_of(token, wide_text, st.just("\x1b[?1049h"), st.just("\x1b[?1049l")), max_size=40),
+            st.lists(st.integers(0, 4000), max_size=6),
+        ),
+        # Overwriting wide characters with text, in place (no line feeds).
+        st.builds(
+            lambda parts: ["".join(parts).encode()],
+            st.lists(
+                st.tuples(
+                    wide_text,
+                    st.sampled_from(["\r", "\b", "\b\b", "\b\b\b", "\x1b[2D", "\x1b[3G", "\t"]),
+                    st.text(alphabet="ab", min_size=1, max_size=4),
+                ).map("".join),
+                max_size=8,
+            ),
+        ),
+    ),
+)
+def test_same_state_as_reference(columns: int, lines: int, history: int, chunks: list[bytes]) -> None:
+    assert_same_as_reference(columns, lines, history, chunks)
+
+
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 30),
+    st.integers(1, 8),
+    st.sampled_from([0, 5, 10000]),
+    st.lists(
+        st.tuples(
+            st.one_of(ascii_text, long_line, wide_text, st.just(""), sgr_seqs),
+            st.sampled_from(["\r\n", "\r\n", "\r\n", "\n", ""]),
+        ).map("".join),
+        max_size=60,
+    ),
+    st.sets(
+        st.sampled_from(
+            [
+                "\x1b[?7l",
+                "\x1b[2;4r",
+                "\x1b[20h",
+                "\x1b[44m",
+                "\x1b[3;2H",
+                "\x1b[?1049h",
+                "\x1b[?5h",
+                "\x1b(0",
+                "\x1b[4h",
+            ]
+        )
+    ),
+    st.one_of(st.just(1 << 20), st.integers(1, 300)),
+)
+@example(4, 2, 10000, ["ab\r\n", "   \r\n", "\r\n", " x  \r\n"] * 3, set(), 1 << 20)
+@example(4, 2, 10000, ["ab\r\n", "   \r\n", "\r\n", " x  \r\n"] * 3, {"\x1b[44m"}, 1 << 20)
+def test_line_blocks_same_as_reference(
+    columns: int, lines: int, history: int, parts: list[str], modes: set[str], chunk: int
+) -> None:
+    """Scrolling lines (the batched paths) with and without scrollback, in every mode that changes them."""
+    data = ("".join(sorted(modes)) + "".join(parts) + "tail").encode()
+    assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+def _cut(data: bytes, cuts: list[int]) -> list[bytes]:
+    points = sorted({min(c, len(data)) for c in cuts})
+    return [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+
+
+def test_workload_samples_same_as_reference() -> None:
+    bench = _load_benchmark()
+    for gen in bench.WORKLOADS.values():
+        data = gen(50_000)
+        for history in (0, 10000):
+            for chunk in (4096, 777):
+                assert_same_as_reference(80, 24, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+styled_line = st.lists(
+    st.tuples(
+        st.one_of(st.just(""), sgr_seqs, st.sampled_from(["\x1b[0m\x1b[01;34m", "\x1b[m", "\x1b[7m\x1b[1m"])),
+        st.one_of(st.just(""), ascii_text, long_line),
+    ).map("".join),
+    max_size=5,
+).map(lambda pieces: "".join(pieces) + "\r\n")
+
+
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 30),
+    st.integers(1, 8),
+    st.sampled_from([0, 5, 10000]),
+    st.lists(styled_line, max_size=40),
+    st.sets(st.sampled_from(["\x1b[?7l", "\x1b[2;4r", "\x1b[20h", "\x1b[44m", "\x1b[?5h", "\x1b[?1049h"])),
+    st.one_of(st.just(1 << 20), st.integers(20, 400)),
+)
+def test_styled_line_blocks_same_as_reference(
+    columns: int, lines: int, history: int, texts: list[str], modes: set[str], chunk: int
+) -> None:
+    """CR LF-ended lines of text and SGR sequences (the styled-block path)."""
+    data = ("".join(sorted(modes)) + "".join(texts) + "tail").encode()
+    assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
