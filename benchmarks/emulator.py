@@ -1,6 +1,8 @@
 """Emulator throughput: stock pyte 0.8.2 against termux.emulator, side by side in one run.
 
-Prints a markdown table of MB/s per workload (best of N runs) and the ratio termux / stock.
+Prints a markdown table of MB/s per workload (best of N runs) and the ratio termux / stock. Time is the
+process's CPU time over the feeding loop only (time.process_time), so that other processes on a shared
+machine do not count against whichever side happened to run while they were busy.
 Workloads are generated deterministically in-process and fed through each emulator's
 ByteStream in fixed-size chunks (default 4096 bytes, about what one PTY read returns).
 
@@ -20,6 +22,7 @@ import gc
 import random
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,9 +63,7 @@ def gen_logs(size: int) -> bytes:
         ts = f"2026-11-30T{(ms // 3_600_000) % 24:02d}:{(ms // 60_000) % 60:02d}:{(ms // 1000) % 60:02d}"
         ts += f".{ms % 1000:03d}Z"
         msg = " ".join(rnd.choice(_WORDS) for _ in range(rnd.randint(4, 9)))
-        kv = " ".join(
-            f"{k}={rnd.randint(0, 99999)}" for k in ("req_id", "user", "bytes", "elapsed_us", "shard")
-        )
+        kv = " ".join(f"{k}={rnd.randint(0, 99999)}" for k in ("req_id", "user", "bytes", "elapsed_us", "shard"))
         line = f"{ts} {rnd.choice(_LEVELS)} [svc.worker-{rnd.randint(0, 15)}] {msg} path=/api/v1/items/"
         line += f"{rnd.randint(0, 10**6)} {kv} status={rnd.choice((200, 200, 201, 404, 500))}"
         while len(line) < 150:
@@ -106,10 +107,7 @@ def gen_top(size: int, columns: int = 80, lines: int = 24) -> bytes:
     frame = 0
     while total < size:
         frame += 1
-        parts = [
-            f"\x1b[H\x1b[1mtop - 12:{frame % 60:02d}:00 up 3 days, "
-            f"load average: 0.{frame % 100:02d}\x1b[m\x1b[K"
-        ]
+        parts = [f"\x1b[H\x1b[1mtop - 12:{frame % 60:02d}:00 up 3 days, load average: 0.{frame % 100:02d}\x1b[m\x1b[K"]
         parts.append(f"\x1b[2;1HTasks: {200 + frame % 7} total,   1 running\x1b[K")
         parts.append(
             "\x1b[4;1H\x1b[7m    PID USER      PR  NI    VIRT    RES  %CPU  %MEM     TIME+ COMMAND"
@@ -155,11 +153,20 @@ def stock(columns: int, lines: int, history: bool) -> tuple[object, Callable[[by
 
 
 def termux(columns: int, lines: int, history: bool) -> tuple[object, Callable[[bytes], None]]:
-    try:
-        screen = temu.Screen(columns, lines, history=HISTORY if history else 0)  # type: ignore[call-arg]
-    except TypeError:  # the pre-scrollback placeholder Screen
-        screen = temu.Screen(columns, lines)
+    screen = temu.Screen(columns, lines, history=HISTORY if history else 0)
     return screen, temu.ByteStream(screen).feed
+
+
+def reference(columns: int, lines: int, history: bool) -> tuple[object, Callable[[bytes], None]]:
+    from termux.emulator import screen as ref_screen
+    from termux.emulator import stream as ref_stream
+
+    screen = ref_screen.Screen(columns, lines, history=HISTORY if history else 0)
+    return screen, ref_stream.ByteStream(screen).feed
+
+
+def _secs(result: Result) -> float:
+    return result.seconds
 
 
 @dataclass
@@ -188,10 +195,10 @@ def measure(
         gc.collect()
         if profiler is not None:
             profiler.start()  # type: ignore[attr-defined]
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for part in parts:
             feed(part)
-        dt = time.perf_counter() - t0
+        dt = time.process_time() - t0
         if profiler is not None:
             profiler.stop()  # type: ignore[attr-defined]
             profiler = None  # profile one run only
@@ -234,6 +241,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", choices=sorted(WORKLOADS), help="run only these workloads")
     ap.add_argument("--no-stock", action="store_true", help="skip stock pyte (no ratio column)")
     ap.add_argument("--scrollback", choices=("both", "on", "off"), default="both")
+    ap.add_argument(
+        "--reference",
+        action="store_true",
+        help="also measure termux's reference classes (termux.emulator.screen/.stream: no fast paths)",
+    )
+    ap.add_argument("--memory", action="store_true", help="also report scrollback bytes per line")
+    ap.add_argument("--memory-lines", type=int, default=2000, help="lines kept for --memory (default 2000)")
     ap.add_argument("--profile", action="store_true", help="profile termux's measured window (stderr)")
     ap.add_argument("--profile-stock", action="store_true", help="profile stock pyte's measured window")
     ap.add_argument("--profiler", choices=("pyinstrument", "cprofile"), default="pyinstrument")
@@ -249,28 +263,92 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {sys.version.split()[0]}, pyte {pyte_version()}"
     )
     print()
-    header = "| workload | scrollback | stock pyte MB/s | termux MB/s | ratio |"
-    print(header)
-    print("| --- | --- | ---: | ---: | ---: |")
+    if args.reference:
+        print("| workload | scrollback | stock pyte MB/s | termux, no fast paths MB/s | termux MB/s | ratio |")
+        print("| --- | --- | ---: | ---: | ---: | ---: |")
+    else:
+        print("| workload | scrollback | stock pyte MB/s | termux MB/s | ratio |")
+        print("| --- | --- | ---: | ---: | ---: |")
     for name in names:
         data = WORKLOADS[name](size)
         parts = chunks(data, args.chunk)
         for history in modes:
+            # termux's runs bracket stock pyte's in time (half before, half after), so that a
+            # change in machine load during the run hits both sides.
+            prof = make_profiler(args.profiler) if args.profile else None
+            t_res = measure(termux, parts, len(data), args, (args.repeat + 1) // 2, history, prof)
+            if prof is not None:
+                report_profile(prof, args.profiler)
             s_res: Result | None = None
             if not args.no_stock:
                 prof = make_profiler(args.profiler) if args.profile_stock else None
                 s_res = measure(stock, parts, len(data), args, args.stock_repeat, history, prof)
                 if prof is not None:
                     report_profile(prof, args.profiler)
-            prof = make_profiler(args.profiler) if args.profile else None
-            t_res = measure(termux, parts, len(data), args, args.repeat, history, prof)
-            if prof is not None:
-                report_profile(prof, args.profiler)
+            if args.repeat > 1:
+                t_res = min(t_res, measure(termux, parts, len(data), args, args.repeat // 2, history), key=_secs)
+            r_res: Result | None = None
+            if args.reference:
+                r_res = measure(reference, parts, len(data), args, args.stock_repeat, history)
             stock_col = f"{s_res.mb_s:.2f}" if s_res else "-"
             ratio = f"{t_res.mb_s / s_res.mb_s:.1f}x" if s_res else "-"
             sb = "on" if history else "off"
-            print(f"| {DESCRIPTIONS[name]} | {sb} | {stock_col} | {t_res.mb_s:.2f} | {ratio} |", flush=True)
+            ref = f" {r_res.mb_s:.2f} |" if r_res else ""
+            print(f"| {DESCRIPTIONS[name]} | {sb} | {stock_col} |{ref} {t_res.mb_s:.2f} | {ratio} |", flush=True)
+    if args.memory:
+        print()
+        print(f"scrollback memory, bytes per line ({args.memory_lines} lines kept, shared objects counted once)")
+        print()
+        print("| workload | pyte.HistoryScreen | termux Scrollback | ratio |")
+        print("| --- | ---: | ---: | ---: |")
+        for name in names:
+            stock_b, ours_b = scrollback_bytes_per_line(name, args.memory_lines, args)
+            print(f"| {DESCRIPTIONS[name]} | {stock_b:.0f} | {ours_b:.0f} | {stock_b / ours_b:.1f}x |", flush=True)
     return 0
+
+
+# --- scrollback memory -------------------------------------------------------------------------
+
+
+def deep_size(root: object, seen: set[int]) -> int:
+    """Bytes held by `root` and everything it references that `seen` has not counted yet (objects
+    shared between lines, like interned styles or cached cells, count once)."""
+    total = 0
+    stack = [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or obj is None or isinstance(obj, (bool, int, float)):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        if isinstance(obj, dict):
+            stack.extend(obj.keys())
+            stack.extend(obj.values())
+        elif isinstance(obj, (tuple, list, deque)):
+            stack.extend(obj)
+        if hasattr(obj, "__dict__") and not isinstance(obj, type):
+            stack.append(vars(obj))
+    return total
+
+
+def scrollback_bytes_per_line(name: str, lines_wanted: int, args: argparse.Namespace) -> tuple[float, float]:
+    """Bytes per scrollback line: pyte.HistoryScreen's history against termux's Scrollback."""
+    gen = WORKLOADS[name]
+    size = 4096
+    while True:  # enough input to push `lines_wanted` lines into the scrollback
+        data = gen(size)
+        probe = temu.Screen(args.columns, args.lines, history=lines_wanted)
+        temu.ByteStream(probe).feed(data)
+        if len(probe.history) >= lines_wanted or size > 64 * MB:
+            break
+        size *= 2
+    stock_screen = pyte.HistoryScreen(args.columns, args.lines, history=lines_wanted)
+    pyte.ByteStream(stock_screen).feed(data)
+    stock_lines = stock_screen.history.top
+    stock_bytes = deep_size(stock_lines, set()) - sys.getsizeof(stock_lines)
+    ours = list(probe.history)
+    ours_bytes = deep_size(ours, set()) - sys.getsizeof(ours)
+    return stock_bytes / max(1, len(stock_lines)), ours_bytes / max(1, len(ours))
 
 
 def pyte_version() -> str:

@@ -12,12 +12,16 @@ For each transport, in the same run and on a fresh server each (the same setup e
    - `longpoll`: one connection, `events.read` with `wait_ms` (the server parks the request until an
      event commits);
    - `stream`: one connection, `events.stream`, then one pushed line per event.
-2. A steady window with nothing happening: the server's CPU and wake-ups (context switches) are
-   measured from /proc.
-3. A burst of 150 events (`session.rename`, pipelined on one connection). Delivery latency is commit
-   (the event's `time`, stamped by the server) to receipt (the listener's clock when the line is
-   read); every listener must receive all 150 events. Burst CPU is the server's CPU time from the
-   first rename to the last delivery.
+2. A steady window with nothing happening: the server's CPU and wake-ups (voluntary context
+   switches of every thread, as benchmarks/idle.py counts them) from /proc.
+3. 20 lone events, 50 ms apart (`session.rename` on one connection): the delivery latency of an
+   event when nothing else is happening.
+4. A burst of 150 events (`session.rename`, pipelined on one connection). Burst CPU is the
+   server's CPU time from the first rename to the last delivery.
+
+Latency is commit (the event's `time`, stamped by the server) to receipt (the listener's clock when
+the bytes arrive, before any parsing: 10 listeners share a worker process). Every listener must
+receive every event.
 
 The report is markdown (paste it into benchmarks/README.md). Numbers on a shared machine are noisy:
 read the ratios between rows, not the absolute values.
@@ -45,6 +49,7 @@ TRANSPORTS = ("poll", "longpoll", "stream")
 POLL_INTERVAL = 0.25  # 4 Hz
 LONG_POLL_MS = 30_000
 SESSIONS = 5
+TRICKLE_GAP = 0.05
 LINE_LIMIT = 64 << 20
 
 
@@ -64,39 +69,62 @@ def _reply(line: bytes) -> dict[str, Any]:
 
 
 class Listener:
+    """One listener. Receipt is stamped when the bytes arrive, before any JSON is parsed: 10
+    listeners share a worker process, and one listener's parsing must not count as another's
+    delivery latency. Stream lines are parsed once every listener is done; a read reply is parsed
+    at once (the next request needs its cursor)."""
+
     def __init__(self, path: str, cursor: int, expected: int) -> None:
         self.path = path
         self.cursor = cursor
         self.expected = expected
-        self.latencies: list[float] = []
+        self.samples: list[tuple[int, float]] = []  # (seq, latency)
         self.seen = 0
         self.ready = asyncio.get_running_loop().create_future()
+        self.arrived: list[tuple[bytes, float]] = []  # stream: raw bytes and when they arrived
 
     def record(self, events: list[dict[str, Any]], now: float) -> None:
         for event in events:
             if event["seq"] > self.cursor:
-                self.latencies.append(now - event["time"])
+                self.samples.append((event["seq"], now - event["time"]))
                 self.cursor = event["seq"]
                 self.seen += 1
 
     def done(self) -> bool:
         return self.seen >= self.expected
 
+    async def read_reply(self, reader: asyncio.StreamReader) -> None:
+        line = await reader.readline()
+        now = time.time()
+        result = _reply(line)
+        self.record(result["events"], now)
+        self.cursor = max(self.cursor, result["cursor"])
+
     async def stream(self) -> None:
         reader, writer = await asyncio.open_unix_connection(self.path, limit=LINE_LIMIT)
         writer.write(_request(1, "events.stream", {"cursor": self.cursor}))
-        result = _reply(await reader.readline())
-        self.record(result["events"], time.time())
+        await self.read_reply(reader)
         self.ready.set_result(None)
-        while not self.done():
-            line = await reader.readline()
+        lines = 0
+        while self.seen + lines < self.expected:
+            data = await reader.read(1 << 16)
             now = time.time()
-            if not line:
+            if not data:
                 raise RuntimeError("stream closed")
-            message = json.loads(line)
-            if message.get("push") == "event":
-                self.record([message["event"]], now)
+            self.arrived.append((data, now))
+            lines += data.count(b"\n")
         writer.close()
+
+    def parse_arrived(self) -> None:
+        """Parse what the stream received, once every listener is done (off the measured path)."""
+        buffer = b""
+        for data, now in self.arrived:
+            buffer += data
+            *complete, buffer = buffer.split(b"\n")
+            for line in complete:
+                message = json.loads(line)
+                if message.get("push") == "event":
+                    self.record([message["event"]], now)
 
     async def longpoll(self) -> None:
         reader, writer = await asyncio.open_unix_connection(self.path, limit=LINE_LIMIT)
@@ -107,8 +135,7 @@ class Listener:
             writer.write(_request(request_id, "events.read", args))
             if not self.ready.done():
                 self.ready.set_result(None)
-            result = _reply(await reader.readline())
-            self.record(result["events"], time.time())
+            await self.read_reply(reader)
         writer.close()
 
     async def poll(self) -> None:
@@ -119,8 +146,7 @@ class Listener:
             next_poll += POLL_INTERVAL
             reader, writer = await asyncio.open_unix_connection(self.path, limit=LINE_LIMIT)
             writer.write(_request(1, "events.read", {"cursor": self.cursor, "limit": 1000}))
-            result = _reply(await reader.readline())
-            self.record(result["events"], time.time())
+            await self.read_reply(reader)
             writer.close()
             await writer.wait_closed()
             if not self.ready.done():
@@ -135,32 +161,31 @@ async def worker(transport: str, path: str, count: int, cursor: int, expected: i
     _, pending = await asyncio.wait(tasks, timeout=limit)
     for task in pending:
         task.cancel()
-    print(json.dumps({"counts": [x.seen for x in listeners], "latencies": [v for x in listeners for v in x.latencies]}))
+    for listener in listeners:
+        listener.parse_arrived()
+    print(json.dumps({"counts": [x.seen for x in listeners], "samples": [v for x in listeners for v in x.samples]}))
 
 
 # -- the driver ------------------------------------------------------------------------------------
 
 
-def cpu_and_switches(pid: int) -> tuple[float, int]:
-    """Seconds of CPU and context switches (wake-ups) so far, summed over the process's threads."""
-    cpu_ns = 0
-    switches = 0
+def cpu_ns(pid: int) -> int:
+    """CPU time of every thread in nanoseconds (/proc/PID/task/*/schedstat): a burst lasts tens of
+    milliseconds, finer than the 10 ms ticks of procstat.usage."""
+    total = 0
     for task in Path(f"/proc/{pid}/task").iterdir():
-        cpu_ns += int((task / "schedstat").read_text().split()[0])
-        for line in (task / "status").read_text().splitlines():
-            if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
-                switches += int(line.split()[1])
-    return cpu_ns / 1e9, switches
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except FileNotFoundError:  # a thread ended while we looked
+            continue
+    return total
 
 
 def burst(path: Path, count: int, names: list[str]) -> None:
     """`count` renames pipelined on one connection: `count` events committed as fast as possible."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.connect(str(path))
-        lines = [
-            _request(i, "session.rename", {"target": f"%{i % len(names)}", "name": f"b{i}"})
-            for i in range(count)
-        ]
+        lines = [_request(i, "session.rename", {"target": f"%{i % len(names)}", "name": f"b{i}"}) for i in range(count)]
         sock.sendall(b"".join(lines))
         buffer = b""
         while buffer.count(b"\n") < count:
@@ -173,6 +198,7 @@ def burst(path: Path, count: int, names: list[str]) -> None:
 
 
 def run_transport(transport: str, args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.procstat import usage
     from e2e.isolated import IsolatedServer
     from termux.client import Client
 
@@ -186,9 +212,21 @@ def run_transport(transport: str, args: argparse.Namespace) -> dict[str, Any]:
         limit = args.steady + 120.0
         workers = [
             subprocess.Popen(
-                [sys.executable, "-m", "benchmarks.events", "--worker", transport, str(server.socket_path),
-                 str(n), str(cursor), str(args.events), str(limit)],
-                stdout=subprocess.PIPE, env=server.env, cwd=str(Path(__file__).resolve().parent.parent),
+                [
+                    sys.executable,
+                    "-m",
+                    "benchmarks.events",
+                    "--worker",
+                    transport,
+                    str(server.socket_path),
+                    str(n),
+                    str(cursor),
+                    str(args.trickle + args.events),
+                    str(limit),
+                ],
+                stdout=subprocess.PIPE,
+                env=server.env,
+                cwd=str(Path(__file__).resolve().parent.parent),
             )  # fmt: skip
             for n in per_worker
             if n
@@ -199,26 +237,33 @@ def run_transport(transport: str, args: argparse.Namespace) -> dict[str, Any]:
                 raise RuntimeError(f"a {transport} worker failed to start")
         time.sleep(0.5)  # let the last requests park
 
-        cpu0, sw0 = cpu_and_switches(server.pid)
+        before = usage(server.pid)
         t0 = time.monotonic()
         time.sleep(args.steady)
-        cpu1, sw1 = cpu_and_switches(server.pid)
+        steady = usage(server.pid) - before
         window = time.monotonic() - t0
 
+        with Client.connect(server.socket_path, autostart=False) as control:
+            for i in range(args.trickle):  # one event at a time: delivery latency of a lone event
+                control.request("session.rename", target=names[i % len(names)], name=f"t{i}")
+                time.sleep(TRICKLE_GAP)
+        cpu_burst = cpu_ns(server.pid)
         burst(server.socket_path, args.events, names)
         results = []
         for proc in workers:
             out, _ = proc.communicate(timeout=limit + 30)
             results.append(json.loads(out))
-        cpu2, _ = cpu_and_switches(server.pid)
+        cpu_end = cpu_ns(server.pid)
     counts = [c for r in results for c in r["counts"]]
-    latencies = [v for r in results for v in r["latencies"]]
+    first_burst = cursor + args.trickle + 1
+    samples = [v for r in results for v in r["samples"]]
     return {
         "transport": transport,
-        "steady_cpu": (cpu1 - cpu0) / window * 100,
-        "steady_wakeups": (sw1 - sw0) / window,
-        "burst_cpu_ms": (cpu2 - cpu1) * 1000,
-        "latencies": latencies,
+        "steady_cpu": steady.cpu / window * 100,
+        "steady_wakeups": steady.voluntary / window,
+        "burst_cpu_ms": (cpu_end - cpu_burst) / 1e6,
+        "trickle": [lat for seq, lat in samples if seq < first_burst],
+        "burst": [lat for seq, lat in samples if seq >= first_burst],
         "counts": counts,
     }
 
@@ -228,13 +273,15 @@ def report(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
 
     table = []
     for row in rows:
-        lat = row["latencies"]
-        complete = sum(1 for c in row["counts"] if c == args.events)
+        trickle, lat = row["trickle"], row["burst"]
+        complete = sum(1 for c in row["counts"] if c == args.trickle + args.events)
         table.append([
             row["transport"],
             f"{row['steady_cpu']:.2f}",
             f"{row['steady_wakeups']:.1f}",
             f"{row['burst_cpu_ms']:.0f}",
+            ms(percentile(trickle, 50)) if trickle else "-",
+            ms(percentile(trickle, 95)) if trickle else "-",
             ms(percentile(lat, 50)) if lat else "-",
             ms(percentile(lat, 95)) if lat else "-",
             f"{complete}/{len(row['counts'])}",
@@ -242,11 +289,12 @@ def report(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
         ])  # fmt: skip
     header = [
         "transport", "steady server CPU %", "server wake-ups/s", "burst server CPU ms",
-        "latency p50 ms", "latency p95 ms", "listeners complete", "events per listener",
+        "lone event p50 ms", "lone event p95 ms", "burst p50 ms", "burst p95 ms",
+        "listeners complete", "events per listener",
     ]  # fmt: skip
     title = (
         f"### Event transports: {args.listeners} listeners, {args.steady:g} s steady window, "
-        f"burst of {args.events} events\n\n"
+        f"{args.trickle} lone events {TRICKLE_GAP * 1000:g} ms apart, then a burst of {args.events}\n\n"
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}, {platform.system()} {platform.release()}. "
         "Latency: commit (server clock) to receipt by the listener; CPU and wake-ups: the server process.\n\n"
     )
@@ -257,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--listeners", type=int, default=50)
     parser.add_argument("--events", type=int, default=150, help="events in the burst")
+    parser.add_argument("--trickle", type=int, default=20, help="lone events before the burst")
     parser.add_argument("--steady", type=float, default=10.0, help="seconds of the steady window")
     parser.add_argument("--workers", type=int, default=5, help="listener processes")
     parser.add_argument("--only", default=",".join(TRANSPORTS), help="comma-separated transports")

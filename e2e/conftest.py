@@ -53,9 +53,7 @@ def server(socket_dir: Path, termux_env: dict[str, str]) -> Iterator[IsolatedSer
 
 @pytest.fixture
 def run_termux(server: IsolatedServer) -> Callable[..., subprocess.CompletedProcess[str]]:
-    def run(
-        *args: str, input: str | bytes | None = None, timeout: float = 60.0
-    ) -> subprocess.CompletedProcess[str]:
+    def run(*args: str, input: str | bytes | None = None, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
         return server.run(*args, input=input, timeout=timeout)
 
     return run

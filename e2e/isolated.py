@@ -202,9 +202,7 @@ class TmuxServer:
             raise RuntimeError(f"tmux {' '.join(args)}: {done.stderr.strip()}")
         return done.stdout.strip()
 
-    def terminal(
-        self, command: Sequence[str], *, cols: int = 80, rows: int = 24, emulate: bool = True
-    ) -> Terminal:
+    def terminal(self, command: Sequence[str], *, cols: int = 80, rows: int = 24, emulate: bool = True) -> Terminal:
         """A tmux client in a real PTY running `command` in a new session (options applied first)."""
         setup: list[str] = []
         for option in self._option_commands():

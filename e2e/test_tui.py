@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 
 from e2e.isolated import IsolatedServer
 from e2e.terminal import Terminal
@@ -20,10 +25,23 @@ def started(tui: Start, *args: str, cols: int = 100, rows: int = 30) -> Terminal
     return term
 
 
+def terminal_area(term: Terminal) -> str:
+    """What the session's view shows (the sidebar's previews left out)."""
+    return "\n".join(line[SIDEBAR:] for line in term.display)
+
+
 def test_type_into_a_shell_and_see_the_echo(tui: Start) -> None:
     term = started(tui)
     term.write(b"echo hello-$((6*7))\r")
     term.wait_for("hello-42")
+
+
+def test_a_paste_from_the_outer_terminal_reaches_the_shell(tui: Start) -> None:
+    term = started(tui)
+    # the outer terminal sends a bracketed paste (Textual enabled mode 2004 on it)
+    term.write(b"\x1b[200~echo pasted-$((8*8))\x1b[201~")
+    term.write(b"\r")
+    term.wait_for("pasted-64")
 
 
 def test_ctrl_c_interrupts_a_sleep(tui: Start) -> None:
@@ -41,9 +59,9 @@ def test_alternate_screen_enters_and_leaves_cleanly(tui: Start) -> None:
     term.wait_for("before-marker")
     term.write(b"printf '\\033[?1049h\\033[H\\033[2JALT-%s' SCREEN; read x; printf '\\033[?1049l'\r")
     term.wait_for("ALT-SCREEN")
-    assert "before-marker" not in term.text
+    assert "before-marker" not in terminal_area(term)
     term.write(b"\r")
-    term.wait_for(lambda t: "before-marker" in t.text and "ALT-SCREEN" not in t.text)
+    term.wait_for(lambda t: "before-marker" in terminal_area(t) and "ALT-SCREEN" not in terminal_area(t))
 
 
 def test_detach_and_attach_again_keep_the_screens(tui: Start, run_termux: Callable[..., object]) -> None:
@@ -102,3 +120,74 @@ def test_new_attaches_focused_on_the_new_session(tui: Start, server: IsolatedSer
     assert "first-session" not in term.text or "second-session" in term.text
     listed = server.run("ls").stdout
     assert "first" in listed and "second" in listed
+
+
+def test_termux_alone_starts_a_server_and_a_shell(socket_dir: Path, termux_env: dict[str, str]) -> None:
+    env = {**termux_env, "SHELL": "/bin/sh"}
+    term = Terminal([sys.executable, "-m", "termux"], cols=100, rows=30, env=env)
+    try:
+        term.wait_for("ctrl+b then", timeout=30)
+        term.write(b"echo fresh-$((5*5))\r")
+        term.wait_for("fresh-25")
+        term.write(PREFIX + b"d")
+        term.wait_for("[detached]")
+    finally:
+        term.close()
+        subprocess.run([sys.executable, "-m", "termux", "kill-server"], env=env, capture_output=True, timeout=30)
+
+
+def test_prefix_commands_in_a_real_terminal(tui: Start) -> None:
+    """Prefix commands run from the input fast path (not Textual's queue) and still drive Textual."""
+    term = started(tui)
+    term.write(b"echo first-$((1+2))\r")
+    term.wait_for("first-3")
+    term.write(PREFIX + b"?")
+    term.wait_for("termux keys")
+    term.write(b"z")  # any key closes the help and is not typed
+    term.wait_for(lambda t: "termux keys" not in t.text)
+    term.write(PREFIX + b"c")
+    term.wait_for("1:1")  # a second session in the sidebar
+    term.write(b"echo second-$((2+2))\r")
+    term.wait_for("second-4")
+    assert "first-3" not in terminal_area(term)
+    term.write(PREFIX + b"p")
+    term.wait_for(lambda t: "first-3" in terminal_area(t))
+    term.write(PREFIX + PREFIX)  # the prefix twice types one ctrl+b into the shell
+    term.write(PREFIX + b"x")
+    term.wait_for("(y/n)")
+    term.write(b"y")
+    term.wait_for(lambda t: "0:0" not in t.text)
+    assert "z" not in terminal_area(term).replace("ctrl+b", "")
+
+
+@pytest.mark.bench
+def test_bench_lone_escape_next_to_a_plain_key(tui: Start) -> None:
+    """Prints keystroke-to-screen for a lone Escape and for a plain key, side by side in one run.
+
+    The difference is the wait that tells a lone ESC from the start of a sequence (escape_delay_ms,
+    5 ms; Textual's stock driver: 100 ms plus up to a 100 ms poll). Run: pytest e2e -m bench -s -k escape
+    """
+    term = started(tui, cols=100, rows=12)
+    term.write(b"stty raw -echo; cat -v\r")
+    term.wait_for(lambda t: "cat -v" in terminal_area(t))
+    results: dict[str, list[float]] = {}
+    for label, key, shown in (("lone ESC", b"\x1b", "^["), ("plain key", b"Z", "Z")):
+        times: list[float] = []
+        for _ in range(20):
+            count = terminal_area(term).count(shown)
+            sent = time.monotonic()
+            term.write(key)
+            seen = term.wait_for(lambda t, c=count, s=shown: terminal_area(t).count(s) > c)
+            times.append((seen - sent) * 1000)
+            time.sleep(0.03)
+        results[label] = sorted(times)
+    print("\n| key | p50 ms | max ms |\n| --- | ---: | ---: |")
+    for label, times in results.items():
+        print(f"| {label} | {times[len(times) // 2]:.1f} | {times[-1]:.1f} |")
+
+
+def test_attach_to_a_missing_session_says_so(tui: Start, server: IsolatedServer) -> None:
+    server.run("new", "-d", "-s", "here", "--", "/bin/cat")
+    term = tui("attach", "-t", "nope")
+    term.wait_for("nope")
+    assert term.wait_exit() == 1

@@ -63,7 +63,17 @@ def cmd_server(args: argparse.Namespace) -> int:
     from termux.server.main import run
 
     path = socket_path(args.socket_name, args.socket_path)
-    return run(path, daemon=args.daemon, ready_fd=args.ready_fd, history=args.history)
+    if args.event_capacity < 1 or args.max_streams < 0 or not args.quiet_after > 0:
+        raise UsageError("--event-capacity must be at least 1, --max-streams 0 or more, --quiet-after positive")
+    return run(
+        path,
+        daemon=args.daemon,
+        ready_fd=args.ready_fd,
+        history=args.history,
+        event_capacity=args.event_capacity,
+        max_streams=args.max_streams,
+        quiet_after=args.quiet_after,
+    )
 
 
 def _parse_env(pairs: list[str]) -> dict[str, str]:
@@ -226,6 +236,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--daemon", action="store_true", help=argparse.SUPPRESS)
     sub.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)
     sub.add_argument("--history", type=int, default=10_000, help="scrollback lines per session (default 10000)")
+    sub.add_argument("--event-capacity", type=int, default=10_000, metavar="N", help="events kept (default 10000)")
+    sub.add_argument("--max-streams", type=int, default=256, metavar="N", help="event streams (default 256)")
+    sub.add_argument(
+        "--quiet-after", type=float, default=5.0, metavar="S", help="seconds without output before session.quiet"
+    )
 
     sub = verb("attach", cmd_attach, "attach the TUI (focused on -t TARGET)")
     with_target(sub)

@@ -2,56 +2,51 @@
 
 from __future__ import annotations
 
-import os
-import select
 import shutil
 import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from e2e.isolated import TERMUX, IsolatedServer, make_socket_dir
+from e2e.isolated import termux_env as isolated_env
 from termux.client import Client
-
-REPO = Path(__file__).resolve().parent.parent
-TERMUX = [sys.executable, "-m", "termux"]
 
 
 @pytest.fixture
 def socket_dir() -> Iterator[Path]:
     """A short private directory (Unix socket paths are limited to about 100 bytes)."""
-    path = Path(tempfile.mkdtemp(prefix="tx-", dir="/tmp"))
-    path.chmod(0o700)
+    path = make_socket_dir()
     yield path
     shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture
 def termux_env(socket_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("TERMUX", "XDG_RUNTIME_DIR")}
-    env["TERMUX_SOCKET_DIR"] = str(socket_dir)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env = isolated_env(socket_dir)
     env["SHELL"] = "/bin/sh"
     return env
 
 
-@dataclass
-class RunningServer:
-    path: Path
-    process: subprocess.Popen[bytes]
-    env: dict[str, str]
+class RunningServer(IsolatedServer):
+    """The e2e harness's isolated server, with the names these tests use."""
+
+    @property
+    def path(self) -> Path:
+        return self.socket_path
+
+    @property
+    def process(self) -> subprocess.Popen[bytes]:
+        assert self.proc is not None, "server not started"
+        return self.proc
 
     def client(self) -> Client:
-        return Client.connect(self.path, autostart=False)
-
-    def run(self, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[str]:
-        return run_cli(self.env, "-S", str(self.path), *args, input=input)
+        return Client.connect(self.socket_path, autostart=False)
 
 
 def run_cli(env: dict[str, str], *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    """`termux ARGS` with `env`, whether or not a server runs (some verbs start one)."""
     completed = subprocess.run([*TERMUX, *args], env=env, input=input, capture_output=True, timeout=60, check=False)
     return subprocess.CompletedProcess(
         completed.args, completed.returncode, completed.stdout.decode(errors="replace"),
@@ -59,45 +54,12 @@ def run_cli(env: dict[str, str], *args: str, input: bytes | None = None) -> subp
     )  # fmt: skip
 
 
-def start_server(env: dict[str, str], path: Path, *extra: str) -> subprocess.Popen[bytes]:
-    """A foreground server; returns once its socket accepts connections (it says so on a pipe)."""
-    ready_r, ready_w = os.pipe()
-    process = subprocess.Popen(
-        [*TERMUX, "-S", str(path), "server", "--ready-fd", str(ready_w), *extra],
-        env=env,
-        pass_fds=(ready_w,),
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    os.close(ready_w)
-    readable, _, _ = select.select([ready_r], [], [], 30)
-    said = os.read(ready_r, 16) if readable else b""
-    os.close(ready_r)
-    if not said.startswith(b"ready"):
-        process.kill()
-        _, err = process.communicate()
-        raise RuntimeError(f"server did not start: {err.decode(errors='replace')}")
-    return process
-
-
-def stop_server(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    if process.stderr is not None:
-        process.stderr.close()
-
-
 @pytest.fixture
 def server(termux_env: dict[str, str], socket_dir: Path) -> Iterator[RunningServer]:
-    path = socket_dir / "default"
-    process = start_server(termux_env, path)
-    yield RunningServer(path, process, termux_env)
-    stop_server(process)
+    running = RunningServer(socket_dir, extra_env={"SHELL": "/bin/sh"})
+    running.start()
+    yield running
+    running.stop()
 
 
 @pytest.fixture

@@ -242,6 +242,13 @@ def test_stats_report_the_loop_and_no_monitor_by_default() -> None:
         assert "utilisation" in json.loads(printed.stdout)["loop"]
 
 
+def test_stats_work_with_event_streams_open() -> None:
+    with IsolatedServer() as srv, Client.connect(srv.socket_path, autostart=False) as stream:
+        stream.request("events.stream")
+        stats = _stats(srv)
+        assert stats["event_queues"] == {}  # a stream that has been sent everything is not behind
+
+
 def test_the_environment_variable_turns_the_monitor_on_in_the_server() -> None:
     with IsolatedServer(extra_env={gauge.SLOW_ENV: "1000"}) as srv:
         slow = _stats(srv)["slow_callbacks"]

@@ -18,20 +18,8 @@ from typing import Any, TextIO
 
 from termux.client import Client, TermuxError
 from termux.paths import inherited_session
+from termux.server.events import EVENT_TYPES  # sans-I/O: the one list of event types
 
-# Known event types (the server's list is authoritative; this only expands short names).
-EVENT_TYPES = (
-    "session.created",
-    "session.exited",
-    "session.closed",
-    "session.renamed",
-    "session.title",
-    "session.bell",
-    "session.activity",
-    "session.quiet",
-    "client.attached",
-    "client.detached",
-)
 LONG_POLL_MS = 30_000  # one events.read waits at most this long on the server, then asks again
 READ_LIMIT = 1000
 RECONNECT_DELAYS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)  # then give up: the server is gone
@@ -88,6 +76,7 @@ class Follower:
         self.poll = poll
         self.deadline = None if timeout is None else time.monotonic() + timeout
         self.as_json = as_json
+        self.progressed = False  # a request succeeded since the last reconnect
         self.out = out
         self.err = err
 
@@ -117,24 +106,26 @@ class Follower:
         while not self.expired():
             try:
                 client = self.connect(first)
-            except TermuxError:
-                if first or failures >= len(RECONNECT_DELAYS):
-                    raise
-                time.sleep(min(RECONNECT_DELAYS[failures], self.remaining() or RECONNECT_DELAYS[failures]))
-                failures += 1
-                continue
-            first = False
-            try:
+                first = False
                 with client:
                     if self.follow(client):
                         return EXIT_OK
-                    failures = 0  # the connection worked; a later drop starts a fresh budget
             except TermuxError as exc:
-                if exc.code in ("disconnected", "no_server"):
-                    continue
-                raise
+                if first or exc.code not in ("disconnected", "no_server"):
+                    raise
             except OSError:  # a reset connection: resume like a drop
-                continue
+                if first:
+                    raise
+            # Dropped: reconnect and resume from the last cursor, with a bounded retry budget that
+            # starts afresh whenever a connection got somewhere.
+            if self.progressed:
+                failures, self.progressed = 0, False
+            if failures >= len(RECONNECT_DELAYS):
+                raise TermuxError("no_server", "lost the server and could not reconnect")
+            remaining = self.remaining()
+            delay = RECONNECT_DELAYS[failures]
+            time.sleep(delay if remaining is None else min(delay, remaining))
+            failures += 1
         return EXIT_OK
 
     def follow(self, client: Client) -> bool:
@@ -148,9 +139,7 @@ class Follower:
                 if exc.code == "cursor_expired":
                     oldest = int(exc.extra.get("oldest", 0))
                     if not self.from_oldest:
-                        self.notice(
-                            f"events after {self.cursor} up to {oldest} are no longer held; continuing"
-                        )
+                        self.notice(f"events after {self.cursor} up to {oldest} are no longer held; continuing")
                     self.cursor = oldest
                 elif exc.code == "cursor_ahead":
                     self.notice(f"cursor {self.cursor} is from another server run; reading this one's events")
@@ -169,6 +158,7 @@ class Follower:
 
     def follow_stream(self, client: Client) -> bool:
         reply = client.request("events.stream", cursor=self.cursor, **self.filters)
+        self.progressed = True
         self.emit(reply["events"])
         self.cursor = reply["cursor"]
         self.from_oldest = False
@@ -196,6 +186,7 @@ class Follower:
             self.emit(reply["events"])
             self.cursor = reply["cursor"]
             self.from_oldest = False
+            self.progressed = True
 
 
 # -- verbs ---------------------------------------------------------------------------------------
@@ -223,9 +214,7 @@ def cmd_events(args: argparse.Namespace) -> int:
 def cmd_wait(args: argparse.Namespace) -> int:
     target = args.target or inherited_session()
     if not target:
-        print(
-            "termux wait: no target session: give -t NAME (or run inside a termux session)", file=sys.stderr
-        )
+        print("termux wait: no target session: give -t NAME (or run inside a termux session)", file=sys.stderr)
         return EXIT_USAGE
     request: dict[str, Any] = {"target": target}
     if args.exit:
@@ -287,9 +276,7 @@ def add_verbs(
         "--cursor", type=_nonnegative_int, metavar="N",
         help="start after event N (0: every event still held; default: from now)",
     )  # fmt: skip
-    sub.add_argument(
-        "--type", dest="types", metavar="T,...", help="only these types (exited = session.exited)"
-    )
+    sub.add_argument("--type", dest="types", metavar="T,...", help="only these types (exited = session.exited)")
     sub.add_argument("--poll", action="store_true", help="long-poll events.read instead of streaming")
     sub.add_argument("--timeout", type=_nonnegative, metavar="S", help="stop after S seconds (exit status 0)")
 
@@ -298,12 +285,6 @@ def add_verbs(
     with_json(sub)
     what = sub.add_mutually_exclusive_group(required=True)
     what.add_argument("--exit", action="store_true", help="until it exits; print its exit code")
-    what.add_argument(
-        "--match", metavar="REGEX", help="until its screen or new output matches; print the match"
-    )
-    what.add_argument(
-        "--quiet", type=_positive, metavar="S", help="until it has printed nothing for S seconds"
-    )
-    sub.add_argument(
-        "--timeout", type=_positive, metavar="S", help="give up after S seconds (exit status 124)"
-    )
+    what.add_argument("--match", metavar="REGEX", help="until its screen or new output matches; print the match")
+    what.add_argument("--quiet", type=_positive, metavar="S", help="until it has printed nothing for S seconds")
+    sub.add_argument("--timeout", type=_positive, metavar="S", help="give up after S seconds (exit status 124)")

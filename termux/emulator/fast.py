@@ -20,8 +20,6 @@ What this module does about it:
   the cursor sits at the start of a blank bottom row, each line becomes rows and the region is shifted
   once per block; rows that scroll past unseen are only built when the scrollback keeps them, and then
   straight into its compact form.
-- `Screen._scroll_into_history`: a row is compacted with C-level slicing and grouping instead of a
-  Python loop over cells.
 - `FastScreenBase.index` (below the reference Screen in the MRO): the region shift is one dict.update.
 - `Stream._run`: one regular expression recognises text runs, CR LF, C0 controls, plain CSI sequences
   (`ESC [ [?] digits;... final`) and ESC finals, and calls the handlers the reference parser would
@@ -35,6 +33,7 @@ after the line that raised.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import compress, repeat
 from operator import attrgetter, itemgetter, ne
 from typing import Any
@@ -49,8 +48,6 @@ from .screen import Screen as _ReferenceScreen
 from .stream import ByteStream as _ReferenceByteStream
 from .stream import Stream as _ReferenceStream
 
-# Printable ASCII: one cell per character, no translation in the default G0 (Latin-1).
-_ASCII_PRINTABLE = re.compile(r"[\x20-\x7e]+\Z")
 _LAT1 = cs.LAT1_MAP
 
 # Cell caches are bounded (a program cycling through 24-bit colours would otherwise grow them).
@@ -161,19 +158,53 @@ class FastScreenMixin(_ReferenceScreen):
         cursor = self.cursor
         columns = self.columns
         x = cursor.x
+        n = len(data)
+        if (
+            n
+            and x + n <= columns
+            and not self.charset
+            and self.g0_charset is _LAT1
+            and IRM not in self.mode
+            and data.isascii()
+            and data.isprintable()
+        ):
+            # The common case: printable ASCII that fits on the cursor's row.
+            attrs = cursor.attrs
+            entry = self._cell_caches.get(id(attrs))
+            cells = entry[1] if entry is not None and entry[0] is attrs else self._cells(attrs)
+            y = cursor.y
+            line = self.buffer[y]
+            # Keep wide characters whole: blank the half not overwritten (as the reference draw;
+            # get() because a missing cell is the line's default, never a stub).
+            if x:
+                cell = line.get(x)
+                if cell is not None and cell.data == "":
+                    line[x - 1] = line[x - 1]._replace(data=" ")
+            end = x + n
+            if end < columns:
+                cell = line.get(end)
+                if cell is not None and cell.data == "":
+                    line[end] = cell._replace(data=" ")
+            line.update(zip(range(x, end), map(cells.__getitem__, data), strict=False))
+            cursor.x = end
+            self._last_char = data[-1]  # for REP (CSI b), as the reference draw
+            self.dirty.add(y)
+            return
         if (
             self.charset
             or self.g0_charset is not _LAT1
             or x > columns
             or IRM in self.mode
-            or not _ASCII_PRINTABLE.match(data)
+            or not data.isascii()
+            or not data.isprintable()
         ):
             super().draw(data)
             return
         # The reference draw, one row segment at a time (every character is one cell wide).
-        cells = self._cells(cursor.attrs)
+        attrs = cursor.attrs
+        entry = self._cell_caches.get(id(attrs))
+        cells = entry[1] if entry is not None and entry[0] is attrs else self._cells(attrs)
         buffer = self.buffer
-        n = len(data)
         i = 0
         y = cursor.y
         while i < n:
@@ -197,11 +228,15 @@ class FastScreenMixin(_ReferenceScreen):
             if k > n - i:
                 k = n - i
             # Keep wide characters whole: blank the half not overwritten (as the reference draw).
-            if x and line[x].data == "":
-                line[x - 1] = line[x - 1]._replace(data=" ")
+            if x:
+                cell = line.get(x)
+                if cell is not None and cell.data == "":
+                    line[x - 1] = line[x - 1]._replace(data=" ")
             end = x + k
-            if end < columns and line[end].data == "":
-                line[end] = line[end]._replace(data=" ")
+            if end < columns:
+                cell = line.get(end)
+                if cell is not None and cell.data == "":
+                    line[end] = cell._replace(data=" ")
             if k == 1:
                 line[x] = cells[data[i]]
             else:
@@ -209,8 +244,26 @@ class FastScreenMixin(_ReferenceScreen):
             x = end
             i += k
         cursor.x = x
-        self._last_char = data[-1]  # for REP (CSI b), as the reference draw
+        if n:
+            self._last_char = data[-1]
         self.dirty.add(y)
+
+    def erase_in_line(self, how: int = 0, private: bool = False) -> None:
+        if how != 0:
+            super().erase_in_line(how, private)
+            return
+        # EL 0 (erase to the end of the line, the one redraws use): the reference's three layers in one.
+        cursor = self.cursor
+        x = cursor.x
+        y = cursor.y
+        self.dirty.add(y)
+        line = self.buffer[y]
+        line.update(dict.fromkeys(range(x, self.columns), cursor.attrs))
+        if x:
+            # _fix_wide(y, x - 1) only ever changes a stub or a wide character: never ASCII.
+            cell = line.get(x - 1)
+            if cell is not None and not (cell.data.isascii() and cell.data):
+                self._fix_wide(y, x - 1)
 
     def draw_lines(self, block: str) -> None:
         """Apply `block` (lines of printable ASCII, each ended by CR LF) exactly as the calls
@@ -258,10 +311,11 @@ class FastScreenMixin(_ReferenceScreen):
         else:
             for text in texts[i:]:
                 rows.append(text if len(text) <= columns else text[: columns - 1] + text[-1])
-        last = next((text[-1] for text in reversed(texts[i:]) if text), "")
-        if last:
-            self._last_char = last  # for REP (CSI b), as the reference draw
         self._scroll_in_rows(rows, cursor.attrs, top, bottom)
+        for text in reversed(texts[i:]):
+            if text:
+                self._last_char = text[-1]
+                break
         self.dirty.update(range(self.lines))
         cursor.x = 0
         cursor.y = bottom
@@ -297,12 +351,57 @@ class FastScreenMixin(_ReferenceScreen):
             y += 1
         buffer.pop(bottom, None)
 
+    def _scroll_in_cell_rows(self, rows: list[list[Any] | None], top: int, bottom: int) -> None:
+        """As _scroll_in_rows, with each row given as its cells from column 0 (None for a row the
+        caller did not build because it scrolls away unseen and the scrollback does not keep it)."""
+        buffer = self.buffer
+        m = len(rows)
+        h1 = bottom - top
+        old = [buffer.get(y) for y in range(top, bottom)]
+        gone_new = m - h1 if m > h1 else 0
+        default = self.default_char
+        if self._scrolls_into_history(top, bottom):
+            scroll_into_history = self._scroll_into_history
+            for row in old[:m]:
+                scroll_into_history(row)
+            if gone_new:
+                kept = rows[max(0, gone_new - self.history.maxlen) : gone_new]
+                compacted = [_compact_cells(cells, default) if cells else EMPTY_LINE for cells in kept]
+                extend = getattr(self.history, "extend", None)
+                if extend is not None:
+                    extend(compacted)
+                else:
+                    for compact in compacted:
+                        self.history.append(compact)
+        y = top
+        for row in old[m:]:
+            if row is None:
+                buffer.pop(y, None)
+            else:
+                buffer[y] = row
+            y += 1
+        for cells in rows[gone_new:]:
+            line: StaticDefaultDict[int, Any] = StaticDefaultDict(default)
+            if cells:
+                line.update(zip(range(len(cells)), cells, strict=False))
+            buffer[y] = line
+            y += 1
+        buffer.pop(bottom, None)
+
     # ------------------------------------------------------------------ scrollback
 
     def _scrolls_into_history(self, top: int, bottom: int) -> bool:
         """Whether a scroll of [top, bottom] keeps the top row: as the reference Screen.index, only a
         full-screen scroll of the main screen does (and only when the scrollback keeps lines)."""
         return top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen > 0
+
+    def _scroll_into_history(self, line: Any) -> None:
+        """The reference's, with rows of several styles grouped at C level (same lines)."""
+        if not line:
+            self.history.append(EMPTY_LINE)
+            return
+        default = self.default_char
+        self.history.append(_compact_cells(list(map(line.get, range(self.columns), repeat(default))), default))
 
     def _history_text_rows(self, rows: list[str], attrs: Any) -> None:
         """Rows of text in one style, straight into their compact scrollback form (what
@@ -326,31 +425,23 @@ class FastScreenMixin(_ReferenceScreen):
             for line in lines:
                 self.history.append(line)
 
-    def _scroll_into_history(self, line: Any) -> None:
-        if self.history.maxlen:
-            self.history.append(fast_compact_line(line, self.columns, self.default_char))
 
-
-def fast_compact_line(line: Any, columns: int, default: Any) -> Any:
-    """history.compact_line with C-level slicing and grouping (same result)."""
-    if not line:
-        return EMPTY_LINE
-    cells = list(map(line.get, range(columns), repeat(default)))
+def _compact_cells(cells: list[Any], default: Any) -> Any:
+    """compact_line for a row given as its cells from column 0."""
     try:
         has_ext = any(map(_ext, cells))
-    except AttributeError:  # a plain pyte Char somewhere (written by hand)
+    except AttributeError:  # a plain pyte cell
         has_ext = True
-    if has_ext:
-        return compact_line(line, columns, default)
+    if has_ext:  # dim/hidden/overline/link extras: the reference way
+        return compact_line(dict(enumerate(cells)), len(cells), default)
     differs = list(map(default.__ne__, cells))
     if True not in differs:
         return EMPTY_LINE
-    last = columns - 1 - differs[::-1].index(True)
-    del cells[last + 1 :]
+    last = len(cells) - 1 - differs[::-1].index(True)
+    cells = cells[: last + 1]
     styles = list(map(_style, cells))
     datas = list(map(_data, cells))
-    first = styles[0]
-    if styles.count(first) == len(styles):
+    if styles.count(styles[0]) == len(styles):
         return (("".join(datas), intern_style(cells[0])),)
     starts = [0, *compress(range(1, len(styles)), map(ne, styles[1:], styles))]
     ends = [*starts[1:], len(cells)]
@@ -365,6 +456,9 @@ class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
 
 _CSI_PARAMS_MAX = 64
 _SGR_CACHE_LIMIT = 1024
+_PLAN_CACHE_LIMIT = 1024
+_SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
+_PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
 DECSCNM = mo.DECSCNM
 _MAX_PARAMS = 32
 _MAX_VALUE = 9999
@@ -383,16 +477,27 @@ class FastStreamMixin(_ReferenceStream):
         if any(name in own for name in ("draw", "carriage_return", "linefeed", "index")):
             lines = None
         self._f_lines = lines
+        # The one-row ASCII draw can skip the screen's draw() when that is FastScreenMixin's own.
+        self._f_inline = getattr(type(listener), "draw", None) is FastScreenMixin.draw and "draw" not in own
         # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
         self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
-        block = r"((?:[\x20-\x7e]*+\r\n){2,})" if lines is not None else r"(\b\B)"
+        # a whole CSI sequence -> how to dispatch it (see _plan_csi)
+        self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
+        # Only tried right after a line feed (the lookbehind sees the data before the match start).
+        block = (
+            rf"(?<=\n)((?:(?:[\x20-\x7e]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+\r\n){{2,}})"
+            if lines is not None
+            else r"(\b\B)"
+        )
         self._fast_re = re.compile(
             rf"{block}"  # 1: two or more plain lines, each ended by CR LF
             r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
             r"|(\r\n)"  # 3: CR LF
-            rf"|\x1b\[(\??)([0-9;]{{0,{_CSI_PARAMS_MAX}}})([\x40-\x7e])"  # 4,5,6: CSI [?] params final
-            r"|([\x00-\x1a\x1c-\x1f\x7f])"  # 7: a C0 control (or DEL)
-            r"|\x1b([0-OQ-WYZ\\`-~])"  # 8: ESC final (not a CSI, string or intermediate)
+            # 4, 5: SGR sequences in a row, then the text run after them (possibly empty)
+            rf"|((?:\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)+)([^\x00-\x1f\x7f-\x9f]*)"
+            rf"|\x1b\[(\??)([0-9;]{{0,{_CSI_PARAMS_MAX}}})([\x40-\x7e])"  # 6,7,8: CSI [?] params final
+            r"|([\x00-\x1a\x1c-\x1f\x7f])"  # 9: a C0 control (or DEL)
+            r"|\x1b([0-OQ-WYZ\\`-~])"  # 10: ESC final (not a CSI, string or intermediate)
         )
 
     def _run(self, data: str, i: int) -> int:
@@ -403,81 +508,241 @@ class FastStreamMixin(_ReferenceStream):
         cr = c0["\r"]
         lf = c0["\n"]
         esc = self._esc
-        table = self._csi_table
         lines = self._f_lines
         listener: Any = self.listener
         sgr_cache = self._f_sgr
-        while i < n:
-            m = match(data, i)
-            if m is None:
-                # An escape sequence or C1 control the fast path does not know: the reference way.
-                j = self._sequence(data, i)
-                if j < 0:
-                    return n  # incomplete: kept for the next feed
-                i = j
-                continue
-            i = self._resume = m.end()
-            kind = m.lastindex
-            if kind == 2:
-                draw(m.group(2))
-            elif kind == 6:
-                private, params, final = m.group(4, 5, 6)
-                if final == "m" and not private:
-                    # SGR: the attributes it leads to from the current ones, cached (the reference
-                    # SGR only sets cursor.attrs; SGR 0 depends on DECSCNM, hence the key).
+        plans = self._f_plans
+        inline = self._f_inline
+        m: re.Match[str] | None = None
+        try:
+            while i < n:
+                m = match(data, i)
+                if m is None:
+                    # An escape sequence or C1 control the fast path does not know: the reference way.
+                    self._resume = i + 1  # the reference code sets its own; this covers a raise before
+                    j = self._sequence(data, i)
+                    if j < 0:
+                        return n  # incomplete: kept for the next feed
+                    i = j
+                    continue
+                i = m.end()
+                kind = m.lastindex
+                if kind == 5:
+                    sgrs, text = m.group(4, 5)
                     cursor = listener.cursor
                     current = cursor.attrs
-                    sgr_key = (id(current), params, DECSCNM in listener.mode)
+                    sgr_key = (id(current), sgrs, DECSCNM in listener.mode)
                     hit = sgr_cache.get(sgr_key)
                     if hit is not None and hit[0] is current:
                         cursor.attrs = hit[1]
-                        continue
-                    self._dispatch_csi(params, "", "m")  # the reference way
-                    if len(sgr_cache) >= _SGR_CACHE_LIMIT:
-                        sgr_cache.clear()
-                    sgr_cache[sgr_key] = (current, listener.cursor.attrs)
-                    continue
-                key = "?" + final if private else final
-                entry = table.get(key)
-                if entry is None:
-                    self.listener.debug(key, params)  # type: ignore[union-attr]
-                    continue
-                if not params:
-                    args = [0]
-                elif ";" in params:
-                    args = [
-                        (int(p) if len(p) < 6 else _MAX_VALUE) if p else 0
-                        for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]
-                    ]
-                    args = [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
+                    elif self._apply_sgrs(sgrs):
+                        # Only SGR handlers ran, and they only set cursor.attrs: remember the transition
+                        # (SGR 0 depends on DECSCNM, hence the key).
+                        if len(sgr_cache) >= _SGR_CACHE_LIMIT:
+                            sgr_cache.clear()
+                        sgr_cache[sgr_key] = (current, listener.cursor.attrs)
+                    if text and not (inline and self._draw_row(listener, text)):
+                        draw(text)
+                elif kind == 2:
+                    text = m.group(2)
+                    if not (inline and self._draw_row(listener, text)):
+                        draw(text)
+                elif kind == 8:
+                    seq = m.group(0)
+                    plan = plans.get(seq)
+                    if plan is None:
+                        plan = self._plan_csi(*m.group(6, 7, 8))
+                        if len(plans) >= _PLAN_CACHE_LIMIT:
+                            plans.clear()
+                        plans[seq] = plan
+                    how, fn, args = plan
+                    if how == 0:
+                        fn(*args)
+                    elif how == 1:
+                        fn(*args, private=True)
+                    else:
+                        fn(*args)  # SGR: plain SGR sequences are matched as kind 5 first
+                elif kind == 3:
+                    cr()
+                    lf()
+                elif kind == 1:
+                    block = m.group(1)
+                    if "\x1b" in block:
+                        self._styled_lines(block)
+                    else:
+                        lines(block)  # type: ignore[misc]  # group 1 cannot match without it
+                elif kind == 9:
+                    control = c0.get(m.group(9))
+                    if control is not None:
+                        control()
                 else:
-                    a = int(params) if len(params) < 6 else _MAX_VALUE
-                    args = [a if a < _MAX_VALUE else _MAX_VALUE]
-                handler, count, how = entry
-                if how == "n":
-                    handler(*args[:count])
-                elif how == "sgr" or how == "all":
-                    handler(*args)
-                elif how == "allp":
-                    handler(*args, private=True)
-                elif how == "p":
-                    handler(*args[:count], private=True)
-                else:
-                    self._dispatch_csi(("?" if private else "") + params, "", final)
-            elif kind == 3:
-                cr()
-                lf()
-            elif kind == 1:
-                lines(m.group(1))  # type: ignore[misc]  # group 1 cannot match without it
-            elif kind == 7:
-                control = c0.get(m.group(7))
-                if control is not None:
-                    control()
+                    final_handler = esc.get(m.group(10))
+                    if final_handler is not None:
+                        final_handler()
+            return n
+        except Exception:
+            # The reference feed() counts the error and resumes at _resume: after the fast token
+            # that raised (i is its end), or where the reference code it called said.
+            if m is not None:
+                self._resume = i
+            raise
+
+    @staticmethod
+    def _draw_row(screen: Any, text: str) -> bool:
+        """FastScreenMixin.draw's one-row path (a text token: no C0, DEL or C1 in it), or False."""
+        cursor = screen.cursor
+        x = cursor.x
+        end = x + len(text)
+        columns = screen.columns
+        if end > columns or screen.charset or screen.g0_charset is not _LAT1 or IRM in screen.mode:
+            return False
+        if not text.isascii():
+            return False
+        attrs = cursor.attrs
+        entry = screen._cell_caches.get(id(attrs))
+        cells = entry[1] if entry is not None and entry[0] is attrs else screen._cells(attrs)
+        y = cursor.y
+        line = screen.buffer[y]
+        if x:
+            cell = line.get(x)
+            if cell is not None and cell.data == "":
+                line[x - 1] = line[x - 1]._replace(data=" ")
+        if end < columns:
+            cell = line.get(end)
+            if cell is not None and cell.data == "":
+                line[end] = cell._replace(data=" ")
+        line.update(zip(range(x, end), map(cells.__getitem__, text), strict=False))
+        cursor.x = end
+        screen._last_char = text[-1]
+        screen.dirty.add(y)
+        return True
+
+    def _styled_lines(self, block: str) -> None:
+        """Lines of printable ASCII and SGR sequences, each ended by CR LF: as the per-token path
+        would handle them, with rows that scroll away unseen (and unkept) never built."""
+        screen: Any = self.listener
+        texts = block.split("\r\n")
+        texts.pop()
+        run = self._run
+        cursor = screen.cursor
+        buffer = screen.buffer
+        top, bottom = screen.margins or Margins(0, screen.lines - 1)
+        n = len(texts)
+        i = 0
+        while i < n:
+            if cursor.y == bottom and cursor.x == 0 and not buffer.get(bottom):
+                break
+            run(texts[i] + "\r\n", 0)  # one line: never a block again
+            i += 1
+        if i == n:
+            return
+        if (
+            screen.charset
+            or screen.g0_charset is not _LAT1
+            or IRM in screen.mode
+            or self._plan_csi("", "0", "m")[0] != 2  # SGR is not the reference SGR
+        ):
+            for text in texts[i:]:
+                run(text + "\r\n", 0)
+            return
+        # Each line: its pieces (SGR sequences, then text) and the number of rows it makes.
+        columns = screen.columns
+        autowrap = DECAWM in screen.mode
+        lines = texts[i:]
+        lengths = [len(_SGR_SEQ.sub("", text)) for text in lines]
+        if autowrap:
+            counts = [(length + columns - 1) // columns if length else 1 for length in lengths]
+        else:
+            counts = [1] * len(lines)
+        total = sum(counts)
+        keep_all = screen._scrolls_into_history(top, bottom)
+        first_seen = 0 if keep_all else total - (bottom - top)  # rows before this scroll away unseen
+        rows: list[list[Any] | None] = []
+        sgr_cache = self._f_sgr
+        cells_for = screen._cells
+        mode = screen.mode
+        for text, count in zip(lines, counts, strict=True):
+            build = len(rows) + count > first_seen
+            line_cells: list[Any] = []
+            for sgrs, piece in _PIECE.findall(text):
+                if sgrs:
+                    current = cursor.attrs
+                    sgr_key = (id(current), sgrs, DECSCNM in mode)
+                    hit = sgr_cache.get(sgr_key)
+                    if hit is not None and hit[0] is current:
+                        cursor.attrs = hit[1]
+                    else:
+                        self._apply_sgrs(sgrs)
+                        if len(sgr_cache) >= _SGR_CACHE_LIMIT:
+                            sgr_cache.clear()
+                        sgr_cache[sgr_key] = (current, cursor.attrs)
+                if piece and build:
+                    line_cells.extend(map(cells_for(cursor.attrs).__getitem__, piece))
+            if not build:
+                rows.extend([None] * count)
+            elif len(line_cells) <= columns:
+                rows.append(line_cells)
+            elif autowrap:
+                rows.extend([line_cells[j : j + columns] for j in range(0, len(line_cells), columns)])
             else:
-                final_handler = esc.get(m.group(8))
-                if final_handler is not None:
-                    final_handler()
-        return n
+                # No autowrap: each character past the margin lands in the last column.
+                rows.append([*line_cells[: columns - 1], line_cells[-1]])
+        screen._scroll_in_cell_rows(rows, top, bottom)
+        for length, text in zip(reversed(lengths), reversed(lines), strict=True):
+            if length:
+                screen._last_char = _SGR_SEQ.sub("", text)[-1]
+                break
+        screen.dirty.update(range(screen.lines))
+        cursor.x = 0
+        cursor.y = bottom
+
+    def _apply_sgrs(self, sgrs: str) -> bool:
+        """Dispatch SGR sequences in order as the reference parser would; True when each went to the
+        reference SGR handler (whose only effect is cursor.attrs)."""
+        plans = self._f_plans
+        pure = True
+        for m in _SGR_SEQ.finditer(sgrs):
+            seq = m.group(0)
+            plan = plans.get(seq)
+            if plan is None:
+                plan = self._plan_csi("", m.group(1), "m")
+                if len(plans) >= _PLAN_CACHE_LIMIT:
+                    plans.clear()
+                plans[seq] = plan
+            how, fn, args = plan
+            if how == 1:
+                fn(*args, private=True)
+            else:
+                fn(*args)
+            pure = pure and how == 2
+        return pure
+
+    def _plan_csi(self, private: str, params: str, final: str) -> tuple[int, Callable[..., Any], tuple[Any, ...]]:
+        """How the reference parser dispatches `CSI [?] params final` (digits and ';' only):
+        (0, fn, args) for fn(*args), (1, fn, args) for fn(*args, private=True), (2, ...) for SGR."""
+        key = "?" + final if private else final
+        entry = self._csi_table.get(key)
+        if entry is None:
+            return 0, self.listener.debug, (key, params)  # type: ignore[union-attr]
+        handler, count, how = entry
+        if not params:
+            args = [0]
+        else:
+            args = [
+                (int(p) if len(p) < 6 else _MAX_VALUE) if p else 0 for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]
+            ]
+            args = [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
+        if how == "n":
+            return 0, handler, tuple(args[:count])
+        if how == "sgr":
+            return (2 if key == "m" else 0), handler, tuple(args)
+        if how == "all":
+            return 0, handler, tuple(args)
+        if how == "allp":
+            return 1, handler, tuple(args)
+        if how == "p":
+            return 1, handler, tuple(args[:count])
+        return 0, self._dispatch_csi, (("?" if private else "") + params, "", final)
 
 
 class Stream(FastStreamMixin, _ReferenceStream):
@@ -488,4 +753,4 @@ class ByteStream(FastStreamMixin, _ReferenceByteStream):
     """termux's ByteStream (`feed(bytes)`): the reference parser with its fast path."""
 
 
-__all__ = ["ByteStream", "FastScreenBase", "Screen", "Stream", "fast_compact_line"]
+__all__ = ["ByteStream", "FastScreenBase", "Screen", "Stream"]

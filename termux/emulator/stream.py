@@ -193,8 +193,7 @@ class Stream(pyte.Stream):
         noop = _noop
         self._c0 = {ch: get(screen, name, noop) for ch, name in _C0.items()}
         self._esc = {ch: get(screen, name, noop) for ch, name in _ESC.items()}
-        self._csi_table = {key: (get(screen, name, noop), n, kind)
-                           for key, (name, n, kind) in _CSI_TABLE.items()}
+        self._csi_table = {key: (get(screen, name, noop), n, kind) for key, (name, n, kind) in _CSI_TABLE.items()}
         self._osc = getattr(screen, "handle_osc", None)
         self._draw = screen.draw
 
@@ -281,12 +280,12 @@ class Stream(pyte.Stream):
                 while j < n and " " <= data[j] <= "/":
                     j += 1
                 if j >= n:
-                    self._pending = data[i:i + 16]
+                    self._pending = data[i : i + 16]
                     return -1
                 final = data[j]
                 self._resume = j + 1
                 if "0" <= final <= "~":
-                    self._esc_intermediate(data[i + 1:j], final)
+                    self._esc_intermediate(data[i + 1 : j], final)
                     return j + 1
                 return j  # not a final: drop the sequence, handle that character normally
             if "0" <= c <= "~":

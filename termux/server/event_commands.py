@@ -100,20 +100,28 @@ def events_read(ctx: Context, args: EventsReadArgs) -> Any:
         return _page(result)
     # Long poll: a one-shot subscriber wakes us on the first matching commit; the only timer is
     # this request's own deadline.
+    # Everything is armed here, synchronously: a commit that lands before the coroutine's first
+    # step still wakes it.
     waiter = log.waiter(result.cursor, filter)
-    return _long_poll(log, waiter, result.cursor, args.limit, filter, args.wait_ms / 1000)
-
-
-async def _long_poll(
-    log: EventLog, waiter: Subscriber, cursor: int, limit: int, filter: EventFilter, timeout: float
-) -> dict[str, Any]:
-    woken = asyncio.get_running_loop().create_future()
+    woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     def wake() -> None:
         if not woken.done():
             woken.set_result(None)
 
     waiter.on_ready = wake
+    return _long_poll(log, waiter, woken, result.cursor, args.limit, filter, args.wait_ms / 1000)
+
+
+async def _long_poll(
+    log: EventLog,
+    waiter: Subscriber,
+    woken: asyncio.Future[None],
+    cursor: int,
+    limit: int,
+    filter: EventFilter,
+    timeout: float,
+) -> dict[str, Any]:
     try:
         await asyncio.wait_for(woken, timeout)
     except TimeoutError:
@@ -131,6 +139,8 @@ def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
     conn = ctx.conn
     if conn.stream is not None:
         raise ProtocolError(ErrorCode.BUSY, "this connection already has an event stream")
+    if conn.attached:
+        raise ProtocolError(ErrorCode.BUSY, "this connection is attached: it already gets every event")
     filter = _filter(ctx.server, args.types, args.session)
     # Subscribe before replay: the subscriber is registered first, so whatever is committed after
     # the backlog's cursor lands in its queue and is written after this reply, exactly once.
@@ -198,10 +208,15 @@ def session_wait(ctx: Context, args: WaitArgs) -> Any:
         return {"session": session.info(), "match": found.group(0), "where": "screen"}
     if pattern is not None and session.state == "exited":
         raise _no_match(session)
-    return _wait(ctx.server, session, args, pattern)
+    done, cleanups = _arm_wait(ctx.server, session, args, pattern)
+    return _finish_wait(done, cleanups, args.timeout, session.name)
 
 
-async def _wait(server: Server, session: Session, args: WaitArgs, pattern: re.Pattern[str] | None) -> Any:
+def _arm_wait(
+    server: Server, session: Session, args: WaitArgs, pattern: re.Pattern[str] | None
+) -> tuple[asyncio.Future[dict[str, Any]], list[Callable[[], None]]]:
+    """Register every trigger now, synchronously, so nothing between this request and the
+    coroutine's first step is missed: the end of the session, its output, the quiet timer."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[dict[str, Any]] = loop.create_future()
     cleanups: list[Callable[[], None]] = []
@@ -227,9 +242,7 @@ async def _wait(server: Server, session: Session, args: WaitArgs, pattern: re.Pa
             if found := _screen_match(session, pattern):
                 finish({"session": session.info(), "match": found.group(0), "where": "screen"})
             else:
-                finish(
-                    ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match")
-                )
+                finish(_no_match(session))
         # --quiet: an ended session prints nothing more; its quiet deadline still decides.
 
     ended.on_ready = on_end
@@ -280,12 +293,16 @@ async def _wait(server: Server, session: Session, args: WaitArgs, pattern: re.Pa
         cleanups.append(server.activity.watch(session.id, on_quiet_output))
         cleanups.append(lambda: timer[0].cancel())
 
+    return done, cleanups
+
+
+async def _finish_wait(
+    done: asyncio.Future[dict[str, Any]], cleanups: list[Callable[[], None]], timeout: float | None, name: str
+) -> dict[str, Any]:
     try:
-        return await asyncio.wait_for(done, args.timeout)
+        return await asyncio.wait_for(done, timeout)
     except TimeoutError:
-        raise ProtocolError(
-            ErrorCode.TIMEOUT, f"timed out after {args.timeout:g}s waiting for session {session.name!r}"
-        ) from None
+        raise ProtocolError(ErrorCode.TIMEOUT, f"timed out after {timeout:g}s waiting for session {name!r}") from None
     finally:
         for cleanup in cleanups:
             cleanup()

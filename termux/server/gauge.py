@@ -249,13 +249,17 @@ class Instruments:
 
 
 def stream_queues(connections: Iterable[Any]) -> dict[str, int]:
-    """Events queued and unwritten per event-stream subscriber that has any, keyed by peer pid
-    (like `client_buffers`): a subscriber falling behind shows here before it is dropped."""
+    """Events each event-stream subscriber has not been sent yet, for those behind at all, keyed
+    by peer pid (like `client_buffers`): a subscriber falling behind shows here before it is
+    dropped. The subscriber's queue is a view of the log, so this is `behind` (events after its
+    cursor, whatever its filter)."""
     out: dict[str, int] = {}
     for conn in connections:
         stream = getattr(conn, "stream", None)
-        if stream is not None and stream.sub.queue:
-            out[str(conn.peer_pid)] = len(stream.sub.queue)
+        sub = getattr(stream, "sub", None)
+        behind = getattr(sub, "behind", 0) if sub is not None else 0
+        if behind:
+            out[str(conn.peer_pid)] = int(behind)
     return out
 
 

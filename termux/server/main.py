@@ -7,17 +7,26 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from termux.paths import log_path
 from termux.server.server import Server, ServerError
 
 
-def run(socket_path: Path, *, daemon: bool = False, ready_fd: int | None = None, history: int = 10_000) -> int:
+def run(
+    socket_path: Path,
+    *,
+    daemon: bool = False,
+    ready_fd: int | None = None,
+    history: int = 10_000,
+    **options: Any,
+) -> int:
     """Run a server on `socket_path` until it is told to stop. Returns the exit status.
 
     With `daemon`, the process double-forks so that it is adopted by init (no zombie for the
     client that started it) and logs to a file beside the socket. `ready_fd` is written to once
     the socket accepts connections, so a starting client can wait on it instead of polling.
+    `options` go to Server (event_capacity, max_streams, quiet_after).
     """
     if daemon:
         if os.fork() > 0:
@@ -38,7 +47,7 @@ def run(socket_path: Path, *, daemon: bool = False, ready_fd: int | None = None,
             os.close(ready_fd)
 
     try:
-        asyncio.run(Server(socket_path, history=history).serve(ready))
+        asyncio.run(Server(socket_path, history=history, **options).serve(ready))
     except ServerError as exc:
         print(f"termux server: {exc}", file=sys.stderr)
         return 1

@@ -38,7 +38,7 @@ from termux.protocol.messages import (
 )
 from termux.server import commands, gauge
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
-from termux.server.events import Event, EventLog
+from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
 from termux.server.scheduler import OutputPump, Parseable
 from termux.server.session import Session, SessionConfig, SessionHooks
 
@@ -199,13 +199,14 @@ class Server:
         *,
         history: int = 10_000,
         event_capacity: int = 10_000,
+        max_streams: int = DEFAULT_MAX_STREAMS,
         quiet_after: float = DEFAULT_QUIET_AFTER,
     ) -> None:
         self.socket_path = socket_path
         self.history = history
         self.sessions: dict[str, Session] = {}
         self.connections: set[Connection] = set()
-        self.events = EventLog(event_capacity)
+        self.events = EventLog(event_capacity, max_streams=max_streams)
         self.events.listeners.append(self._push_event)
         self.activity = ActivityMonitor(self.events, self.sessions.get, quiet_after)
         self.started = time.time()
@@ -386,6 +387,9 @@ class Server:
             "bytes_forwarded": self.bytes_forwarded,
             "slices": self.pump.slices,
             "events": self.events.cursor,
+            "event_streams": self.events.stream_count,
+            "event_waiters": self.events.waiter_count,
+            "event_streams_dropped": self.events.dropped_subscribers,
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},

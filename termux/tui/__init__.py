@@ -41,6 +41,12 @@ def run(
     except ConfigError as exc:
         print(f"termux: bad config: {exc}", file=sys.stderr)
         return 1
+    from termux.paths import inherited_session
+
+    if inherited_session() is not None and path is None and name is None:
+        # like tmux: a TUI inside one of its own sessions would draw itself forever
+        print("termux: sessions should be nested with care, unset $TERMUX to force", file=sys.stderr)
+        return 1
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         print("termux: the TUI needs a terminal (stdin and stdout must be a tty)", file=sys.stderr)
         return 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import contextvars
 from collections.abc import Awaitable
 from typing import Any, ClassVar
 
@@ -39,6 +40,12 @@ from termux.tui.feed import Feeder, Shadow, Step
 from termux.tui.render import Palette
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
 from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
+
+EARLY_KEYS = 256  # keys typed before the attach completes, replayed after it
+PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
+ROW_UPDATE_SLICES = 16
+BACKGROUND_SHARE = 0.5  # at most this share of the TUI's time goes to parsing background sessions
+MAX_REST = 0.02  # under a flood, sidebar previews are refreshed every this many slices
 
 
 def _b64(data: bytes) -> str:
@@ -115,8 +122,12 @@ class TermuxApp(App[str]):
         self.attached = asyncio.Event()
         self.exit_reason = ""
         self._work = asyncio.Event()
+        self._focus_work = asyncio.Event()  # focused output arrived: ends the pump's rest
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bells: dict[str, int] = {}
+        self._early_keys: list[events.Key] = []
+        self._server_error = ""  # the last `error` push (sent before the server drops a client)
+        self._touched: set[str] = set()  # background sessions fed since their preview was drawn
         self._main: MainScreen | None = None
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
@@ -128,6 +139,7 @@ class TermuxApp(App[str]):
 
         driver = self._driver
         if isinstance(driver, TermuxDriver):
+            driver.input_context = contextvars.copy_context()
             driver.input_hook = self._input_from_driver
         self._main = MainScreen(self.config)
         self.push_screen(self._main)
@@ -140,11 +152,17 @@ class TermuxApp(App[str]):
         return task
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
+        from termux.client import TermuxError
+
         self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            exc = task.exception()
-            self.exit_reason = f"error: {type(exc).__name__}: {exc}"
-            self.exit(self.exit_reason)
+        if task.cancelled() or (exc := task.exception()) is None:
+            return
+        if isinstance(exc, TermuxError) and exc.code != "disconnected" and self._main is not None:
+            # a refused request (a name taken, a command not found, a session gone): say so, go on
+            self.status.set_state(message=f"{exc.message} ({exc.code})")
+            return
+        self.exit_reason = f"error: {type(exc).__name__}: {exc}"
+        self.exit(self.exit_reason)
 
     @property
     def view(self) -> TerminalView:
@@ -178,9 +196,13 @@ class TermuxApp(App[str]):
             focus = next((s for s, i in self.infos.items() if i.get("state") == "running"), None)
         self._refresh_sidebar()
         self._spawn(self._read_pushes())
+        self._spawn(self._watch_server())
         self._spawn(self._pump())
         self.focus_session(focus)
         self.attached.set()
+        early, self._early_keys = self._early_keys, []
+        for event in early:
+            self.route_key(event)
 
     def _resolve(self, target: str) -> str | None:
         if target in self.infos:
@@ -216,29 +238,35 @@ class TermuxApp(App[str]):
     # -- pushes ---------------------------------------------------------------------------------
 
     async def _read_pushes(self) -> None:
+        """Move pushed lines into the feeder (queuing is cheap; parsing is the pump's), a bounded
+        batch at a time so that keys queued meanwhile are not kept waiting by a flood."""
         pushes: asyncio.Queue[dict[str, Any]] = self.client.pushes
-        closed: asyncio.Event = self.client.closed
         while True:
-            getter = asyncio.ensure_future(pushes.get())
-            closer = asyncio.ensure_future(closed.wait())
-            done, _ = await asyncio.wait({getter, closer}, return_when=asyncio.FIRST_COMPLETED)
-            if getter not in done:
-                getter.cancel()
-                self.exit_reason = "the server went away"
-                self.exit(self.exit_reason)
-                return
-            closer.cancel()
-            self.handle_push(getter.result())
-            # Take everything already here without yielding: queuing is cheap, parsing is the pump's.
-            while not pushes.empty():
+            self.handle_push(await pushes.get())
+            taken = 1
+            while taken < PUSH_BATCH and not pushes.empty():
                 self.handle_push(pushes.get_nowait())
+                taken += 1
             self._work.set()
+            if taken == PUSH_BATCH:
+                await asyncio.sleep(0)
+
+    async def _watch_server(self) -> None:
+        await self.client.closed.wait()
+        if self._server_error:
+            # the server dropped this client (it fell too far behind); the sessions are still there
+            self.exit_reason = f"dropped by the server: {self._server_error}; `termux attach` comes back"
+        else:
+            self.exit_reason = "the server went away"
+        self.exit(self.exit_reason)
 
     def handle_push(self, push: dict[str, Any]) -> None:
         kind = push.get("push")
         if kind == "output":
             sid = push.get("session", "")
             self.feeder.push(sid, int(push.get("offset", 0)), _unb64(push.get("data")), self.focused_id)
+            if sid == self.focused_id:
+                self._focus_work.set()
         elif kind == "snapshot":
             sid = push.get("session", "")
             self._reset_from(sid, push)
@@ -246,7 +274,8 @@ class TermuxApp(App[str]):
             self.handle_event(push.get("event") or {})
         elif kind == "error":
             error = push.get("error") or {}
-            self.status.set_state(message=f"server: {error.get('message', error)}")
+            self._server_error = str(error.get("message", error))
+            self.status.set_state(message=f"server: {self._server_error}")
 
     def handle_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -278,12 +307,21 @@ class TermuxApp(App[str]):
             self.sidebar.update_row(self.rows[sid])
             if sid == self.focused_id:
                 self.status.set_state(session=self.rows[sid].name)
+        elif kind == "session.resized":
+            shadow = self.feeder.shadows.get(sid)
+            size = (data.get("cols"), data.get("rows"))
+            if shadow is not None and size != (shadow.screen.columns, shadow.screen.lines):
+                self.feeder.resync(sid)  # another view resized it: our screen is the old size
+                self._work.set()
         elif kind == "session.title":
             self.rows[sid].title = data.get("title") or ""
             self.sidebar.update_row(self.rows[sid])
-        elif kind == "session.bell" and sid != self.focused_id:
-            self.rows[sid].bell = True
-            self.sidebar.update_row(self.rows[sid])
+        elif kind == "session.bell":
+            if sid == self.focused_id:
+                self.bell()  # the focused session rang: ring the outer terminal
+            else:
+                self.rows[sid].bell = True
+                self.sidebar.update_row(self.rows[sid])
 
     def _remove_session(self, sid: str) -> None:
         self.infos.pop(sid, None)
@@ -331,6 +369,7 @@ class TermuxApp(App[str]):
             self.sidebar.update_row(row)
         if sid == self.focused_id:
             self.view.show(shadow.screen)
+            self._fit(sid)  # another client may have sized it differently
         self._work.set()
 
     # -- the pump -------------------------------------------------------------------------------
@@ -341,10 +380,38 @@ class TermuxApp(App[str]):
             await self._work.wait()
             self._work.clear()
             self._request_snapshots()
-            while (step := self.feeder.step(self.focused_id)) is not None:
+            slices = 0
+            clock = self.feeder.clock
+            while True:
+                started = clock()
+                step = self.feeder.step(self.focused_id)
+                if step is None:
+                    break
+                elapsed = clock() - started
                 self._after_step(step)
-                await asyncio.sleep(0)  # keystrokes queued meanwhile run now
+                slices += 1
+                if slices % ROW_UPDATE_SLICES == 0:
+                    self._update_rows()
+                # Keystrokes queued meanwhile run now. After a background slice the pump rests as
+                # long again (BACKGROUND_SHARE), so background parsing cannot take the whole CPU from
+                # the server; a backlog that grows meanwhile is coalesced by a snapshot.
+                if step.focused:
+                    await asyncio.sleep(0)
+                else:
+                    await self._rest(self.background_rest(elapsed))
                 self._request_snapshots()
+            self._update_rows()
+
+    async def _rest(self, seconds: float) -> None:
+        """Rest after background work; output for the focused session ends the rest at once."""
+        self._focus_work.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._focus_work.wait(), seconds)
+
+    @staticmethod
+    def background_rest(elapsed: float) -> float:
+        """How long the pump rests after a background slice that took `elapsed` seconds."""
+        return min(elapsed * (1 / BACKGROUND_SHARE - 1), MAX_REST)
 
     def _request_snapshots(self) -> None:
         for sid in list(self.feeder.need_snapshot):
@@ -379,24 +446,38 @@ class TermuxApp(App[str]):
             return
         if sid == self.focused_id:
             self.view.update_dirty()
+            self._touched.add(sid)  # its sidebar preview follows too
         else:
             bells = getattr(shadow.screen, "bell_count", 0)
-            changed = not row.unseen or bells != self._bells.get(sid, 0)
-            row.unseen = True
-            if bells != self._bells.get(sid, 0):
-                row.bell = True
-                self._bells[sid] = bells
-            preview = emulator_preview(shadow.screen)
-            if changed or preview != row.preview:
-                row.preview = preview
+            if not row.unseen or bells != self._bells.get(sid, 0):
+                row.unseen = True
+                if bells != self._bells.get(sid, 0):
+                    row.bell = True
+                    self._bells[sid] = bells
                 self.sidebar.update_row(row)
+            self._touched.add(sid)  # its preview is refreshed by _update_rows
         if not self.activity.has_class("-hidden"):
             for chunk in step.chunks:
                 self.activity.observe(sid, chunk)
 
+    def _update_rows(self) -> None:
+        """Refresh the previews of background sessions that were fed since the last call."""
+        for sid in self._touched:
+            shadow = self.feeder.shadows.get(sid)
+            row = self.rows.get(sid)
+            if shadow is None or row is None:
+                continue
+            preview = emulator_preview(shadow.screen)
+            if preview != row.preview:
+                row.preview = preview
+                self.sidebar.update_row(row)
+        self._touched.clear()
+
     # -- focus and size -------------------------------------------------------------------------
 
-    def focus_session(self, sid: str | None) -> None:
+    def focus_session(self, sid: str | None, refresh: bool = False) -> None:
+        """Show `sid`. With `refresh` (a switch by the user), its screen is also fetched anew when
+        no resize does that anyway: another client may have resized it meanwhile."""
         self.focused_id = sid
         self._show_banner(sid is None)
         shadow = self.feeder.shadows.get(sid) if sid else None
@@ -406,7 +487,9 @@ class TermuxApp(App[str]):
             row.unseen = row.bell = False
             self.status.set_state(session=row.name)
             self.client.send_nowait("client.focus", target=sid)
-            self._fit(sid)
+            if not self._fit(sid) and refresh and sid in self.feeder.shadows:
+                if not self.feeder.shadows[sid].resyncing:
+                    self._spawn(self._resync(sid))
         self._refresh_sidebar()
         self.view.focus()
         self._work.set()
@@ -420,17 +503,19 @@ class TermuxApp(App[str]):
         banner.set_class(shown, "-shown")
         self.view.display = not shown
 
-    def _fit(self, sid: str) -> None:
-        """Size the session to the view (the server resizes the PTY; a snapshot makes ours exact)."""
+    def _fit(self, sid: str) -> bool:
+        """Size the session to the view (the server resizes the PTY; a snapshot makes ours exact).
+        True when a resize (and so a snapshot) was requested."""
         width, height = self.view.size.width, self.view.size.height
         shadow = self.feeder.shadows.get(sid)
         if shadow is None or width < 2 or height < 1 or self.rows[sid].state != "running":
-            return
+            return False
         if (shadow.screen.columns, shadow.screen.lines) == (width, height):
-            return
+            return False
         shadow.screen.resize(height, width)
         self.view.show(shadow.screen)
         self._spawn(self._resize(sid, width, height))
+        return True
 
     async def _resize(self, sid: str, cols: int, rows: int) -> None:
         from termux.client import TermuxError
@@ -475,6 +560,11 @@ class TermuxApp(App[str]):
 
     def route_key(self, event: events.Key) -> None:
         """Every key while no modal screen is open: the prefix, a command after it, or the session."""
+        if not self.attached.is_set():
+            # typed before the attach reply: kept (bounded) and replayed once there is a session
+            if len(self._early_keys) < EARLY_KEYS:
+                self._early_keys.append(event)
+            return
         if self.prefix_pending:
             self.prefix_pending = False
             self.status.set_state(pending=False)
@@ -497,7 +587,10 @@ class TermuxApp(App[str]):
         self.send_key(event)
 
     def _key_without_session(self, event: events.Key) -> None:
-        if event.key in ("c", "enter"):
+        if any(row.state == "running" for row in self.rows.values()):
+            # an ended session was chosen while others live: keys have nowhere to go
+            self.status.set_state(message="this session has ended: prefix n/p switches, prefix x removes it")
+        elif event.key in ("c", "enter"):
             self._spawn(self.new_session())
         elif event.key in ("q", "d"):
             self.detach()
@@ -534,7 +627,7 @@ class TermuxApp(App[str]):
             self.open_scrollback()
 
     def on_sidebar_selected(self, message: Sidebar.Selected) -> None:
-        self.focus_session(message.session_id)
+        self.focus_session(message.session_id, refresh=True)
 
     # -- prefix commands ------------------------------------------------------------------------
 
@@ -545,11 +638,11 @@ class TermuxApp(App[str]):
         elif action in ("next", "previous") and order:
             index = order.index(self.focused_id) if self.focused_id in order else -1
             step = 1 if action == "next" else -1
-            self.focus_session(order[(index + step) % len(order)])
+            self.focus_session(order[(index + step) % len(order)], refresh=True)
         elif action.startswith("select-"):
             n = int(action.split("-", 1)[1])
             if n < len(order):
-                self.focus_session(order[n])
+                self.focus_session(order[n], refresh=True)
         elif action == "detach":
             self.detach()
         elif action == "kill" and self.focused_id is not None:
@@ -602,12 +695,7 @@ class TermuxApp(App[str]):
         self.push_screen(RenameScreen(self.rows[sid].name), done)
 
     async def _do_rename(self, sid: str, name: str) -> None:
-        from termux.client import TermuxError
-
-        try:
-            await self.client.request("session.rename", target=sid, name=name)
-        except TermuxError as exc:
-            self.status.set_state(message=exc.message if hasattr(exc, "message") else str(exc))
+        await self.client.request("session.rename", target=sid, name=name)  # refusals: _task_done
 
     def open_scrollback(self) -> None:
         sid = self.focused_id
@@ -628,6 +716,7 @@ class TermuxApp(App[str]):
         if self._main is None:
             return
         self.sidebar.set_rows([self.rows[s] for s in self.infos], self.focused_id)
+        self.activity.names = {sid: row.name for sid, row in self.rows.items()}
 
     async def on_unmount(self) -> None:
         for task in list(self._tasks):

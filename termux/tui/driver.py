@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import selectors
 from codecs import getincrementaldecoder
@@ -50,6 +51,8 @@ class TermuxDriver(LinuxDriver):
 
     #: Called on the event loop with each Key/Paste; returns nothing. Set by the app.
     input_hook: Callable[[Message], None] | None = None
+    #: The context the hook runs in (the app's, captured when it set the hook).
+    input_context: contextvars.Context | None = None
 
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
@@ -126,6 +129,7 @@ class TermuxDriver(LinuxDriver):
         loop = self._event_loop
         if hook is not None and loop is not None and isinstance(message, (events.Key, events.Paste)):
             message.set_sender(self._app)
-            loop.call_soon_threadsafe(hook, message)
+            # In the app's context: Textual finds the active app through context variables.
+            loop.call_soon_threadsafe(hook, message, context=self.input_context)
             return
         super().process_message(message)

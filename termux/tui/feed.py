@@ -5,27 +5,42 @@ output offset it reflects, and a backlog of pushed chunks not fed yet. `Feeder.s
 one bounded slice of work and says what it did; the app runs steps with a yield between them, so a
 keystroke waits for at most one slice:
 
-1. the focused session's backlog first, `focus_slice` bytes per step, never dropped;
-2. then the background sessions round-robin, `background_slice` bytes per step.
+1. the focused session's backlog first, `focus_slice` bytes (or `focus_slice_time`) per step;
+2. then the background sessions round-robin, `background_slice` bytes (or time) per step.
 
 A background session whose backlog grows past `backlog_limit` loses that backlog and is marked for
-resync: the app asks the server for a snapshot (`session.snapshot`) and `reset()` replaces the screen
-with it. Offsets make this exact: output already covered by the snapshot is trimmed, a gap (output
-missing before a chunk) also triggers a resync. Every buffer here is bounded.
+resync (the focused one only past `focus_backlog_limit`, output faster than parsing for long):
+the app asks the server for a snapshot (`session.snapshot`) and `reset()` replaces the screen with it.
+Offsets make this exact: output already covered by the snapshot is trimmed, a gap (output missing
+before a chunk) also triggers a resync. Every buffer here is bounded.
 """
 
 from __future__ import annotations
 
+import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from termux.emulator import ByteStream, Screen
 
+# A slice ends at whichever comes first: its byte budget or its time budget (checked every PIECE
+# bytes). The time budget keeps the wait of a keystroke short on a slow or loaded machine, where
+# parsing 32 KiB of a `yes` flood can take 100 ms.
 FOCUS_SLICE = 256 << 10
+FOCUS_SLICE_TIME = 0.008
 BACKGROUND_SLICE = 32 << 10
-BACKLOG_LIMIT = 1 << 20  # per background session; above it: drop and resync
-RESYNC_BUFFER = 1 << 20  # output kept while a snapshot is on its way; the oldest is dropped first
+BACKGROUND_SLICE_TIME = 0.002
+PIECE = 2048
+# Per background session: above this many unparsed bytes the backlog is dropped and the session is
+# resynced from a snapshot. A view of a background session needs its latest screen, not every
+# byte, so this is small: a flood costs a snapshot now and then instead of parsing all of it.
+BACKLOG_LIMIT = 128 << 10
+# The focused session is parsed in full; only output arriving faster than this machine can parse
+# for long (a backlog past this bound) is coalesced by a snapshot, so memory stays bounded.
+FOCUS_BACKLOG_LIMIT = 16 << 20
+RESYNC_BUFFER = 128 << 10  # output kept while a snapshot is on its way; the oldest is dropped first
 
 
 def make_screen(cols: int, rows: int, history: int, snapshot: bytes = b"") -> tuple[Any, Any]:
@@ -59,7 +74,8 @@ class Shadow:
 
 @dataclass
 class Step:
-    """What one slice did: `fed` bytes of `session` were parsed into its shadow screen."""
+    """What one slice did: `fed` bytes of `session` were parsed into its shadow screen; `chunks`
+    holds the slice's newest bytes (the activity view reads their tail)."""
 
     session: str
     fed: int
@@ -75,11 +91,19 @@ class Feeder:
         focus_slice: int = FOCUS_SLICE,
         background_slice: int = BACKGROUND_SLICE,
         backlog_limit: int = BACKLOG_LIMIT,
+        focus_backlog_limit: int = FOCUS_BACKLOG_LIMIT,
+        focus_slice_time: float | None = FOCUS_SLICE_TIME,
+        background_slice_time: float | None = BACKGROUND_SLICE_TIME,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.history = history
+        self.focus_slice_time = focus_slice_time
+        self.background_slice_time = background_slice_time
+        self.clock = clock
         self.focus_slice = focus_slice
         self.background_slice = background_slice
         self.backlog_limit = backlog_limit
+        self.focus_backlog_limit = focus_backlog_limit
         self.shadows: dict[str, Shadow] = {}
         self.need_snapshot: set[str] = set()  # the app requests these and calls reset()
         self._turn: deque[str] = deque()  # background round-robin order
@@ -152,7 +176,13 @@ class Feeder:
             offset = end
         shadow.backlog.append((offset, data))
         shadow.backlog_bytes += len(data)
-        if session != focused and shadow.backlog_bytes > self.backlog_limit:
+        limit = self.focus_backlog_limit if session == focused else self.backlog_limit
+        if shadow.backlog_bytes > limit:
+            self._resync(shadow)
+
+    def resync(self, session: str) -> None:
+        """Drop what is queued and ask for a fresh snapshot (the session changed size elsewhere)."""
+        if (shadow := self.shadows.get(session)) is not None and not shadow.resyncing:
             self._resync(shadow)
 
     def _resync(self, shadow: Shadow) -> None:
@@ -172,30 +202,35 @@ class Feeder:
         """Parse one bounded slice; the focused session first. None when there is nothing to do."""
         shadow = self.shadows.get(focused) if focused is not None else None
         if shadow is not None and shadow.backlog and not shadow.resyncing:
-            return self._feed(shadow, self.focus_slice, True)
+            return self._feed(shadow, self.focus_slice, self.focus_slice_time, True)
         for _ in range(len(self._turn)):
             session = self._turn[0]
             self._turn.rotate(-1)
             shadow = self.shadows.get(session)
             if shadow is not None and session != focused and shadow.backlog and not shadow.resyncing:
-                return self._feed(shadow, self.background_slice, False)
+                return self._feed(shadow, self.background_slice, self.background_slice_time, False)
         return None
 
-    def _feed(self, shadow: Shadow, budget: int, focused: bool) -> Step:
+    def _feed(self, shadow: Shadow, budget: int, seconds: float | None, focused: bool) -> Step:
         fed = 0
-        chunks: list[bytes] = []
+        last = b""
+        deadline = None if seconds is None else self.clock() + seconds
         while shadow.backlog and fed < budget:
+            if deadline is not None and fed and self.clock() >= deadline:
+                break  # always some progress, then at most PIECE bytes past the time budget
             offset, data = shadow.backlog[0]
-            room = budget - fed
+            room = min(budget - fed, PIECE if deadline is not None else budget)
             if len(data) > room:
-                part, rest = data[:room], data[room:]
-                shadow.backlog[0] = (offset + room, rest)
+                view = memoryview(data)
+                part = bytes(view[:room])
+                shadow.backlog[0] = (offset + room, bytes(view[room:]))
             else:
                 part = data
                 shadow.backlog.popleft()
             shadow.stream.feed(part)
-            chunks.append(part)
+            last = part
             fed += len(part)
             shadow.backlog_bytes -= len(part)
             shadow.offset = offset + len(part)
-        return Step(shadow.id, fed, focused, chunks)
+        # The newest bytes of the slice, for the activity view (it looks at a chunk's tail only).
+        return Step(shadow.id, fed, focused, [last] if fed else [])

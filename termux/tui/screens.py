@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -25,7 +25,7 @@ class HelpScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > Vertical {
+    HelpScreen > VerticalScroll {
         width: 72; height: auto; max-height: 90%;
         border: round $primary; background: $surface; padding: 1 2;
     }
@@ -39,15 +39,22 @@ class HelpScreen(ModalScreen[None]):
         text = Text()
         text.append("termux keys\n\n", style="bold")
         text.append(f"Prefix: {self.config.prefix}, then:\n\n")
+        selects = sorted(k for k, a in self.config.bindings.items() if a == f"select-{k}")
         for key, action in sorted(self.config.bindings.items(), key=lambda kv: kv[1]):
+            if key in selects:
+                continue
             text.append(f"  {_key_label(key):>8}  ", style="bold cyan")
             text.append(f"{ACTION_HELP.get(action, action)}\n")
+        if selects:
+            label = f"{selects[0]}-{selects[-1]}" if len(selects) > 1 else selects[0]
+            text.append(f"  {label:>8}  ", style="bold cyan")
+            text.append("focus that session (its number in the sidebar)\n")
         text.append(f"  {self.config.prefix:>8}  ", style="bold cyan")
         text.append("send the prefix key itself\n\n")
         text.append("Scrollback: ↑/↓ k/j line, PgUp/PgDn page, g/G top/bottom, wheel; q or Esc leaves.\n")
         text.append("Mouse: click a session in the sidebar to focus it.\n\n")
         text.append("Any key closes this help.", style="dim")
-        with Vertical():
+        with VerticalScroll():
             yield Static(text)
 
     def on_key(self, event: events.Key) -> None:

@@ -22,9 +22,9 @@ Cases left out, and why (termux follows xterm there, stock pyte does not):
   instead (`test_same_state_as_reference`), which is where the fast paths could go wrong.
 - Anything termux implements and pyte ignores or mis-parses (see `tests/emulator/` fidelity tests):
   DEC line drawing in UTF-8 mode (`ESC ( 0`, SI/SO), multi-digit OSC codes, DA2, DCS, `CSI ! p`,
-  SGR 2/8/53 and colon-form colours, HPA as CSI backtick, back-tab `CSI Z`, forward tab `CSI I`,
-  NEL (`ESC E`: xterm always returns the carriage, pyte only under LNM), ED 3 (xterm: erase the
-  scrollback, not the screen), DECCOLM (termux never resizes). Not generated.
+  SGR 2/8/53 and colon-form colours, HPA as CSI backtick, tab forward/back `CSI I`/`CSI Z`, NEL (`ESC E`: xterm always
+  returns the carriage, pyte only under LNM), ED 3 (xterm: erase the scrollback, not the screen),
+  DECCOLM (termux never resizes). Not generated.
 
 `TERMUX_DIFF_EXAMPLES` raises the example count (default kept small for CI).
 """
@@ -74,20 +74,23 @@ def csi(final: str, nparams: int) -> st.SearchStrategy[str]:
 
 
 moves = st.one_of(
-    *[csi(f, 1) for f in "ABCDEFG@LMPXade"],  # moves, insert/delete (not CHT "I": pyte ignores it)
+    *[csi(f, 1) for f in "ABCDEFG@LMPXade"],  # moves, insert/delete
     st.sampled_from(["0", "1", "2", ""]).map(lambda p: CSI + p + "J"),  # ED (3 is xterm's "erase scrollback")
     *[csi(f, 2) for f in "Hf"],  # cursor position
     st.sampled_from(["0", "1", "2", ""]).map(lambda p: CSI + p + "K"),  # EL (pyte raises on 3)
 )
 sgr_seqs = st.lists(
     st.one_of(
-        st.sampled_from(["0", "1", "3", "4", "5", "7", "9", "22", "23", "24", "25", "27", "29", "39", "49"]),
+        # (2, 8, 53: pyte ignores them, termux keeps them in `ext`, which the pyte comparison skips)
+        st.sampled_from(
+            ["0", "1", "2", "3", "4", "5", "7", "8", "9", "22", "23", "24", "25", "27", "28", "29", "39", "49", "53"]
+        ),
         st.integers(30, 47).map(str),
         st.integers(90, 107).map(str),
         st.tuples(st.sampled_from(["38", "48"]), st.integers(0, 255)).map(lambda t: f"{t[0]};5;{t[1]}"),
-        st.tuples(
-            st.sampled_from(["38", "48"]), st.integers(0, 255), st.integers(0, 255), st.integers(0, 255)
-        ).map(lambda t: f"{t[0]};2;{t[1]};{t[2]};{t[3]}"),
+        st.tuples(st.sampled_from(["38", "48"]), st.integers(0, 255), st.integers(0, 255), st.integers(0, 255)).map(
+            lambda t: f"{t[0]};2;{t[1]};{t[2]};{t[3]}"
+        ),
     ),
     max_size=4,
 ).map(lambda ps: CSI + ";".join(ps) + "m")
@@ -106,9 +109,7 @@ csi_seqs = st.one_of(
 )
 # DECSC ... DECRC, balanced and with no mode or margin change inside: xterm keeps one save slot and
 # DECRC restores origin/autowrap both ways, pyte keeps a stack and only sets them; they agree here.
-save_restore = st.lists(
-    st.one_of(st.text(alphabet="abc ", min_size=1, max_size=8), moves, sgr_seqs), max_size=6
-).map(
+save_restore = st.lists(st.one_of(st.text(alphabet="abc ", min_size=1, max_size=8), moves, sgr_seqs), max_size=6).map(
     # (margins cleared first: pyte's DECRC clamps the cursor into them, xterm's does not)
     lambda inner: CSI + "r" + ESC + "7" + "".join(inner) + ESC + "8"
 )
@@ -238,15 +239,11 @@ def test_same_state_as_pyte(case: tuple[int, int, list[bytes]]) -> None:
     ),
     st.one_of(st.integers(1, 64), st.just(1 << 20)),
     st.lists(
-        st.sampled_from(
-            ["\x1b[?7l", "\x1b[4h", "\x1b[2;4r", "\x1b[20h", "\x1b[31;1m", "\x1b[5;3H", "\x1b[?6h"]
-        ),
+        st.sampled_from(["\x1b[?7l", "\x1b[4h", "\x1b[2;4r", "\x1b[20h", "\x1b[31;1m", "\x1b[5;3H", "\x1b[?6h"]),
         max_size=3,
     ),
 )
-def test_scrolling_text_same_as_pyte(
-    columns: int, lines: int, parts: list[str], chunk: int, modes: list[str]
-) -> None:
+def test_scrolling_text_same_as_pyte(columns: int, lines: int, parts: list[str], chunk: int, modes: list[str]) -> None:
     """The fast paths' home ground: lines of text scrolling through a small screen, in each mode
     that changes how text lands (no autowrap, insert, scroll region, LNM, origin)."""
     data = ("".join(modes) + "".join(parts)).encode()
@@ -279,19 +276,11 @@ def test_workload_samples_same_as_pyte() -> None:
 @given(
     st.integers(2, 30),
     st.integers(1, 8),
-    st.lists(
-        st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=70), max_size=40
-    ),
-    st.sets(
-        st.sampled_from(
-            ["\x1b[?7l", "\x1b[2;4r", "\x1b[20h", "\x1b[44m", "\x1b[3;2H", "\x1b[?6h", "\x1b[?5h"]
-        )
-    ),
+    st.lists(st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=70), max_size=40),
+    st.sets(st.sampled_from(["\x1b[?7l", "\x1b[2;4r", "\x1b[20h", "\x1b[44m", "\x1b[3;2H", "\x1b[?6h", "\x1b[?5h"])),
     st.one_of(st.just(1 << 20), st.integers(5, 300)),
 )
-def test_line_blocks_same_as_pyte(
-    columns: int, lines: int, texts: list[str], modes: set[str], chunk: int
-) -> None:
+def test_line_blocks_same_as_pyte(columns: int, lines: int, texts: list[str], modes: set[str], chunk: int) -> None:
     """Blocks of CR LF-ended plain lines (one `draw_lines` call each) in the modes that change them."""
     data = ("".join(sorted(modes)) + "".join(t + "\r\n" for t in texts) + "tail").encode()
     assert_same(columns, lines, [data[i : i + chunk] for i in range(0, len(data), chunk)])
@@ -328,21 +317,17 @@ def full_state(screen: Any, replies: list[str]) -> dict[str, Any]:
         "charsets": (screen.charset, screen.g0_charset, screen.g1_charset),
         "title": (screen.title, screen.icon_name, screen.bell_count, screen.errors),
         "size": (screen.columns, screen.lines),
-        "savepoints": [
-            (s.cursor.x, s.cursor.y, tuple(s.cursor.attrs), s.origin, s.wrap) for s in screen.savepoints
-        ],
+        "savepoints": [(s.cursor.x, s.cursor.y, tuple(s.cursor.attrs), s.origin, s.wrap) for s in screen.savepoints],
         "history": [
-            [(text, tuple(style), getattr(style, "ext", None)) for text, style in line]
-            for line in screen.history
+            [(text, tuple(style), getattr(style, "ext", None)) for text, style in line] for line in screen.history
         ],
         "dirty": sorted(screen.dirty),
         "replies": replies,
+        "last_char": getattr(screen, "_last_char", None),  # what REP (CSI b) repeats
     }
 
 
-def run_termux(
-    screen_cls: Any, stream_cls: Any, columns: int, lines: int, history: int, chunks: list[bytes]
-) -> Any:
+def run_termux(screen_cls: Any, stream_cls: Any, columns: int, lines: int, history: int, chunks: list[bytes]) -> Any:
     screen = screen_cls(columns, lines, history=history)
     replies: list[str] = []
     screen.write_process_input = replies.append
@@ -363,9 +348,7 @@ def assert_same_as_reference(columns: int, lines: int, history: int, chunks: lis
 
 
 wide_text = st.text(
-    alphabet=st.sampled_from(
-        list("ab 日本中文") + ["\u0301", "\u20dd", "\u200d", "\ufe0f", "👨", "🇫", "🇷", "❤"]
-    ),
+    alphabet=st.sampled_from(list("ab 日本中文") + ["\u0301", "\u20dd", "\u200d", "\ufe0f", "👨", "🇫", "🇷", "❤"]),
     min_size=1,
     max_size=12,
 )
@@ -384,9 +367,7 @@ wide_text = st.text(
         st.builds(lambda case: case[1], emu_chunked()),
         st.builds(
             lambda parts, cuts: _cut("".join(parts).encode(), cuts),
-            st.lists(
-                st.one_of(token, wide_text, st.just("\x1b[?1049h"), st.just("\x1b[?1049l")), max_size=40
-            ),
+            st.lists(st.one_of(token, wide_text, st.just("\x1b[?1049h"), st.just("\x1b[?1049l")), max_size=40),
             st.lists(st.integers(0, 4000), max_size=6),
         ),
         # Overwriting wide characters with text, in place (no line feeds).
@@ -395,7 +376,10 @@ wide_text = st.text(
             st.lists(
                 st.tuples(
                     wide_text,
-                    st.sampled_from(["\r", "\b", "\b\b", "\b\b\b", "\x1b[2D", "\x1b[3G", "\t"]),
+                    st.sampled_from(
+                        ["\r", "\b", "\b\b", "\b\b\b", "\x1b[2D", "\x1b[3G", "\t"]
+                        + ["\b\x1b[K", "\b\b\x1b[K", "\x1b[K", "\b\x1b[1K", "\b\x1b[P", "\b\x1b[X", "\b\x1b[@"]
+                    ),
                     st.text(alphabet="ab", min_size=1, max_size=4),
                 ).map("".join),
                 max_size=8,
@@ -403,6 +387,7 @@ wide_text = st.text(
         ),
     ),
 )
+@example(10, 3, 0, ["日\b\x1b[Kab日\b\b\x1b[K日\b\x1b[1K".encode()])  # editing splits wide characters
 def test_same_state_as_reference(columns: int, lines: int, history: int, chunks: list[bytes]) -> None:
     assert_same_as_reference(columns, lines, history, chunks)
 
@@ -443,9 +428,7 @@ def test_line_blocks_same_as_reference(
 ) -> None:
     """Scrolling lines (the batched paths) with and without scrollback, in every mode that changes them."""
     data = ("".join(sorted(modes)) + "".join(parts) + "tail").encode()
-    assert_same_as_reference(
-        columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)]
-    )
+    assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
 
 
 def _cut(data: bytes, cuts: list[int]) -> list[bytes]:
@@ -459,6 +442,30 @@ def test_workload_samples_same_as_reference() -> None:
         data = gen(50_000)
         for history in (0, 10000):
             for chunk in (4096, 777):
-                assert_same_as_reference(
-                    80, 24, history, [data[i : i + chunk] for i in range(0, len(data), chunk)]
-                )
+                assert_same_as_reference(80, 24, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+styled_line = st.lists(
+    st.tuples(
+        st.one_of(st.just(""), sgr_seqs, st.sampled_from(["\x1b[0m\x1b[01;34m", "\x1b[m", "\x1b[7m\x1b[1m"])),
+        st.one_of(st.just(""), ascii_text, long_line),
+    ).map("".join),
+    max_size=5,
+).map(lambda pieces: "".join(pieces) + "\r\n")
+
+
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 30),
+    st.integers(1, 8),
+    st.sampled_from([0, 5, 10000]),
+    st.lists(styled_line, max_size=40),
+    st.sets(st.sampled_from(["\x1b[?7l", "\x1b[2;4r", "\x1b[20h", "\x1b[44m", "\x1b[?5h", "\x1b[?1049h"])),
+    st.one_of(st.just(1 << 20), st.integers(20, 400)),
+)
+def test_styled_line_blocks_same_as_reference(
+    columns: int, lines: int, history: int, texts: list[str], modes: set[str], chunk: int
+) -> None:
+    """CR LF-ended lines of text and SGR sequences (the styled-block path)."""
+    data = ("".join(sorted(modes)) + "".join(texts) + "tail").encode()
+    assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
-from event_helpers import cli, spawn_cli
+from event_helpers import cli, serve_in_loop, shutdown, spawn_cli
 
 from termux.server import commands
 from termux.server.server import Server
@@ -134,3 +135,74 @@ async def test_wait_for_exit_match_quiet_and_timeout(live: Server, termux_env: d
     assert code == 1 and "no_session" in err
     code, _, err = await cli(termux_env, "wait", "-t", "job", "--match", "(")
     assert code == 1 and "bad_args" in err
+
+
+async def test_events_cursor_older_than_the_ring_or_from_another_run(
+    socket_dir: Path, termux_env: dict[str, str]
+) -> None:
+    server, task = await serve_in_loop(socket_dir / "default", event_capacity=5)
+    try:
+        for _ in range(12):
+            bell(server)
+        # --cursor 0 means "everything still held": no notice.
+        code, out, err = await cli(termux_env, "events", "--json", "--cursor", "0", "--timeout", "0.3")
+        assert (code, err) == (0, "") and [json.loads(x)["seq"] for x in out.splitlines()] == [8, 9, 10, 11, 12]
+        # A cursor whose events are gone: a notice on stderr, then what is held.
+        code, out, err = await cli(termux_env, "events", "--json", "--cursor", "3", "--timeout", "0.3")
+        assert code == 0 and [json.loads(x)["seq"] for x in out.splitlines()] == [8, 9, 10, 11, 12]
+        assert "no longer held" in err and len(err.splitlines()) == 1
+        # A cursor from another server run: a notice, then this run's events.
+        code, out, err = await cli(termux_env, "events", "--json", "--cursor", "99", "--timeout", "0.3", "--poll")
+        assert code == 0 and [json.loads(x)["seq"] for x in out.splitlines()] == [8, 9, 10, 11, 12]
+        assert "another server run" in err
+    finally:
+        await shutdown(server, task)
+
+
+async def test_events_gives_up_when_the_server_is_gone_for_good(socket_dir: Path, termux_env: dict[str, str]) -> None:
+    server, task = await serve_in_loop(socket_dir / "default")
+    proc = await spawn_events(termux_env, "--json")
+    await until(lambda: server.events.stream_count == 1)
+    await shutdown(server, task)
+    _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 3 and "could not reconnect" in err.decode()
+
+
+def test_server_options_configure_the_event_log(socket_dir: Path, termux_env: dict[str, str]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from termux.client import Client, TermuxError
+
+    path = socket_dir / "opts"
+    bad = subprocess.run(
+        [sys.executable, "-m", "termux", "-S", str(path), "server", "--quiet-after", "0"],
+        env=termux_env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "--quiet-after" in bad.stderr
+    ready_r, ready_w = os.pipe()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "termux", "-S", str(path), "server", "--ready-fd", str(ready_w),
+         "--event-capacity", "5", "--max-streams", "1", "--quiet-after", "0.2"],
+        env=termux_env, pass_fds=(ready_w,), stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    os.close(ready_w)
+    try:
+        assert os.read(ready_r, 16).startswith(b"ready")
+        with Client.connect(path, autostart=False) as a, Client.connect(path, autostart=False) as b:
+            sid = a.request("session.new", name="n", command=["sh", "-c", "echo hi; exec sleep 600"])["session"]["id"]
+            a.request("events.stream", cursor=0, types=["session.quiet"])
+            assert a.next_push(30)["event"]["type"] == "session.quiet"  # type: ignore[index]
+            with pytest.raises(TermuxError) as capacity:
+                b.request("events.stream")
+            assert capacity.value.code == "capacity"
+            for i in range(8):
+                b.request("session.rename", target=sid, name=f"n{i}")
+            with pytest.raises(TermuxError) as expired:
+                b.request("events.read", cursor=0)
+            assert expired.value.code == "cursor_expired" and b.request("events.read")["cursor"] > 5
+    finally:
+        os.close(ready_r)
+        proc.terminate()
+        proc.wait(30)

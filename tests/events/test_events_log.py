@@ -305,3 +305,67 @@ def test_listeners_see_every_event_in_order() -> None:
     log.listeners.append(lambda e: seen.append(e.seq))
     fill(log, 3)
     assert seen == [1, 2, 3]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("append"), st.sampled_from([SESSION_BELL, SESSION_EXITED])),
+            st.tuples(st.just("subscribe"), st.sampled_from([None, SESSION_EXITED])),
+            st.tuples(st.just("take"), st.integers(0, 7)),
+            st.tuples(st.just("stall"), st.integers(0, 7)),
+        ),
+        max_size=120,
+    )
+)
+def test_every_subscriber_gets_each_matching_event_once_in_order_or_is_dropped(ops: list) -> None:
+    log = EventLog(capacity=30, queue_size=6)
+    subs: list[tuple[object, list[int], int, str | None]] = []  # (sub, received, start, type filter)
+    types = [""]  # the type of each seq
+    for op, arg in ops:
+        if op == "append":
+            log.append(arg)
+            types.append(arg)
+        elif op == "subscribe":
+            filter = EventFilter(types=frozenset({arg}) if arg else None)
+            sub, backlog = log.subscribe(None, filter)
+            subs.append((sub, seqs(backlog.events), backlog.cursor, arg))
+        elif subs:
+            sub, received, _, _ = subs[arg % len(subs)]
+            if op == "take":
+                received.extend(seqs(sub.take()))  # type: ignore[attr-defined]
+            else:
+                sub.stall()  # type: ignore[attr-defined]
+    for sub, received, start, type_ in subs:
+        received.extend(seqs(sub.take()))  # type: ignore[attr-defined]
+        expected = [e for e in range(start + 1, log.cursor + 1) if type_ is None or types[e] == type_]
+        if sub.dropped:  # type: ignore[attr-defined]
+            assert received == expected[: len(received)]  # a gapless prefix, nothing after the drop
+        else:
+            assert received == expected
+
+
+def test_fan_out_encodes_each_event_once_whatever_the_number_of_subscribers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import termux.server.events as events_module
+
+    calls: list[object] = []
+    real = events_module._encoder
+
+    class Counting:
+        def encode(self, obj: object) -> bytes:
+            calls.append(obj)
+            return real.encode(obj)
+
+    monkeypatch.setattr(events_module, "_encoder", Counting())
+    log = EventLog()
+    subs = [log.subscribe(None)[0] for _ in range(20)]
+    filtered = [log.subscribe(None, EventFilter(types=frozenset({SESSION_BELL})))[0] for _ in range(5)]
+    for _ in range(10):
+        log.append(SESSION_BELL)
+    written = [sub.take_lines() for sub in subs + filtered]
+    assert len(calls) == 10  # one encode per event, none per subscriber
+    assert all(w is written[0] for w in written[:20])  # same cursor and filter: one shared buffer
+    assert written[20] == written[0] and log.read(0).events[0].json in written[0]

@@ -151,6 +151,12 @@ async def test_stream_cap_answers_capacity_and_closing_frees_a_slot(live: Server
         with pytest.raises(TermuxError) as again:
             await clients[0].request("events.stream")
         assert again.value.code == "busy"  # one stream per connection
+        attached = await connect(live)
+        await attached.request("client.attach")
+        with pytest.raises(TermuxError) as doubled:
+            await attached.request("events.stream")
+        assert doubled.value.code == "busy"  # an attached view gets every event already
+        await attached.close()
         await clients[0].close()  # EOF is the unsubscribe
         while live.events.stream_count == 3:
             await asyncio.sleep(0.01)
@@ -225,3 +231,35 @@ async def test_activity_then_quiet_then_activity_again(socket_dir: Path) -> None
     finally:
         await client.close()
         await shutdown(server, task)
+
+
+async def test_a_commit_before_the_long_poll_coroutine_starts_still_wakes_it(
+    live: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The handler registers its waiter synchronously; the coroutine that awaits it starts a loop
+    # pass later. Commit in between (call_soon runs before the task's first step).
+    loop = asyncio.get_running_loop()
+    original = live.events.waiter
+
+    def waiter_then_commit(*args: Any, **kwargs: Any) -> Any:
+        sub = original(*args, **kwargs)
+        loop.call_soon(bell, live)
+        return sub
+
+    monkeypatch.setattr(live.events, "waiter", waiter_then_commit)
+    client = await connect(live)
+    try:
+        page = await asyncio.wait_for(client.request("events.read", wait_ms=600_000), 30)
+        assert [e["type"] for e in page["events"]] == ["session.bell"]
+        session = (await client.request("session.new", name="w", command=["sleep", "600"]))["session"]
+
+        def exit_then(*args: Any, **kwargs: Any) -> Any:
+            sub = original(*args, **kwargs)
+            loop.call_soon(lambda: live.events.append("session.exited", session=session["id"], name="w"))
+            return sub
+
+        monkeypatch.setattr(live.events, "waiter", exit_then)
+        result = await asyncio.wait_for(client.request("session.wait", target="w", exit=True), 30)
+        assert result["session"]["id"] == session["id"]
+    finally:
+        await client.close()

@@ -6,7 +6,7 @@ import json
 import os
 import signal
 
-from tests.conftest import RunningServer, wait_for_screen
+from tests.conftest import RunningServer, run_cli, wait_for_screen
 
 
 def test_new_prints_the_name_and_ls_lists_the_session(server: RunningServer) -> None:
@@ -54,7 +54,7 @@ def test_send_literal_types_key_names_as_text(server: RunningServer) -> None:
 
 def test_send_stdin_passes_bytes_unchanged(server: RunningServer) -> None:
     server.run("new", "-d", "-s", "od", "--", "sh", "-c", "od -c | head -2")
-    sent = server.run("send", "-t", "od", "--stdin", input=b"\x01\xff\n\x04")
+    sent = run_cli(server.env, "send", "-t", "od", "--stdin", input=b"\x01\xff\n\x04")  # binary: not text
     assert sent.returncode == 0
     wait_for_screen(server.path, "od", "001 377")
 

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from termux.protocol.messages import NewArgs
-from termux.server.scheduler import SliceOrder
+from termux.server.scheduler import BACKGROUND_BUDGET, FOCUSED_BUDGET, PARSE_CHUNK, SLICE_BYTES, OutputPump, SliceOrder
 from termux.server.server import Server
 from termux.server.session import HIGH_WATERMARK, LOW_WATERMARK, READ_SIZE, Session
 
@@ -98,3 +98,64 @@ async def test_with_nothing_to_parse_the_pump_sleeps_without_a_timer(tmp_path: P
     assert timers == []
     assert not loop._ready  # type: ignore[attr-defined]  # nothing is scheduled to run again
     pump.cancel()
+
+
+class _Backlog:
+    """A session stand-in with a plain byte backlog (the pump only needs the Parseable protocol)."""
+
+    def __init__(self, session_id: str, size: int) -> None:
+        self.id = session_id
+        self.left = size
+        self.parsed = 0
+        self.calls: list[int] = []
+
+    @property
+    def has_backlog(self) -> bool:
+        return self.left > 0
+
+    def parse_slice(self, budget: int) -> tuple[int, bytes]:
+        take = min(budget, self.left)
+        offset = self.parsed
+        self.left -= take
+        self.parsed += take
+        self.calls.append(take)
+        return offset, b"x" * take
+
+    def drained(self) -> None:
+        pass
+
+
+def _pump_with_clock(sessions: dict[str, _Backlog], tick: float) -> tuple[OutputPump, list[tuple[str, int, int]]]:
+    """A pump whose clock advances `tick` seconds each time it is read (parsing "takes" time)."""
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += tick
+        return now[0]
+
+    forwarded: list[tuple[str, int, int]] = []
+    pump = OutputPump(sessions.get, lambda s, off, data: forwarded.append((s.id, off, len(data))), clock=clock)
+    return pump, forwarded
+
+
+def test_a_slice_ends_when_its_time_budget_is_spent() -> None:
+    slow = _Backlog("%0", 1 << 20)
+    pump, forwarded = _pump_with_clock({"%0": slow}, tick=BACKGROUND_BUDGET / 3)
+    pump.notify("%0")
+    assert pump.step()
+    # three clock reads fit in the background budget: the first chunk plus two more
+    assert slow.calls == [PARSE_CHUNK] * 3
+    assert forwarded == [("%0", 0, 3 * PARSE_CHUNK)]  # one push for the whole slice
+
+
+def test_a_slice_ends_at_its_byte_bound_when_parsing_is_fast_and_focus_gets_a_larger_budget() -> None:
+    fast, focused = _Backlog("%0", 1 << 20), _Backlog("%1", 1 << 20)
+    pump, forwarded = _pump_with_clock({"%0": fast, "%1": focused}, tick=0.0)
+    pump.notify("%0")
+    pump.step()
+    assert sum(fast.calls) == SLICE_BYTES
+    pump, forwarded = _pump_with_clock({"%1": focused}, tick=BACKGROUND_BUDGET / 3)
+    pump.order.focused = {"%1"}
+    pump.notify("%1")
+    pump.step()
+    assert len(focused.calls) == round(FOCUSED_BUDGET / (BACKGROUND_BUDGET / 3))

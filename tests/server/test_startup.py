@@ -12,7 +12,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from tests.conftest import TERMUX, RunningServer, run_cli, start_server, stop_server
+from tests.conftest import TERMUX, RunningServer, run_cli
 
 
 def _server_pids(socket_dir: Path) -> set[int]:
@@ -76,12 +76,9 @@ def test_a_stale_socket_is_replaced(termux_env: dict[str, str], socket_dir: Path
     stale.bind(str(path))  # bound, never listening, then closed: what a killed server leaves
     stale.close()
     assert path.exists()
-    process = start_server(termux_env, path)
-    try:
+    with RunningServer(socket_dir):
         result = run_cli(termux_env, "ls")
         assert result.returncode == 0
-    finally:
-        stop_server(process)
 
 
 def test_a_non_socket_file_is_never_removed(termux_env: dict[str, str], socket_dir: Path) -> None:

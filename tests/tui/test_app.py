@@ -203,7 +203,7 @@ async def test_keystroke_waits_for_at_most_one_slice_under_a_flood(server: Runni
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/cat"])
     log: list[tuple[str, str, int]] = []
-    feeder = RecordingFeeder(log, background_slice=4096, backlog_limit=1 << 30)
+    feeder = RecordingFeeder(log, background_slice=4096, backlog_limit=1 << 30, background_slice_time=None)
     client = await AsyncClient.connect(server.path, autostart=False)
     app = RecordingApp(client, config=Config(), feeder=feeder)
     async with app.run_test(size=SIZE) as pilot:
@@ -299,4 +299,88 @@ async def test_scrollback_by_keys_and_wheel(server: RunningServer) -> None:
         assert app.screen.view.top == app.screen.view.max_top() - app.config.wheel_lines
         await pilot.press("escape")
         assert app.screen is app._main
+    await client.close()
+
+
+async def test_a_session_resized_elsewhere_is_refitted_when_focused_again(server: RunningServer) -> None:
+    with server.client() as c:
+        first = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
+        c.request("session.new", name="b", command=["/bin/cat"])
+    app, client = await start(server, focus="a")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
+        view = (app.view.size.width, app.view.size.height)
+        with server.client() as c:
+            c.request("session.resize", target=first, cols=50, rows=10)  # another client's size
+        await pilot.press("ctrl+b", "n", "ctrl+b", "p")
+        assert app.focused_id == first
+
+        def server_size() -> tuple[int, int]:
+            with server.client() as c:
+                info = c.request("session.get", target=first)["session"]
+            return info["cols"], info["rows"]
+
+        await wait_until(pilot, lambda: app.snapshots_pending == 0 and server_size() == view)
+        screen = app.feeder.shadows[first].screen
+        assert (screen.columns, screen.lines) == view
+    await client.close()
+
+
+async def test_configured_prefix_and_bindings(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    config = Config(prefix="ctrl+a")
+    config.bindings["|"] = "sidebar"
+    app, client = await start(server, config=config)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        app.sent.clear()
+        await pilot.press("ctrl+b")  # not the prefix any more: the session's
+        assert app.sent == [b"\x02"]
+        await pilot.press("ctrl+a", "vertical_line")
+        assert app.sidebar.has_class("-hidden")
+        await pilot.press("ctrl+a", "ctrl+a")
+        assert app.sent == [b"\x02", b"\x01"]
+    await client.close()
+
+
+async def test_keys_typed_before_the_attach_completes_are_replayed(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    app, client = await start(server)
+    for key, char in (("h", "h"), ("i", "i"), ("enter", "\r")):
+        app.route_key(events.Key(key, char))  # before the app even runs: no session to send to yet
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.sent[:3] == [b"h", b"i", b"\r"]  # replayed in order to the focused session
+        assert len(app.infos) == 1  # the early Enter did not create a session
+    await client.close()
+
+
+async def test_a_refused_request_is_reported_and_the_tui_goes_on(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+        c.request("session.new", name="b", command=["/bin/cat"])
+    app, client = await start(server, focus="a")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.press("ctrl+b", "comma")
+        await pilot.pause()
+        await pilot.press("ctrl+u", "b", "enter")  # "b" is taken
+        await wait_until(pilot, lambda: "exists" in app.status.message)
+        assert app.is_running and app.rows[app.focused_id].name == "a"
+    await client.close()
+
+
+async def test_the_tui_ends_when_the_server_goes_away(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        with server.client() as c:
+            c.request("server.kill")
+        await wait_until(pilot, lambda: not app.is_running or app.exit_reason != "")
+    assert app.exit_reason == "the server went away"
     await client.close()

@@ -58,3 +58,32 @@ def test_bad_file_names_the_line(tmp_path: Path, text: str, line: int, words: st
     message = str(info.value)
     assert str(path) in message and words in message
     assert f":{line}:" in message or f"line {line}" in message
+
+
+def test_a_bad_config_stops_the_tui_at_start_naming_the_line(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "termux").mkdir()
+    (tmp_path / "termux" / "config.toml").write_text('prefix = "C-a"\n\n[bindings]\nq = "explode"\n')
+    env = {k: v for k, v in os.environ.items() if k != "TERMUX"}
+    env.update(XDG_CONFIG_HOME=str(tmp_path), TERMUX_SOCKET_DIR=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-m", "termux"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 1
+    assert "config.toml:4: q: unknown action 'explode'" in done.stderr
+    assert not list(tmp_path.glob("default*"))  # no server was started for a TUI that cannot run
+
+
+def test_no_tui_inside_its_own_session(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path), TERMUX=f"{tmp_path}/default,%0")
+    done = subprocess.run(
+        [sys.executable, "-m", "termux"], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 1 and "nested" in done.stderr

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from termux.emulator import ByteStream, Screen, snapshot
-from termux.tui.feed import Feeder
+from termux.tui.feed import PIECE, Feeder
 from tests.tui.helpers import screen_text
+
+# Byte budgets only: what these tests pin must not depend on how fast this machine parses.
+BYTES_ONLY: dict[str, Any] = {"focus_slice_time": None, "background_slice_time": None}
 
 
 def flood(n: int, tag: str) -> bytes:
@@ -17,7 +22,7 @@ def state(screen: Screen) -> tuple[object, ...]:
 
 
 def test_focused_output_goes_before_background_output() -> None:
-    feeder = Feeder(focus_slice=1000, background_slice=100, backlog_limit=1 << 30)
+    feeder = Feeder(focus_slice=1000, background_slice=100, backlog_limit=1 << 30, **BYTES_ONLY)
     for sid in ("bg1", "focus", "bg2"):
         feeder.add(sid, 80, 24)
     feeder.push("bg1", 0, b"x" * 5000, "focus")
@@ -37,7 +42,7 @@ def test_focused_output_goes_before_background_output() -> None:
 
 
 def test_focused_output_arriving_mid_flood_is_next() -> None:
-    feeder = Feeder(focus_slice=1000, background_slice=100, backlog_limit=1 << 30)
+    feeder = Feeder(focus_slice=1000, background_slice=100, backlog_limit=1 << 30, **BYTES_ONLY)
     for sid in ("bg", "focus"):
         feeder.add(sid, 80, 24)
     feeder.push("bg", 0, b"x" * 10_000, "focus")
@@ -49,7 +54,7 @@ def test_focused_output_arriving_mid_flood_is_next() -> None:
 
 
 def test_background_backlog_over_budget_is_dropped_and_resynced() -> None:
-    feeder = Feeder(background_slice=100, backlog_limit=1000)
+    feeder = Feeder(background_slice=100, backlog_limit=1000, **BYTES_ONLY)
     feeder.add("bg", 40, 10)
     feeder.add("focus", 40, 10)
     feeder.push("bg", 0, b"a" * 600, "focus")
@@ -105,3 +110,43 @@ def test_offsets_trim_overlap_and_detect_gaps() -> None:
     assert feeder.shadows["s"].backlog_bytes == 5
     feeder.push("s", 20, b"late", "s")  # 15..20 never came: resync
     assert feeder.need_snapshot == {"s"}
+
+
+def test_a_slice_also_ends_at_its_time_budget() -> None:
+    ticks = iter(range(1000))
+    feeder = Feeder(background_slice_time=0.5, clock=lambda: float(next(ticks)))
+    feeder.add("bg", 80, 24)
+    feeder.push("bg", 0, b"z" * 100_000, "focus")
+    step = feeder.step("focus")
+    # the fake clock passes the deadline at once: the slice stops after one piece
+    assert step is not None and step.fed == PIECE
+    assert feeder.shadows["bg"].backlog_bytes == 100_000 - PIECE
+
+
+def test_the_focused_backlog_is_bounded_too() -> None:
+    feeder = Feeder(backlog_limit=100, focus_backlog_limit=10_000, **BYTES_ONLY)
+    feeder.add("focus", 80, 24)
+    feeder.push("focus", 0, b"a" * 9_000, "focus")
+    assert not feeder.need_snapshot  # far past the background limit: still parsed in full
+    feeder.push("focus", 9_000, b"a" * 2_000, "focus")
+    assert feeder.need_snapshot == {"focus"}  # past its own bound: coalesced by a snapshot
+
+
+def test_background_parsing_rests_in_proportion() -> None:
+    from termux.tui.app import BACKGROUND_SHARE, MAX_REST, TermuxApp
+
+    assert TermuxApp.background_rest(0.002) == 0.002 * (1 / BACKGROUND_SHARE - 1)
+    assert TermuxApp.background_rest(10.0) == MAX_REST  # bounded: a key never waits long for it
+
+
+def test_resync_on_request_drops_the_queue_and_asks_for_a_snapshot() -> None:
+    from termux.tui.feed import Feeder
+
+    feeder = Feeder()
+    feeder.add("%0", 80, 24)
+    feeder.push("%0", 0, b"hello", focused=None)
+    feeder.resync("%0")
+    shadow = feeder.shadows["%0"]
+    assert shadow.resyncing and not shadow.backlog and feeder.need_snapshot == {"%0"}
+    feeder.resync("%9")  # an unknown session is ignored
+    assert feeder.need_snapshot == {"%0"}

@@ -219,6 +219,9 @@ TEXTUAL: list[tuple[str, str | None, bytes, bytes]] = [
     ("f12", None, b"\x1b[24~", b"\x1b[24~"),
     ("f13", None, b"\x1b[1;2P", b"\x1b[1;2P"),  # Textual's name for xterm shift+F1
     ("ctrl+f5", None, b"\x1b[15;5~", b"\x1b[15;5~"),
+    # kitty protocol: a modifier pressed alone is reported as a key; it sends nothing
+    ("left_shift", None, b"", b""),
+    ("caps_lock", None, b"", b""),
 ]
 
 

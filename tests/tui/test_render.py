@@ -110,3 +110,11 @@ async def test_only_dirty_lines_are_rendered_again() -> None:
         await pilot.pause()
         assert view.renderer.rendered - first == len(dirty)
         assert "xxo" in view.render_line(1).text
+
+
+def test_termux_extra_attributes_dim_hidden_overline() -> None:
+    screen = screen_with(b"\x1b[2mD\x1b[0m\x1b[8mH\x1b[0m\x1b[53mO")
+    (d, h, o) = [style for _, style in styles_of(screen)]
+    assert d is not None and d.dim
+    assert h is not None and h.conceal
+    assert o is not None and o.overline
