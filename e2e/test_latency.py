@@ -19,17 +19,21 @@ the p50 ratio to the same multiplexer's idle phase). Figures are reported, never
 from __future__ import annotations
 
 import argparse
+import base64
+import itertools
 import json
 import os
 import random
+import select
 import shlex
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import pytest
 
@@ -77,10 +81,24 @@ class MuxResult:
     error: str | None = None
 
 
+class Awaited(Protocol):
+    def wait(self, timeout: float = 10.0) -> float: ...
+
+
+class View(Protocol):
+    """What the typist needs: a Terminal, or the echo session seen through the socket."""
+
+    def write(self, data: bytes | str) -> None: ...
+
+    def expect(self, what: str) -> Awaited: ...
+
+    def wait_for(self, what: str, timeout: float = 10.0) -> float: ...
+
+
 class Multiplexer(Protocol):
     name: str
 
-    def start(self) -> Terminal: ...
+    def start(self) -> View: ...
 
     def flood(self, argv: Sequence[str]) -> str: ...
 
@@ -130,7 +148,7 @@ class Termux:
             raise RuntimeError(f"termux {' '.join(args)}: {done.stderr.strip()}")
         return done.stdout.strip()
 
-    def start(self) -> Terminal:
+    def start(self) -> View:
         self.server.start()
         self._termux("new", "-d", "-s", "echo", "--", *ECHO)
         return self.server.terminal("attach", "-t", "echo", cols=COLS, rows=ROWS)
@@ -158,10 +176,121 @@ class Termux:
         self.server.stop()
 
 
+class SocketView:
+    """The echo session through the protocol, no TUI: a client attached to and focused on it.
+
+    `write` sends `session.send` without waiting for its reply; `expect(text).wait()` reads lines
+    until an output push of the session contains `text`, and returns when that line was read. This
+    is the server's share of the keystroke path (socket in, PTY, parse, forward, socket out).
+    """
+
+    def __init__(self, path: Path, target: str) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(str(path))
+        self.buffer = b""
+        self.seen = b""  # the tail of what the session printed, where markers are looked for
+        self.ids = itertools.count(1)
+        self._send("client.attach", follow=[target], focus=target)
+        reply = self._line(time.monotonic() + 30)
+        while reply is not None and "id" not in reply:
+            reply = self._line(time.monotonic() + 30)
+        if reply is None or not reply.get("ok"):
+            raise RuntimeError(f"client.attach failed: {reply}")
+        self.session = self._id_of(reply, target)
+        snapshot = reply["result"]["snapshots"].get(self.session, {}).get("data", "")
+        self.seen = base64.b64decode(snapshot)
+        self.target = target
+
+    @staticmethod
+    def _id_of(reply: dict[str, Any], target: str) -> str:
+        for info in reply["result"]["sessions"]:
+            if target in (info["id"], info["name"]):
+                return str(info["id"])
+        raise RuntimeError(f"no session {target!r}")
+
+    def _send(self, cmd: str, **args: Any) -> None:
+        self.sock.sendall(json.dumps({"id": next(self.ids), "cmd": cmd, "args": args}).encode() + b"\n")
+
+    def _line(self, deadline: float) -> dict[str, Any] | None:
+        while b"\n" not in self.buffer:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self.sock], [], [], remaining)[0]:
+                return None
+            data = self.sock.recv(1 << 16)
+            if not data:
+                raise TerminalClosed("the server closed the connection")
+            self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        message: dict[str, Any] = json.loads(line)
+        return message
+
+    def write(self, data: bytes | str) -> None:
+        raw = data.encode() if isinstance(data, str) else data
+        self._send("session.send", target=self.target, data=base64.b64encode(raw).decode())
+
+    def expect(self, what: str) -> Awaited:
+        view = self
+        needle = what.encode()
+
+        class Pending:
+            def wait(self, timeout: float = 10.0) -> float:
+                deadline = time.monotonic() + timeout
+                arrived = time.monotonic()  # already there: now
+                while needle not in view.seen:
+                    message = view._line(deadline)
+                    if message is None:
+                        raise TimeoutError(f"{what!r} not printed within {timeout}s")
+                    if message.get("push") == "output" and message.get("session") == view.session:
+                        view.seen = (view.seen + base64.b64decode(message["data"]))[-4096:]
+                        arrived = time.monotonic()
+                view.seen = view.seen[view.seen.index(needle) + len(needle) :]
+                return arrived
+
+        return Pending()
+
+    def wait_for(self, what: str, timeout: float = 10.0) -> float:
+        """`what` on the session's screen now (session.capture), else in what it prints next."""
+        deadline = time.monotonic() + timeout
+        self._send("session.capture", target=self.target)
+        while (message := self._line(deadline)) is not None:
+            if message.get("push") == "output" and message.get("session") == self.session:
+                self.seen = (self.seen + base64.b64decode(message["data"]))[-4096:]
+            elif "id" in message:
+                if any(what in line for line in message.get("result", {}).get("lines", [])):
+                    return time.monotonic()
+                break
+        return self.expect(what).wait(max(0.0, deadline - time.monotonic()))
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class TermuxSocket(Termux):
+    """The same server and floods, the echo session read through the socket instead of the TUI."""
+
+    name = "termux (socket)"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.view: SocketView | None = None
+
+    def start(self) -> View:
+        self.server.start()
+        self._termux("new", "-d", "-s", "echo", "--", *ECHO)
+        self._termux("wait", "-t", "echo", "--match", "echo ready", "--timeout", "60")
+        self.view = SocketView(self.server.socket_path, "echo")
+        return self.view
+
+    def close(self) -> None:
+        if self.view is not None:
+            self.view.close()
+        super().close()
+
+
 class Typist:
     """Types one key at a time into the echo program and times until its echo is drawn."""
 
-    def __init__(self, term: Terminal, seed: int) -> None:
+    def __init__(self, term: View, seed: int) -> None:
         self.term = term
         self.count = 0
         self.rng = random.Random(seed)
@@ -264,8 +393,8 @@ def render(results: Sequence[MuxResult], cfg: Settings) -> str:
     return markdown_table(header, rows) + "\n\n" + "\n".join(notes) + "\n"
 
 
-def run(cfg: Settings, only: Sequence[str] = ("termux", "tmux")) -> tuple[list[MuxResult], str]:
-    muxes: list[Multiplexer] = [m for m in (Termux(), Tmux()) if m.name in only]
+def run(cfg: Settings, only: Sequence[str] = ("termux", "termux (socket)", "tmux")) -> tuple[list[MuxResult], str]:
+    muxes: list[Multiplexer] = [m for m in (Termux(), TermuxSocket(), Tmux()) if m.name in only]
     results = [measure(m, cfg) for m in muxes]
     return results, render(results, cfg)
 
@@ -288,7 +417,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keys", type=int, default=Settings.keys, help="keys per phase")
     parser.add_argument("--floods", default="4,16", help="background session counts, comma-separated")
     parser.add_argument("--programs", default=",".join(FLOOD_PROGRAMS), help="flood programs")
-    parser.add_argument("--only", default="termux,tmux", help="multiplexers to measure")
+    parser.add_argument(
+        "--only", default="termux,termux (socket),tmux", help="what to measure: termux, termux (socket), tmux"
+    )
     parser.add_argument("--settle", type=float, default=Settings.settle, help="seconds a key may take")
     args = parser.parse_args(argv)
     cfg = Settings(

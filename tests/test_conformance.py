@@ -60,7 +60,7 @@ class Pty:
     def text(self) -> str:
         return "\n".join(capture(self.screen))
 
-    def wait_for(self, what: str | Callable[[Screen], bool], timeout: float = 20.0) -> None:
+    def wait_for(self, what: str | Callable[[Screen], bool], timeout: float = 30.0) -> None:
         def done() -> bool:
             if not isinstance(what, str):
                 return bool(what(self.screen))
@@ -76,7 +76,7 @@ class Pty:
                 raise AssertionError(f"{state} waiting for {what!r}; screen:\n{self.text()}")
             self.pump(remaining)
 
-    def wait_exit(self, timeout: float = 20.0) -> None:
+    def wait_exit(self, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
         while not self.eof and time.monotonic() < deadline:
             self.pump(deadline - time.monotonic())
@@ -161,11 +161,11 @@ def test_python_repl(home: Path, env: dict[str, str]) -> None:
         # Type only once the next prompt is drawn: readline switches the tty to raw mode before it
         # draws the prompt, so keys sent earlier would be echoed by the cooked tty instead.
         pty.wait_for(lambda s: s.display[s.cursor.y].startswith(">>> ") and s.cursor.y > 1)
-        # Line editing: "23*3", two Lefts, insert "0" -> "230*3"? No: cursor before "*3", so "230*3".
+        # Line editing: type "23*3", two Lefts (the cursor is before "*3"), insert "0": "230*3".
         pty.send("23*3\x1b[D\x1b[D0\r")
         pty.wait_for(">>> 230*3\n690")
         pty.wait_for(lambda s: s.display[s.cursor.y] == ">>> " + " " * (s.columns - 4))
-        pty.send("\x04")
+        pty.send("exit()\r")
         pty.wait_exit()
     finally:
         pty.close()

@@ -18,20 +18,8 @@ from typing import Any, TextIO
 
 from termux.client import Client, TermuxError
 from termux.paths import inherited_session
+from termux.server.events import EVENT_TYPES  # sans-I/O: the one list of event types
 
-# Known event types (the server's list is authoritative; this only expands short names).
-EVENT_TYPES = (
-    "session.created",
-    "session.exited",
-    "session.closed",
-    "session.renamed",
-    "session.title",
-    "session.bell",
-    "session.activity",
-    "session.quiet",
-    "client.attached",
-    "client.detached",
-)
 LONG_POLL_MS = 30_000  # one events.read waits at most this long on the server, then asks again
 READ_LIMIT = 1000
 RECONNECT_DELAYS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)  # then give up: the server is gone

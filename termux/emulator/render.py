@@ -112,8 +112,7 @@ def _styled(line: Line) -> str:
     return "".join(out)
 
 
-def capture(screen: Screen, start: int | None = None, end: int | None = None,
-            escapes: bool = False) -> list[str]:
+def capture(screen: Screen, start: int | None = None, end: int | None = None, escapes: bool = False) -> list[str]:
     """Lines `start`..`end` inclusive, tmux-style: 0 is the top visible line, -1 the newest history
     line; defaults are the visible screen. Out-of-range bounds are clamped; trailing blanks trimmed;
     `escapes=True` keeps colours and attributes as SGR sequences (each line starts from a reset and
@@ -222,8 +221,9 @@ def _cursor_state(cursor: Any, buffer: Any, columns: int, base: int = 0) -> list
 
 
 def _charsets(g0: Any, g1: Any, shifted: int) -> str:
-    return (f"\x1b({_CHARSET_CODES.get(id(g0), 'B')}\x1b){_CHARSET_CODES.get(id(g1), '0')}"
-            + ("\x0e" if shifted else "\x0f"))
+    return f"\x1b({_CHARSET_CODES.get(id(g0), 'B')}\x1b){_CHARSET_CODES.get(id(g1), '0')}" + (
+        "\x0e" if shifted else "\x0f"
+    )
 
 
 def snapshot(screen: Screen) -> bytes:

@@ -40,9 +40,9 @@ ALT_SCROLL = 1007 << 5
 BRACKETED_PASTE = 2004 << 5
 ALT_SCREEN_MODES = (47, 1047, 1049)
 ALT_SCREEN_BITS = frozenset(m << 5 for m in ALT_SCREEN_MODES)
+SAVE_CURSOR_MODE = 1048 << 5
 # Modes a snapshot carries and DECRQM reports (private, unshifted numbers).
-TRACKED_PRIVATE_MODES = (1, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047,
-                         1049, 2004)
+TRACKED_PRIVATE_MODES = (1, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047, 1049, 2004)
 
 
 class Ext(NamedTuple):
@@ -95,8 +95,9 @@ DA1_REPLY = "\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c"
 DA2_REPLY = "\x1b[>41;390;0c"
 DA3_REPLY = "\x1bP!|00000000\x1b\\"
 # Modes DECRQM reports as set/reset; anything else is "not recognised" (0).
-DECRQM_PRIVATE = frozenset((1, 3, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047,
-                            1049, 2004))
+DECRQM_PRIVATE = frozenset(
+    (1, 3, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047, 1049, 2004)
+)
 DECRQM_ANSI = frozenset((4, 20))
 MAX_LINK = 4096
 MAX_TITLE_STACK = 10
@@ -218,58 +219,60 @@ class Screen(pyte.Screen):
         top, bottom = self.margins or (0, self.lines - 1)
         # Only a full-screen scroll of the main screen feeds history (as tmux): a scroll region or
         # the alternate screen never does.
-        if (self.cursor.y == bottom and top == 0 and bottom == self.lines - 1
-                and self._main_buffer is None):
+        if self.cursor.y == bottom and top == 0 and bottom == self.lines - 1 and self._main_buffer is None:
             self._scroll_into_history(self.buffer.get(0))
         super().index()
 
     # ------------------------------------------------------------------ modes
 
     def set_mode(self, *modes: int, **kwargs: Any) -> None:
-        private = bool(kwargs.get("private"))
-        if not private:
-            # ANSI modes are < 32; larger numbers would alias pyte's shifted private modes.
-            super().set_mode(*(m for m in modes if 0 <= m < 32))
-            return
-        wanted = [m for m in modes if 0 <= m < 65536]
+        """pyte's set_mode (private modes shifted by 5, or pyte's shifted constants passed as they
+        are), plus the alternate screen, ?1048 and termux's DECCOLM."""
+        bits = _mode_bits(modes, bool(kwargs.get("private")))
         # xterm: DECCOLM never changes the width (a multiplexer's pane size is not the program's to
         # choose); as on a VT100 it clears the screen and homes the cursor.
-        deccolm = 3 in wanted
-        super().set_mode(*(m for m in wanted if m != 3), private=True)
+        deccolm = DECCOLM in bits
+        if mo.DECSCNM in bits:
+            self.dirty.update(range(self.lines))
+        super().set_mode(*(b for b in bits if b != DECCOLM))
         if deccolm:
             self.mode.add(DECCOLM)
             self.erase_in_display(2)
             self.cursor_position()
-        for m in wanted:
-            if m in ALT_SCREEN_MODES:
-                self._enter_alternate(m)
-            elif m == 1048:  # xterm: save the cursor as DECSC does
-                self.mode.discard(1048 << 5)
+        for bit in bits:
+            if bit in ALT_SCREEN_BITS:
+                self._enter_alternate(bit >> 5)
+            elif bit == SAVE_CURSOR_MODE:  # xterm: save the cursor as DECSC does
+                self.mode.discard(SAVE_CURSOR_MODE)
                 self.save_cursor()
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
-        private = bool(kwargs.get("private"))
-        if not private:
-            super().reset_mode(*(m for m in modes if 0 <= m < 32))
-            return
-        wanted = [m for m in modes if 0 <= m < 65536]
-        deccolm = 3 in wanted
-        super().reset_mode(*(m for m in wanted if m != 3), private=True)
+        bits = _mode_bits(modes, bool(kwargs.get("private")))
+        deccolm = DECCOLM in bits
+        if mo.DECSCNM in bits:
+            self.dirty.update(range(self.lines))
+        super().reset_mode(*(b for b in bits if b != DECCOLM))
         if deccolm:
             self.mode.discard(DECCOLM)
             self.erase_in_display(2)
             self.cursor_position()
-        for m in wanted:
-            if m in ALT_SCREEN_MODES:
-                self._leave_alternate(m)
-            elif m == 1048:  # xterm: restore the cursor as DECRC does
+        for bit in bits:
+            if bit in ALT_SCREEN_BITS:
+                self._leave_alternate(bit >> 5)
+            elif bit == SAVE_CURSOR_MODE:  # xterm: restore the cursor as DECRC does
                 self.restore_cursor()
 
     # ------------------------------------------------------------------ alternate screen
 
     def _savepoint(self) -> Savepoint:
-        return Savepoint(copy.copy(self.cursor), self.g0_charset, self.g1_charset, self.charset,
-                         mo.DECOM in self.mode, mo.DECAWM in self.mode)
+        return Savepoint(
+            copy.copy(self.cursor),
+            self.g0_charset,
+            self.g1_charset,
+            self.charset,
+            mo.DECOM in self.mode,
+            mo.DECAWM in self.mode,
+        )
 
     def _restore_savepoint(self, sp: Savepoint) -> None:
         self.g0_charset = sp.g0_charset
@@ -383,8 +386,7 @@ class Screen(pyte.Screen):
         elif how in (0, 1, 2):
             super().erase_in_display(how)
 
-    def set_margins(self, top: int | None = None, bottom: int | None = None, *args: Any,
-                    **kwargs: Any) -> None:
+    def set_margins(self, top: int | None = None, bottom: int | None = None, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("private"):
             return  # CSI ? r is XTRESTORE, not DECSTBM
         super().set_margins(top, bottom)
@@ -515,9 +517,8 @@ class Screen(pyte.Screen):
             for index, value in zip(parts[0::2], parts[1::2], strict=False):
                 if value == "?" and index.isascii() and index.isdigit() and int(index) < 256:
                     hex6 = _PALETTE[int(index)]
-                    rh, gh, bh = (hex6[i:i + 2] for i in (0, 2, 4))
-                    self.write_process_input(
-                        f"\x1b]4;{int(index)};rgb:{rh}{rh}/{gh}{gh}/{bh}{bh}{terminator}")
+                    rh, gh, bh = (hex6[i : i + 2] for i in (0, 2, 4))
+                    self.write_process_input(f"\x1b]4;{int(index)};rgb:{rh}{rh}/{gh}{gh}/{bh}{bh}{terminator}")
         elif number in (10, 11):
             # "10;?;?" asks for 10 then 11 (xterm walks the list from the first number).
             for offset, value in enumerate(param.split(";")):
@@ -525,7 +526,8 @@ class Screen(pyte.Screen):
                 if value == "?" and code in (10, 11):
                     r, g, b = self.foreground_color if code == 10 else self.background_color
                     self.write_process_input(
-                        f"\x1b]{code};rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}{terminator}")
+                        f"\x1b]{code};rgb:{r:02x}{r:02x}/{g:02x}{g:02x}/{b:02x}{b:02x}{terminator}"
+                    )
 
     def _set_link(self, uri: str) -> None:
         attrs = self.cursor.attrs
@@ -636,8 +638,7 @@ class Screen(pyte.Screen):
         self.dirty.update(range(lines))
         main_is_active = self._main_buffer is None
         # The active screen, relative to the cursor.
-        shift = self._resize_buffer(self.buffer, old_lines, lines, columns, self.cursor.y,
-                                    to_history=main_is_active)
+        shift = self._resize_buffer(self.buffer, old_lines, lines, columns, self.cursor.y, to_history=main_is_active)
         self.cursor.y -= shift
         # The parked screen(s): main (while on the alternate screen) and a kept 47 alternate buffer.
         if self._main_buffer is not None:
@@ -662,8 +663,9 @@ class Screen(pyte.Screen):
         if self.cursor.x > columns - 1:
             self.cursor.x = columns - 1
 
-    def _resize_buffer(self, buffer: Any, old_lines: int, lines: int, columns: int, cursor_y: int,
-                       *, to_history: bool) -> int:
+    def _resize_buffer(
+        self, buffer: Any, old_lines: int, lines: int, columns: int, cursor_y: int, *, to_history: bool
+    ) -> int:
         """Resize one buffer in place; return how many lines moved off its top."""
         shift = 0
         if lines < old_lines:
@@ -751,7 +753,7 @@ class Screen(pyte.Screen):
                 elif kind == 2:
                     if i + 3 > n:
                         break
-                    r, g, b = attrs[i:i + 3]
+                    r, g, b = attrs[i : i + 3]
                     i += 3
                     value = f"{_clamp8(r):02x}{_clamp8(g):02x}{_clamp8(b):02x}"
                 if value is not None and a != 58:  # underline colour: parsed, not kept
@@ -769,6 +771,13 @@ class Screen(pyte.Screen):
         char = Char(**fields)
         new_ext = Ext(dim, hidden, overline, link)
         return char.with_ext(new_ext if new_ext != NO_EXT else None)
+
+
+def _mode_bits(modes: tuple[int, ...], private: bool) -> list[int]:
+    """Modes as pyte keeps them in `screen.mode`: private ones shifted left by 5."""
+    if private:
+        return [m << 5 for m in modes if 0 <= m < 65536]
+    return [m for m in modes if m >= 0]
 
 
 def _is_wide(data: str) -> bool:

@@ -97,9 +97,9 @@ _CSI_TABLE: dict[str, tuple[str, int, str]] = {
     "e": ("cursor_down", 1, "n"),
     "f": ("cursor_position", 2, "n"),
     "g": ("clear_tab_stop", 1, "n"),
-    "h": ("set_mode", 0, "all"),
+    "h": ("set_mode", 0, "ansi"),
     "?h": ("set_mode", 0, "allp"),
-    "l": ("reset_mode", 0, "all"),
+    "l": ("reset_mode", 0, "ansi"),
     "?l": ("reset_mode", 0, "allp"),
     "m": ("select_graphic_rendition", 0, "sgr"),
     "n": ("report_device_status", 1, "n"),
@@ -193,8 +193,7 @@ class Stream(pyte.Stream):
         noop = _noop
         self._c0 = {ch: get(screen, name, noop) for ch, name in _C0.items()}
         self._esc = {ch: get(screen, name, noop) for ch, name in _ESC.items()}
-        self._csi_table = {key: (get(screen, name, noop), n, kind)
-                           for key, (name, n, kind) in _CSI_TABLE.items()}
+        self._csi_table = {key: (get(screen, name, noop), n, kind) for key, (name, n, kind) in _CSI_TABLE.items()}
         self._osc = getattr(screen, "handle_osc", None)
         self._draw = screen.draw
 
@@ -281,12 +280,12 @@ class Stream(pyte.Stream):
                 while j < n and " " <= data[j] <= "/":
                     j += 1
                 if j >= n:
-                    self._pending = data[i:i + 16]
+                    self._pending = data[i : i + 16]
                     return -1
                 final = data[j]
                 self._resume = j + 1
                 if "0" <= final <= "~":
-                    self._esc_intermediate(data[i + 1:j], final)
+                    self._esc_intermediate(data[i + 1 : j], final)
                     return j + 1
                 return j  # not a final: drop the sequence, handle that character normally
             if "0" <= c <= "~":
@@ -387,6 +386,10 @@ class Stream(pyte.Stream):
             handler(*params)
         elif kind == "allp":
             handler(*params, private=True)
+        elif kind == "ansi":
+            # ANSI modes are < 32: larger numbers would alias pyte's shifted private modes in
+            # screen.mode (CSI 32 h would look like DECCKM).
+            handler(*(p for p in params if p < 32))
         elif kind == "one":
             if len(params) == 1:
                 handler(*params)

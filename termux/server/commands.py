@@ -141,7 +141,11 @@ def session_snapshot(ctx: Context, args: TargetArgs) -> dict[str, Any]:
 @command("session.resize", ResizeArgs)
 def session_resize(ctx: Context, args: ResizeArgs) -> dict[str, Any]:
     session = ctx.server.find(args.target)
-    session.resize(args.cols, args.rows)
+    if (args.cols, args.rows) != (session.config.cols, session.config.rows):
+        session.resize(args.cols, args.rows)
+        ctx.server.events.append(
+            "session.resized", session=session.id, name=session.name, cols=args.cols, rows=args.rows
+        )
     return {"session": session.info()}
 
 

@@ -30,6 +30,7 @@ SESSION_CREATED = "session.created"
 SESSION_EXITED = "session.exited"
 SESSION_CLOSED = "session.closed"  # killed or removed: the id names no session any more
 SESSION_RENAMED = "session.renamed"
+SESSION_RESIZED = "session.resized"
 SESSION_TITLE = "session.title"
 SESSION_BELL = "session.bell"
 SESSION_ACTIVITY = "session.activity"
@@ -42,6 +43,7 @@ EVENT_TYPES: tuple[str, ...] = (
     SESSION_EXITED,
     SESSION_CLOSED,
     SESSION_RENAMED,
+    SESSION_RESIZED,
     SESSION_TITLE,
     SESSION_BELL,
     SESSION_ACTIVITY,

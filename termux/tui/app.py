@@ -307,6 +307,12 @@ class TermuxApp(App[str]):
             self.sidebar.update_row(self.rows[sid])
             if sid == self.focused_id:
                 self.status.set_state(session=self.rows[sid].name)
+        elif kind == "session.resized":
+            shadow = self.feeder.shadows.get(sid)
+            size = (data.get("cols"), data.get("rows"))
+            if shadow is not None and size != (shadow.screen.columns, shadow.screen.lines):
+                self.feeder.resync(sid)  # another view resized it: our screen is the old size
+                self._work.set()
         elif kind == "session.title":
             self.rows[sid].title = data.get("title") or ""
             self.sidebar.update_row(self.rows[sid])

@@ -180,6 +180,11 @@ class Feeder:
         if shadow.backlog_bytes > limit:
             self._resync(shadow)
 
+    def resync(self, session: str) -> None:
+        """Drop what is queued and ask for a fresh snapshot (the session changed size elsewhere)."""
+        if (shadow := self.shadows.get(session)) is not None and not shadow.resyncing:
+            self._resync(shadow)
+
     def _resync(self, shadow: Shadow) -> None:
         shadow.dropped_bytes += shadow.backlog_bytes
         shadow.backlog.clear()

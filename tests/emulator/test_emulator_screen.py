@@ -145,3 +145,13 @@ def test_resize_affects_both_screens() -> None:
     feed(screen, "\x1b[?1049l")
     assert screen.display == ["main  ", "      ", "      "]
     assert screen.columns == 6 and screen.lines == 3
+
+
+def test_pyte_api_takes_shifted_private_constants_and_the_parser_keeps_ansi_modes_apart() -> None:
+    screen = Screen(10, 2)
+    screen.reset_mode(7 << 5)  # pyte's mo.DECAWM, passed without private=True as pyte's API allows
+    assert (7 << 5) not in screen.mode
+    screen.set_mode(1049 << 5)
+    assert screen.alternate
+    feed(screen, "\x1b[32h")  # from a program, ANSI mode 32 must not alias DECCKM (1 << 5)
+    assert DECCKM not in screen.mode

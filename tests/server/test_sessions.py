@@ -88,3 +88,21 @@ def test_exited_sessions_are_reaped_at_once(server: RunningServer) -> None:
         assert [s for s in _children(server.process.pid) if s[1] == "Z"] == []
         states = {s["state"] for s in client.request("session.list")["sessions"]}
     assert states == {"exited"}
+
+
+def test_a_resize_is_an_event_only_when_the_size_changes(server: RunningServer) -> None:
+    with server.client() as client:
+        client.request("session.new", name="r", command=["sleep", "60"], cols=80, rows=24)
+        client.request("client.attach")
+        client.request("session.resize", target="r", cols=80, rows=24)  # no change: no event
+        client.request("session.resize", target="r", cols=100, rows=30)
+        client.request("session.rename", target="r", name="r2")  # a later event, to know we saw all
+        types = []
+        while "session.renamed" not in types:
+            push = client.next_push(20)
+            assert push is not None
+            if push.get("push") == "event":
+                types.append(push["event"]["type"])
+                if push["event"]["type"] == "session.resized":
+                    assert (push["event"]["data"]["cols"], push["event"]["data"]["rows"]) == (100, 30)
+    assert types.count("session.resized") == 1

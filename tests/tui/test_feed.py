@@ -137,3 +137,16 @@ def test_background_parsing_rests_in_proportion() -> None:
 
     assert TermuxApp.background_rest(0.002) == 0.002 * (1 / BACKGROUND_SHARE - 1)
     assert TermuxApp.background_rest(10.0) == MAX_REST  # bounded: a key never waits long for it
+
+
+def test_resync_on_request_drops_the_queue_and_asks_for_a_snapshot() -> None:
+    from termux.tui.feed import Feeder
+
+    feeder = Feeder()
+    feeder.add("%0", 80, 24)
+    feeder.push("%0", 0, b"hello", focused=None)
+    feeder.resync("%0")
+    shadow = feeder.shadows["%0"]
+    assert shadow.resyncing and not shadow.backlog and feeder.need_snapshot == {"%0"}
+    feeder.resync("%9")  # an unknown session is ignored
+    assert feeder.need_snapshot == {"%0"}

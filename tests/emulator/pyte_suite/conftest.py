@@ -26,21 +26,12 @@ DELIBERATE: dict[str, str] = {
     "test_stream.py::test_interrupt": "CAN/SUB abort a sequence without drawing anything (xterm)",
     "test_screen.py::test_report_device_attributes": "DA1 answers what xterm answers (CSI ? 64 ; ... c)",
     "test_stream.py::test_handler_exception": "feed() never raises: errors are counted in screen.errors",
+    "test_screen.py::test_report_device_attributes": "DA1 answers as xterm's VT420, not as a VT102",
+    "test_screen.py::test_set_mode": "DECCOLM clears and homes but never resizes (xterm's default)",
 }
-# Not deliberate: the reference Screen.set_mode/reset_mode drop non-private modes >= 32, but pyte's own
-# API (and its tests) pass the shifted private constants without private=True, e.g.
-# screen.reset_mode(mo.DECAWM). Reported to the emulator's owner; these pass again once fixed.
-KNOWN_GAPS: dict[str, str] = {
-    name: "set_mode/reset_mode ignore pyte's shifted private constants passed without private=True"
-    for name in (
-        "test_screen.py::test_resize",
-        "test_screen.py::test_set_mode",
-        "test_screen.py::test_draw",
-        "test_screen.py::test_draw_width0_decawm_off",
-        "test_screen.py::test_cursor_position",
-        "test_screen.py::test_hide_cursor",
-    )
-}
+# Not deliberate (none left: set_mode/reset_mode accept pyte's shifted constants again; the ANSI-mode
+# filter against aliasing moved into the parser).
+KNOWN_GAPS: dict[str, str] = {}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
