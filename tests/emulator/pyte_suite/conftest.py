@@ -24,7 +24,6 @@ DELIBERATE: dict[str, str] = {
     "test_stream.py::test_unknown_sequences": "debug() receives the sequence and its raw parameters",
     "test_stream.py::test_non_csi_sequences": "handlers get at most the parameters they take (never raise)",
     "test_stream.py::test_interrupt": "CAN/SUB abort a sequence without drawing anything (xterm)",
-    "test_screen.py::test_report_device_attributes": "DA1 answers what xterm answers (CSI ? 64 ; ... c)",
     "test_stream.py::test_handler_exception": "feed() never raises: errors are counted in screen.errors",
     "test_screen.py::test_report_device_attributes": "DA1 answers as xterm's VT420, not as a VT102",
     "test_screen.py::test_set_mode": "DECCOLM clears and homes but never resizes (xterm's default)",
