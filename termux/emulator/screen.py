@@ -704,7 +704,8 @@ class Screen(pyte.Screen):
             return  # CSI ? Pm m is an xterm query, not SGR
         cursor = self.cursor
         current = cursor.attrs
-        key = (current, current.ext if isinstance(current, Char) else None, attrs)
+        # SGR 0 resets to default_char, which DECSCNM (reverse screen) changes: part of the key.
+        key = (current, current.ext if isinstance(current, Char) else None, attrs, mo.DECSCNM in self.mode)
         cached = self._sgr_cache.get(key)
         if cached is not None:
             cursor.attrs = cached

@@ -155,3 +155,18 @@ def test_pyte_api_takes_shifted_private_constants_and_the_parser_keeps_ansi_mode
     assert screen.alternate
     feed(screen, "\x1b[32h")  # from a program, ANSI mode 32 must not alias DECCKM (1 << 5)
     assert DECCKM not in screen.mode
+
+
+def test_sgr_reset_under_reverse_screen_mode_matches_stock_pyte() -> None:
+    """SGR 0 resets to the default character, which DECSCNM reverses; a cached reset must not
+    carry over from before the mode changed."""
+    import pyte
+
+    from termux.emulator import ByteStream, Screen
+
+    sequence = b"\x1b[0m\x1b[?5h\x1b[27m\x1b[0m"
+    stock = pyte.Screen(10, 3)
+    pyte.ByteStream(stock).feed(sequence)
+    ours = Screen(10, 3)
+    ByteStream(ours).feed(sequence)
+    assert ours.cursor.attrs.reverse is stock.cursor.attrs.reverse is True
