@@ -24,6 +24,7 @@ import contextvars
 from collections.abc import Awaitable
 from typing import Any, ClassVar
 
+import textual.screen
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
@@ -36,7 +37,7 @@ from termux import emulator
 from termux.keys import encode_paste, encode_textual
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
-from termux.tui.feed import Feeder, Shadow, Step
+from termux.tui.feed import Feeder, FramePacer, Shadow, Step
 from termux.tui.render import Palette
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
 from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
@@ -45,6 +46,7 @@ EARLY_KEYS = 256  # keys typed before the attach completes, replayed after it
 PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
 ROW_UPDATE_SLICES = 16
 BACKGROUND_SHARE = 0.5  # at most this share of the TUI's time goes to parsing background sessions
+TEXTUAL_FRAME = 0.001  # Textual's own frame period; see TermuxApp.__init__
 MAX_REST = 0.02  # under a flood, sidebar previews are refreshed every this many slices
 
 
@@ -111,6 +113,11 @@ class TermuxApp(App[str]):
         driver_class: Any = None,
     ) -> None:
         super().__init__(driver_class=driver_class, ansi_color=True)
+        # Textual draws on a fixed 60 Hz grid (textual.screen.UPDATE_PERIOD, read when a screen's
+        # frame timer is made): an echo that lands just after a frame would wait up to 16.7 ms for
+        # the next one. termux paces the terminal view itself (FramePacer), so Textual may draw as
+        # soon as it is asked. The timer still sleeps while nothing is dirty.
+        textual.screen.UPDATE_PERIOD = TEXTUAL_FRAME  # type: ignore[misc]
         self.client = client
         self.config = config or Config()
         self.initial_focus = focus
@@ -123,11 +130,13 @@ class TermuxApp(App[str]):
         self.exit_reason = ""
         self._work = asyncio.Event()
         self._focus_work = asyncio.Event()  # focused output arrived: ends the pump's rest
+        self.pacer = FramePacer(clock=self.feeder.clock)
+        self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
         self._tasks: set[asyncio.Task[Any]] = set()
         self._bells: dict[str, int] = {}
         self._early_keys: list[events.Key] = []
         self._server_error = ""  # the last `error` push (sent before the server drops a client)
-        self._touched: set[str] = set()  # background sessions fed since their preview was drawn
+        self._touched: set[str] = set()  # sessions fed since their preview was drawn
         self._main: MainScreen | None = None
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
@@ -445,8 +454,9 @@ class TermuxApp(App[str]):
         if shadow is None or row is None:
             return
         if sid == self.focused_id:
-            self.view.update_dirty()
-            self._touched.add(sid)  # its sidebar preview follows too
+            # Its preview waits until it loses focus (its screen is on view meanwhile): a sidebar
+            # redraw per keystroke would cost a second frame.
+            self._frame()
         else:
             bells = getattr(shadow.screen, "bell_count", 0)
             if not row.unseen or bells != self._bells.get(sid, 0):
@@ -459,6 +469,21 @@ class TermuxApp(App[str]):
         if not self.activity.has_class("-hidden"):
             for chunk in step.chunks:
                 self.activity.observe(sid, chunk)
+
+    def _frame(self) -> None:
+        """Focused output was parsed: draw it now (a key's echo) or at the next frame."""
+        delay = self.pacer.delay()
+        if delay <= 0:
+            self._draw()
+        elif self._frame_timer is None:
+            self._frame_timer = asyncio.get_running_loop().call_later(delay, self._draw)
+
+    def _draw(self) -> None:
+        if self._frame_timer is not None:
+            self._frame_timer.cancel()
+            self._frame_timer = None
+        self.view.update_dirty()
+        self.pacer.drawn()
 
     def _update_rows(self) -> None:
         """Refresh the previews of background sessions that were fed since the last call."""
@@ -478,6 +503,9 @@ class TermuxApp(App[str]):
     def focus_session(self, sid: str | None, refresh: bool = False) -> None:
         """Show `sid`. With `refresh` (a switch by the user), its screen is also fetched anew when
         no resize does that anyway: another client may have resized it meanwhile."""
+        if self.focused_id is not None and self.focused_id != sid:
+            self._touched.add(self.focused_id)  # its preview was left alone while it was on view
+            self._update_rows()
         self.focused_id = sid
         self._show_banner(sid is None)
         shadow = self.feeder.shadows.get(sid) if sid else None
@@ -616,6 +644,7 @@ class TermuxApp(App[str]):
         if self.focused_id is None:
             return
         self.client.send_nowait("session.send", target=self.focused_id, data=_b64(data))
+        self.pacer.key_sent()
         self.sent.append(data)
         del self.sent[:-64]
 

@@ -234,3 +234,37 @@ class Feeder:
             shadow.offset = offset + len(part)
         # The newest bytes of the slice, for the activity view (it looks at a chunk's tail only).
         return Step(shadow.id, fed, focused, [last] if fed else [])
+
+
+# Output that streams into the focused session is drawn at most this often; the echo of a key is
+# drawn at once.
+FRAME_PERIOD = 1 / 60
+
+
+class FramePacer:
+    """When the focused session's newly parsed output is drawn.
+
+    The first output after a keystroke (its echo) is drawn at once: that is the latency a person
+    feels. Other output is drawn at most once per `period`, so a streaming session costs a steady
+    frame rate instead of a frame per chunk. `delay()` says how long to wait; the app arms one
+    timer for it, only while undrawn output exists, and calls `drawn()` when it draws.
+    """
+
+    def __init__(self, period: float = FRAME_PERIOD, clock: Callable[[], float] = time.perf_counter) -> None:
+        self.period = period
+        self.clock = clock
+        self.last_frame = float("-inf")
+        self.key_pending = False
+
+    def key_sent(self) -> None:
+        self.key_pending = True
+
+    def delay(self) -> float:
+        """Seconds until pending output may be drawn; 0 means draw now."""
+        if self.key_pending:
+            return 0.0
+        return max(0.0, self.last_frame + self.period - self.clock())
+
+    def drawn(self) -> None:
+        self.last_frame = self.clock()
+        self.key_pending = False

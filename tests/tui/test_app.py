@@ -384,3 +384,34 @@ async def test_the_tui_ends_when_the_server_goes_away(server: RunningServer) -> 
         await wait_until(pilot, lambda: not app.is_running or app.exit_reason != "")
     assert app.exit_reason == "the server went away"
     await client.close()
+
+
+async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(server: RunningServer) -> None:
+    # Created at the view's size (the sidebar takes 28 columns, the status line one row), so no
+    # resize and no snapshot redraws the view behind the test's back.
+    cols, rows = SIZE[0] - 28, SIZE[1] - 1
+    with server.client() as c:
+        command = ["/bin/sh", "-c", "stty raw -echo; exec cat"]
+        sid = c.request("session.new", name="a", command=command, cols=cols, rows=rows)["session"]["id"]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert (app.view.size.width, app.view.size.height) == (cols, rows)
+        app.pacer.period = 3600.0  # a frame that never comes by itself: only keys and the timer draw
+        app.pacer.drawn()
+        with server.client() as c:
+            c.request("session.send", target=sid, data=_b64(b"from-a-script"))
+        await wait_until(pilot, lambda: "from-a-script" in shadow_text(app))
+        assert app._frame_timer is not None  # one timer for the pending frame
+        assert app.feeder.shadows[sid].screen.dirty  # parsed, not drawn yet
+        await pilot.press("k")
+        await wait_until(pilot, lambda: "from-a-scriptk" in shadow_text(app))
+        assert app._frame_timer is None and not app.feeder.shadows[sid].screen.dirty  # the echo drew it all
+        assert not app.pacer.key_pending
+        app.pacer.period = 0.05  # streamed output is drawn when its frame comes
+        with server.client() as c:
+            c.request("session.send", target=sid, data=_b64(b"-more"))
+        await wait_until(pilot, lambda: "-more" in shadow_text(app))
+        await wait_until(pilot, lambda: app._frame_timer is None and not app.feeder.shadows[sid].screen.dirty)
+        assert app.feeder.shadows[sid].resyncs == 0
+    await client.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from termux.emulator import ByteStream, Screen, snapshot
-from termux.tui.feed import PIECE, Feeder
+from termux.tui.feed import PIECE, Feeder, FramePacer
 from tests.tui.helpers import screen_text
 
 # Byte budgets only: what these tests pin must not depend on how fast this machine parses.
@@ -150,3 +150,20 @@ def test_resync_on_request_drops_the_queue_and_asks_for_a_snapshot() -> None:
     assert shadow.resyncing and not shadow.backlog and feeder.need_snapshot == {"%0"}
     feeder.resync("%9")  # an unknown session is ignored
     assert feeder.need_snapshot == {"%0"}
+
+
+def test_a_keys_echo_is_drawn_at_once_and_streaming_output_once_a_frame() -> None:
+    now = [10.0]
+    pacer = FramePacer(period=0.016, clock=lambda: now[0])
+    assert pacer.delay() == 0  # nothing drawn yet
+    pacer.drawn()
+    now[0] += 0.004
+    assert abs(pacer.delay() - 0.012) < 1e-9  # streaming output waits for the next frame
+    pacer.key_sent()
+    assert pacer.delay() == 0  # the echo of a key does not
+    pacer.drawn()
+    assert not pacer.key_pending  # only the first draw after a key is urgent
+    now[0] += 0.001
+    assert abs(pacer.delay() - 0.015) < 1e-9
+    now[0] += 0.02
+    assert pacer.delay() == 0  # a frame period has passed
