@@ -90,7 +90,6 @@ def _styled(line: Line) -> str:
             runs[-1] = (stripped, style)
         break
     out: list[str] = []
-    current = DEFAULT_CHAR
     current_sgr = sgr(DEFAULT_CHAR)
     link = ""
     for text, style in runs:
@@ -98,7 +97,6 @@ def _styled(line: Line) -> str:
         if code != current_sgr:
             out.append(code)
             current_sgr = code
-            current = style
         new_link = _link(style)
         if new_link != link:
             out.append(_osc8(new_link))
@@ -108,7 +106,6 @@ def _styled(line: Line) -> str:
         out.append(_osc8(""))
     if current_sgr != sgr(DEFAULT_CHAR):
         out.append("\x1b[0m")
-    del current
     return "".join(out)
 
 

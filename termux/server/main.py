@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from termux.heap import freeze_startup_objects
 from termux.paths import log_path
 from termux.server.server import Server, ServerError
 
@@ -46,6 +47,7 @@ def run(
             os.write(ready_fd, b"ready\n")
             os.close(ready_fd)
 
+    freeze_startup_objects()
     try:
         asyncio.run(Server(socket_path, history=history, **options).serve(ready))
     except ServerError as exc:

@@ -71,8 +71,11 @@ async def _main(
     create: bool,
 ) -> str:
     from termux.client import AsyncClient
+    from termux.heap import freeze_startup_objects
     from termux.tui.app import TermuxApp
     from termux.tui.driver import TermuxDriver
+
+    freeze_startup_objects()
 
     client = await AsyncClient.connect(path, name=name, autostart=True)
     try:

@@ -36,6 +36,7 @@ import sys
 import unicodedata
 from typing import Any
 
+import msgspec
 import pyte
 from emu_strategies import chunked as emu_chunked
 from hypothesis import HealthCheck, example, given, reject, settings
@@ -319,7 +320,7 @@ def full_state(screen: Any, replies: list[str]) -> dict[str, Any]:
         "size": (screen.columns, screen.lines),
         "savepoints": [(s.cursor.x, s.cursor.y, tuple(s.cursor.attrs), s.origin, s.wrap) for s in screen.savepoints],
         "history": [
-            [(text, tuple(style), getattr(style, "ext", None)) for text, style in line] for line in screen.history
+            [(text, msgspec.structs.astuple(style)) for text, style in line] for line in screen.history
         ],
         "dirty": sorted(screen.dirty),
         "replies": replies,
