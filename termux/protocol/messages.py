@@ -75,10 +75,13 @@ class RenameArgs(Args):
 
 
 class AttachArgs(Args):
-    """`follow`: the sessions to stream (None: all, including ones created later)."""
+    """`follow`: the sessions to stream (None: all, including ones created later). `coalesce`:
+    output of followed sessions other than the focus comes within a byte budget, and as a
+    snapshot past it (a view's choice; a script that wants every byte leaves it off)."""
 
     follow: list[Target] | None = None
     focus: Target | None = None
+    coalesce: bool = False
 
 
 ArgsT = TypeVar("ArgsT", bound="Args")

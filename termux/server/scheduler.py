@@ -123,3 +123,44 @@ class OutputPump:
                 await self._wake.wait()
                 continue
             await asyncio.sleep(0)  # let requests and input in between slices
+
+
+# Background output forwarded to one attached client: each background session may send about
+# FORWARD_RATE bytes a second, in bursts of up to FORWARD_BURST. Past that its output is skipped
+# and the client gets a snapshot of it FORWARD_CATCH_UP seconds later instead. A view of a
+# background session needs its latest screen, not every byte; a flood forwarded in full costs the
+# client decoding and parsing it (on a small machine, CPU that the keystroke path then waits for).
+FORWARD_RATE = 32 * 1024
+FORWARD_BURST = 64 * 1024
+FORWARD_CATCH_UP = 0.25
+
+
+class ForwardBudget:
+    """Token buckets, one per background session of one client (sans-I/O: the caller says when).
+
+    A chunk goes when the session's bucket is not in debt, and its size is then taken whole (the
+    bucket may go negative), so any chunk size works and the average stays at `rate`. The buckets
+    are bounded by the server's session count; `forget` drops one when its session goes.
+    """
+
+    def __init__(self, rate: float = FORWARD_RATE, burst: float = FORWARD_BURST) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._buckets: dict[str, tuple[float, float]] = {}  # session -> (tokens, as of when)
+
+    def take(self, session_id: str, nbytes: int, now: float) -> bool:
+        """True (and the bytes are spent) when `nbytes` of the session may be forwarded at `now`."""
+        tokens, then = self._buckets.get(session_id, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - then) * self.rate)
+        allowed = tokens >= 0
+        if allowed:
+            tokens -= nbytes
+        self._buckets[session_id] = (tokens, now)
+        return allowed
+
+    def empty(self, session_id: str, now: float) -> None:
+        """A snapshot of the session was just sent: what follows starts from an empty bucket."""
+        self._buckets[session_id] = (0.0, now)
+
+    def forget(self, session_id: str) -> None:
+        self._buckets.pop(session_id, None)

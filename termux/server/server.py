@@ -39,7 +39,7 @@ from termux.protocol.messages import (
 from termux.server import commands, gauge
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
-from termux.server.scheduler import OutputPump, Parseable
+from termux.server.scheduler import FORWARD_CATCH_UP, ForwardBudget, OutputPump, Parseable
 from termux.server.session import Session, SessionConfig, SessionHooks
 
 log = logging.getLogger(__name__)
@@ -67,8 +67,11 @@ class Connection(asyncio.Protocol):
         self.attached = False
         self.follow: set[str] | None = None  # None: every session
         self.focus: str | None = None
+        self.coalesce = False  # background output within a budget, snapshots past it (client.attach)
         self.lagging = False
-        self.stale: set[str] = set()  # sessions whose output was skipped while lagging
+        self.stale: set[str] = set()  # background sessions whose output was skipped (lagging, or over budget)
+        self.budget = ForwardBudget()
+        self._catch_up: asyncio.TimerHandle | None = None  # armed only while sessions are stale
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
         self.stream: EventStream | None = None  # set by events.stream
@@ -102,6 +105,8 @@ class Connection(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         for task in self.tasks:
             task.cancel()
+        if self._catch_up is not None:
+            self._catch_up.cancel()
         if self.stream is not None:
             self.stream.close()  # EOF is the unsubscribe
         self.server.connection_closed(self)
@@ -111,11 +116,7 @@ class Connection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self.lagging = False
-        for session_id in sorted(self.stale):
-            session = self.server.sessions.get(session_id)
-            if session is not None:
-                self.write(push("snapshot", session=session.id, **self.server.snapshot(session)))
-        self.stale.clear()
+        self.send_stale()
         if self.stream is not None:
             self.stream.flush()  # events queued while the peer's socket was full
 
@@ -180,12 +181,40 @@ class Connection(asyncio.Protocol):
         return self.attached and (self.follow is None or session_id in self.follow)
 
     def send_output(self, session: Session, offset: int, data: bytes) -> None:
-        if self.lagging and session.id != self.focus:
-            self.stale.add(session.id)
-            return
         if session.id in self.stale:
-            return  # resumes with a snapshot when the client catches up
+            return  # resumes with a snapshot (send_stale)
+        if session.id != self.focus:
+            if self.lagging:
+                self.stale.add(session.id)  # snapshots follow when the socket drains
+                return
+            if self.coalesce and not self.budget.take(session.id, len(data), asyncio.get_running_loop().time()):
+                self.stale.add(session.id)
+                if self._catch_up is None:
+                    self._catch_up = asyncio.get_running_loop().call_later(FORWARD_CATCH_UP, self._caught_up)
+                return
         self.write(push("output", session=session.id, offset=offset, data=encode_b64(data)))
+
+    def _caught_up(self) -> None:
+        self._catch_up = None
+        if not self.lagging:  # else resume_writing sends them once the socket drains
+            self.send_stale()
+
+    def send_stale(self, only: str | None = None) -> None:
+        """One snapshot push per stale session (or just `only`); forwarding resumes after it."""
+        now = asyncio.get_running_loop().time()
+        for session_id in sorted(self.stale) if only is None else [only]:
+            self.stale.discard(session_id)
+            session = self.server.sessions.get(session_id)
+            if session is not None:
+                self.write(push("snapshot", session=session.id, **self.server.snapshot(session)))
+                self.budget.empty(session_id, now)
+        if not self.stale and self._catch_up is not None:
+            self._catch_up.cancel()
+            self._catch_up = None
+
+    def forget(self, session_id: str) -> None:
+        self.stale.discard(session_id)
+        self.budget.forget(session_id)
 
     @property
     def buffered(self) -> int:
@@ -294,6 +323,8 @@ class Server:
         await session.kill()
         if self.sessions.pop(session.id, None) is not None:
             self.pump.order.discard(session.id)
+            for conn in self.connections:
+                conn.forget(session.id)
             self.activity.forget(session.id)
             self.events.append("session.closed", session=session.id, name=session.name)
 
@@ -343,7 +374,7 @@ class Server:
     def attach(self, conn: Connection, args: AttachArgs) -> dict[str, Any]:
         follow = None if args.follow is None else {self.find(t).id for t in args.follow}
         focus = self.find(args.focus).id if args.focus is not None else None
-        conn.attached, conn.follow = True, follow
+        conn.attached, conn.follow, conn.coalesce = True, follow, args.coalesce
         self.set_focus(conn, focus)
         self.events.append("client.attached", pid=conn.peer_pid)
         snapshots = {s.id: self.snapshot(s) for s in self.sessions.values() if conn.follows(s.id)}
@@ -357,6 +388,8 @@ class Server:
     def set_focus(self, conn: Connection, session_id: str | None) -> None:
         conn.focus = session_id
         self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
+        if session_id is not None and session_id in conn.stale and not conn.lagging:
+            conn.send_stale(only=session_id)  # the view is about to show it: bring it up to date now
 
     def _push_event(self, event: Event) -> None:
         line = event.push_line

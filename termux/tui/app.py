@@ -195,7 +195,9 @@ class TermuxApp(App[str]):
 
     async def _attach_server(self) -> None:
         """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
-        reply = await self.client.request("client.attach")
+        # coalesce: background sessions come within a byte budget, as snapshots past it; the
+        # sidebar and the activity view need their latest screens, not every byte of a flood.
+        reply = await self.client.request("client.attach", coalesce=True)
         snapshots = reply.get("snapshots") or {}
         for info in reply.get("sessions") or []:
             snap = snapshots.get(info["id"]) or {}

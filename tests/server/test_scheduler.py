@@ -6,7 +6,15 @@ import asyncio
 from pathlib import Path
 
 from termux.protocol.messages import NewArgs
-from termux.server.scheduler import BACKGROUND_BUDGET, FOCUSED_BUDGET, PARSE_CHUNK, SLICE_BYTES, OutputPump, SliceOrder
+from termux.server.scheduler import (
+    BACKGROUND_BUDGET,
+    FOCUSED_BUDGET,
+    PARSE_CHUNK,
+    SLICE_BYTES,
+    ForwardBudget,
+    OutputPump,
+    SliceOrder,
+)
 from termux.server.server import Server
 from termux.server.session import HIGH_WATERMARK, LOW_WATERMARK, READ_SIZE, Session
 
@@ -159,3 +167,21 @@ def test_a_slice_ends_at_its_byte_bound_when_parsing_is_fast_and_focus_gets_a_la
     pump.notify("%1")
     pump.step()
     assert len(focused.calls) == round(FOCUSED_BUDGET / (BACKGROUND_BUDGET / 3))
+
+
+def test_forward_budget_lets_a_burst_through_then_the_rate() -> None:
+    budget = ForwardBudget(rate=1000, burst=4000)
+    assert budget.take("a", 3000, now=0.0)  # within the burst
+    assert budget.take("a", 3000, now=0.0)  # not in debt yet: goes, and the bucket is now -2000
+    assert not budget.take("a", 1, now=0.0)
+    assert not budget.take("a", 1, now=1.9)  # refilled to -100: still in debt
+    assert budget.take("a", 500, now=2.0)  # back to 0: goes
+    assert budget.take("b", 4000, now=2.0)  # every session has its own bucket
+    budget.empty("b", now=2.0)  # a snapshot was sent: nothing banked
+    assert budget.take("b", 10, now=2.0)
+    assert not budget.take("b", 1, now=2.0)
+    assert budget.take("b", 1, now=10_000.0)  # a long quiet refills to the burst, no more:
+    assert budget.take("b", 4000, now=10_000.0)
+    assert not budget.take("b", 1, now=10_000.0)
+    budget.forget("b")
+    assert budget.take("b", 4000, now=10_000.0)  # a forgotten session starts with a full bucket

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import RunningServer, wait_for_screen
 
@@ -106,3 +108,62 @@ def test_a_resize_is_an_event_only_when_the_size_changes(server: RunningServer) 
                 if push["event"]["type"] == "session.resized":
                     assert (push["event"]["data"]["cols"], push["event"]["data"]["rows"]) == (100, 30)
     assert types.count("session.resized") == 1
+
+
+def _forwarded(pushes: list[dict[str, Any]], sid: str) -> tuple[int, list[dict[str, Any]]]:
+    """Bytes of `sid`'s output pushes, and its snapshot pushes."""
+    data = sum(len(base64.b64decode(p["data"])) for p in pushes if p.get("push") == "output" and p["session"] == sid)
+    return data, [p for p in pushes if p.get("push") == "snapshot" and p["session"] == sid]
+
+
+def test_a_coalescing_view_gets_a_background_flood_as_snapshots_and_its_focus_in_full(
+    server: RunningServer,
+) -> None:
+    size = 2_000_000
+    flood = ["python3", "-c", f"import sys; sys.stdout.write('x' * {size}); sys.stdout.flush()"]
+    with server.client() as client:
+        focused = client.request("session.new", name="focused", command=["sleep", "60"])["session"]["id"]
+        client.request("client.attach", focus=focused, coalesce=True)
+        background = client.request("session.new", name="bg", command=flood)["session"]["id"]
+        loud = client.request("session.new", name="loud", command=flood)["session"]["id"]
+        client.request("client.focus", target=loud)  # a flood in focus is forwarded whole
+        pushes: list[dict[str, Any]] = []
+        exited: set[str] = set()
+        while exited != {background, loud}:
+            push = client.next_push(60)
+            assert push is not None
+            pushes.append(push)
+            if push.get("push") == "event" and push["event"]["type"] == "session.exited":
+                exited.add(push["event"]["session"])
+        final = {s["id"]: s for s in client.request("session.list")["sessions"]}
+        # The background flood: a small part forwarded, the rest skipped, then one snapshot that
+        # ends exactly where the output ended (its screen, offset and size, as the server has it).
+        while not (snaps := _forwarded(pushes, background)[1]) or snaps[-1]["offset"] < size:
+            push = client.next_push(30)
+            assert push is not None, "no snapshot of the skipped output came"
+            pushes.append(push)
+        forwarded, snapshots = _forwarded(pushes, background)
+        assert forwarded < size // 4
+        assert snapshots[-1]["offset"] == size
+        expected = client.request("session.snapshot", target=background)
+        assert snapshots[-1]["data"] == expected["data"]
+        # The focused flood: every byte, in order, no snapshot.
+        loud_bytes, loud_snapshots = _forwarded(pushes, loud)
+        assert loud_bytes == size and loud_snapshots == []
+        offsets = [p["offset"] for p in pushes if p.get("push") == "output" and p["session"] == loud]
+        assert offsets == sorted(offsets)
+        assert final[loud]["state"] == "exited"
+
+
+def test_without_coalesce_every_byte_of_every_session_is_forwarded(server: RunningServer) -> None:
+    size = 500_000
+    flood = ["python3", "-c", f"import sys; sys.stdout.write('y' * {size}); sys.stdout.flush()"]
+    with server.client() as client:
+        client.request("client.attach")
+        sid = client.request("session.new", name="bg", command=flood)["session"]["id"]
+        pushes: list[dict[str, Any]] = []
+        while not any(p.get("push") == "event" and p["event"]["type"] == "session.exited" for p in pushes):
+            push = client.next_push(60)
+            assert push is not None
+            pushes.append(push)
+        assert _forwarded(pushes, sid) == (size, [])
