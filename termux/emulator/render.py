@@ -131,11 +131,16 @@ def capture(screen: Screen, start: int | None = None, end: int | None = None, es
 
 
 def preview(screen: Screen) -> str:
-    """The last non-blank line of the visible screen, stripped ("" for a blank screen)."""
-    for line in reversed(capture(screen)):
-        text = line.strip()
-        if text:
-            return text
+    """The last non-blank line of the visible screen, stripped ("" for a blank screen). Reads
+    lines from the bottom up and stops at the first with text: the sidebar asks often."""
+    default = screen.default_char
+    columns = range(screen.columns)
+    for y in range(screen.lines - 1, -1, -1):
+        line = screen.buffer.get(y)
+        if line:
+            text = "".join([line.get(x, default).data for x in columns]).strip()
+            if text:
+                return text
     return ""
 
 

@@ -115,6 +115,8 @@ def session_send(ctx: Context, args: SendArgs) -> dict[str, Any]:
         data += decode_b64(args.data, "data")
     if data:
         session.write(data)
+        if session.id in ctx.server.pump.order.focused:
+            ctx.server.pump.typed()  # someone is typing into what a view shows
     return {"sent": len(data)}
 
 

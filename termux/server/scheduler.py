@@ -5,14 +5,18 @@ runs in one task that takes one bounded slice at a time and yields to the loop b
 request never waits behind more than one slice. Sessions that an attached client is looking at go
 first; the rest take turns (round robin), so one flood cannot starve another.
 
+While a person types, background parsing also rests between slices (see TYPING_SHARE).
+
 `SliceOrder` is the pure decision; `OutputPump` is the thin asyncio loop around it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 # A slice ends at whichever comes first: SLICE_BYTES parsed, or its time budget spent. Parsing goes
@@ -23,6 +27,15 @@ SLICE_BYTES = 64 * 1024
 PARSE_CHUNK = 1024
 FOCUSED_BUDGET = 0.008
 BACKGROUND_BUDGET = 0.002
+# While a person types — input reached a session that a view shows, less than TYPING_HOLD seconds
+# ago — background parsing takes at most TYPING_SHARE of the server's time: after each background
+# slice the pump rests three times as long (a timer, ended at once by output for a shown session).
+# Yielding alone is not enough on a small machine: a server parsing floods flat out keeps a core
+# busy, and the kernel then makes the echo program and the TUI wait their turn for a CPU (about
+# 12 ms a keystroke with 16 floods on 2 cores, as much as 16 busy loops cost). With nobody typing,
+# background output is parsed flat out.
+TYPING_SHARE = 0.25
+TYPING_HOLD = 1.0
 
 
 class Parseable(Protocol):
@@ -67,6 +80,15 @@ class SliceOrder:
         return iter(self._waiting)
 
 
+@dataclass(frozen=True)
+class Slice:
+    """What one `OutputPump.step` did."""
+
+    session: str
+    focused: bool
+    seconds: float
+
+
 class OutputPump:
     """Parses backlogs one slice at a time; sleeps on an asyncio.Event (no timer) when idle."""
 
@@ -83,23 +105,38 @@ class OutputPump:
         self._lookup = lookup
         self._on_parsed = on_parsed
         self._wake = asyncio.Event()
+        self._focused_output = asyncio.Event()  # ends a rest
+        self.typing_until = float("-inf")
         self.slices = 0
 
     def notify(self, session_id: str) -> None:
         self.order.add(session_id)
         self._wake.set()
+        if session_id in self.order.focused:
+            self._focused_output.set()
 
-    def step(self) -> bool:
-        """Parse one slice of the next session (forwarded as one chunk); False when nothing waited."""
+    def typed(self) -> None:
+        """Input reached a session a view shows: background parsing rests for a while."""
+        self.typing_until = self._clock() + TYPING_HOLD
+
+    def rest_after(self, done: Slice) -> float:
+        """Seconds to rest after `done`: only after a background slice, only while someone types."""
+        if done.focused or self._clock() >= self.typing_until:
+            return 0.0
+        return done.seconds * (1 / TYPING_SHARE - 1)
+
+    def step(self) -> Slice | None:
+        """Parse one slice of the next session (forwarded as one chunk); None when nothing waited."""
         session_id = self.order.next()
         if session_id is None:
-            return False
+            return None
         session = self._lookup(session_id)
+        focused = session_id in self.order.focused
         if session is None:
             self.order.discard(session_id)
-            return True
-        budget = FOCUSED_BUDGET if session_id in self.order.focused else BACKGROUND_BUDGET
-        deadline = self._clock() + budget
+            return Slice(session_id, focused, 0.0)
+        started = self._clock()
+        deadline = started + (FOCUSED_BUDGET if focused else BACKGROUND_BUDGET)
         offset, chunk = session.parse_slice(min(PARSE_CHUNK, self.slice_bytes))
         parts, parsed = [chunk], len(chunk)
         while parsed < self.slice_bytes and session.has_backlog and self._clock() < deadline:
@@ -114,15 +151,22 @@ class OutputPump:
             self._on_parsed(session, offset, chunk)
         if not session.has_backlog:
             session.drained()
-        return True
+        return Slice(session_id, focused, self._clock() - started)
 
     async def run(self) -> None:
         while True:
-            if not self.step():
+            done = self.step()
+            if done is None:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
-            await asyncio.sleep(0)  # let requests and input in between slices
+            rest = self.rest_after(done)
+            if rest <= 0:
+                await asyncio.sleep(0)  # let requests and input in between slices
+                continue
+            self._focused_output.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._focused_output.wait(), rest)
 
 
 # Background output forwarded to one attached client: each background session may send about

@@ -121,7 +121,7 @@ class TermuxApp(App[str]):
         self.client = client
         self.config = config or Config()
         self.initial_focus = focus
-        self.feeder = feeder or Feeder(history=self.config.scrollback_lines)
+        self.feeder = feeder or Feeder()
         self.infos: dict[str, dict[str, Any]] = {}  # session id → SessionInfo, in sidebar order
         self.rows: dict[str, SessionRow] = {}
         self.focused_id: str | None = None
@@ -729,17 +729,17 @@ class TermuxApp(App[str]):
         await self.client.request("session.rename", target=sid, name=name)  # refusals: _task_done
 
     def open_scrollback(self) -> None:
-        sid = self.focused_id
-        shadow = self.feeder.shadows.get(sid) if sid else None
-        if shadow is None or sid is None:
-            return
-        screen = shadow.screen
-        history = len(getattr(screen, "history", ()) or ())
-        try:
-            lines = emulator.capture(screen, -history if history else None, None, escapes=True)
-        except (AttributeError, TypeError):
-            lines = list(screen.display)
-        self.push_screen(ScrollbackScreen(lines, self.config.wheel_lines, self.rows[sid].name))
+        if self.focused_id is not None and self.focused_id in self.rows:
+            self._spawn(self._open_scrollback(self.focused_id))
+
+    async def _open_scrollback(self, sid: str) -> None:
+        # The server's scrollback is the whole history, from before this TUI attached too (the
+        # shadow screens keep none): one request.
+        reply = await self.client.request(
+            "session.capture", target=sid, start=-self.config.scrollback_lines, escapes=True
+        )
+        if sid == self.focused_id and self.screen is self._main:  # not moved on meanwhile
+            self.push_screen(ScrollbackScreen(reply["lines"], self.config.wheel_lines, self.rows[sid].name))
 
     # -- sidebar --------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@
     "|" = "sidebar"
 
     [scrollback]
-    lines = 10000                # history kept per session in the TUI
+    lines = 10000                # history lines the scrollback view shows (the server keeps it)
     wheel_lines = 3              # lines per wheel step
 
     [colours]

@@ -1,7 +1,9 @@
 """Shadow screens and the prioritised feed (sans-I/O: the app does the socket and the drawing).
 
 Each followed session has a `Shadow`: a termux Screen fed with the output the server pushes, the
-output offset it reflects, and a backlog of pushed chunks not fed yet. `Feeder.step(focused)` does
+output offset it reflects, and a backlog of pushed chunks not fed yet. Shadows keep no scrollback
+by default: the server's is complete (a shadow resynced by snapshot would have gaps), so the
+scrollback view asks the server, and a flood costs the TUI no history bookkeeping. `Feeder.step(focused)` does
 one bounded slice of work and says what it did; the app runs steps with a yield between them, so a
 keystroke waits for at most one slice:
 
@@ -87,7 +89,7 @@ class Feeder:
     def __init__(
         self,
         *,
-        history: int = 10_000,
+        history: int = 0,
         focus_slice: int = FOCUS_SLICE,
         background_slice: int = BACKGROUND_SLICE,
         backlog_limit: int = BACKLOG_LIMIT,

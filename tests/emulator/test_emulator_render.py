@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from emu_strategies import streams
 from hypothesis import HealthCheck, given, settings
 
@@ -108,3 +109,21 @@ def test_preview_is_the_last_non_blank_line() -> None:
     screen = feed(Screen(20, 5), "first\r\n  second line  \r\n\r\n")
     assert preview(screen) == "second line"
     assert preview(Screen(5, 2)) == ""
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "plain\r\nlast",
+        "\x1b[31mred\x1b[0m  \r\n\x1b[5;3Hwide 中文 ok\x1b[10;1H   ",
+        "e\u0301 combining\r\n\x1b[2K",
+        "\x1b[?1049hon the alternate screen",
+        "\x1b[44m     \x1b[0m",  # coloured blanks are blank text
+        "",
+    ],
+)
+def test_preview_is_what_capture_shows_last(data: str) -> None:
+    screen = Screen(20, 12)
+    ByteStream(screen).feed(data.encode())
+    lines = [line.strip() for line in capture(screen) if line.strip()]
+    assert preview(screen) == (lines[-1] if lines else "")

@@ -15,7 +15,7 @@ from termux.tui.config import Config
 from termux.tui.feed import Feeder, Step
 from termux.tui.screens import ScrollbackScreen
 from termux.tui.widgets import TerminalView
-from tests.conftest import RunningServer
+from tests.conftest import RunningServer, wait_for_screen
 from tests.tui.helpers import screen_text, wait_until
 
 SIZE = (100, 30)
@@ -276,7 +276,8 @@ async def test_scrollback_by_keys_and_wheel(server: RunningServer) -> None:
         await wait_until(pilot, lambda: "\n200\n" in "\n" + shadow_text(app) + "\n")
         app.sent.clear()
         await pilot.press("ctrl+b", "left_square_bracket")
-        await pilot.pause()
+        await wait_until(pilot, lambda: isinstance(app.screen, ScrollbackScreen))
+        await pilot.pause()  # mounted: it starts at the bottom
         scroll = app.screen
         assert isinstance(scroll, ScrollbackScreen)
         view = scroll.view
@@ -293,12 +294,27 @@ async def test_scrollback_by_keys_and_wheel(server: RunningServer) -> None:
         assert app.sent == []  # browsing never types into the session
         # the wheel over a program that did not ask for the mouse opens the scrollback too
         app.view.post_message(TerminalView.Scrolled(-1))
-        await pilot.pause()
-        assert isinstance(app.screen, ScrollbackScreen)
+        await wait_until(pilot, lambda: isinstance(app.screen, ScrollbackScreen))
+        await pilot.pause()  # mounted: it starts at the bottom
         app.screen.on_mouse_scroll_up(events.MouseScrollUp(None, 0, 0, 0, 0, 0, False, False, False))
         assert app.screen.view.top == app.screen.view.max_top() - app.config.wheel_lines
         await pilot.press("escape")
         assert app.screen is app._main
+    await client.close()
+
+
+async def test_scrollback_holds_what_was_printed_before_the_tui_attached(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/sh", "-c", "seq 1 300; echo done; exec cat"])
+        wait_for_screen(server.path, "a", "done")
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.press("ctrl+b", "left_square_bracket")
+        await wait_until(pilot, lambda: isinstance(app.screen, ScrollbackScreen))
+        await pilot.pause()  # mounted: it starts at the bottom
+        lines = [line.plain.strip() for line in app.screen.view.lines]
+        assert lines[lines.index("1") : lines.index("1") + 300] == [str(n) for n in range(1, 301)]
     await client.close()
 
 
