@@ -47,6 +47,9 @@ FLOOD_PROGRAMS: dict[str, list[str]] = {
     "yes": ["yes"],
     "colorlog": [sys.executable, str(PROGRAMS / "colorlog.py")],
 }
+# Not a flood: busy loops that print nothing (`--programs spin`). The control that shows how much
+# of a flood phase is the machine's CPUs being taken, whatever the multiplexer does.
+CONTROL_PROGRAMS: dict[str, list[str]] = {"spin": ["sh", "-c", "while :; do :; done"]}
 COLS, ROWS = 120, 40
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
@@ -340,7 +343,8 @@ def run_phase(
 def phases(cfg: Settings) -> list[tuple[str, list[str] | None, int]]:
     out: list[tuple[str, list[str] | None, int]] = [("idle", None, 0)]
     for program in cfg.programs:
-        out += [(f"{n}× {program}", FLOOD_PROGRAMS[program], n) for n in cfg.floods]
+        argv = FLOOD_PROGRAMS.get(program) or CONTROL_PROGRAMS[program]
+        out += [(f"{n}× {program}", argv, n) for n in cfg.floods]
     return out
 
 
@@ -416,12 +420,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--keys", type=int, default=Settings.keys, help="keys per phase")
     parser.add_argument("--floods", default="4,16", help="background session counts, comma-separated")
-    parser.add_argument("--programs", default=",".join(FLOOD_PROGRAMS), help="flood programs")
+    parser.add_argument(
+        "--programs",
+        default=",".join(FLOOD_PROGRAMS),
+        help=f"flood programs, of {', '.join([*FLOOD_PROGRAMS, *CONTROL_PROGRAMS])} (spin prints nothing: a control)",
+    )
     parser.add_argument(
         "--only", default="termux,termux (socket),tmux", help="what to measure: termux, termux (socket), tmux"
     )
     parser.add_argument("--settle", type=float, default=Settings.settle, help="seconds a key may take")
     args = parser.parse_args(argv)
+    unknown = [p for p in args.programs.split(",") if p and p not in {**FLOOD_PROGRAMS, **CONTROL_PROGRAMS}]
+    if unknown:
+        parser.error(f"unknown program {unknown[0]!r}")
     cfg = Settings(
         keys=args.keys,
         floods=_ints(args.floods),
