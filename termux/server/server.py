@@ -323,6 +323,7 @@ class Server:
         await session.kill()
         if self.sessions.pop(session.id, None) is not None:
             self.pump.order.discard(session.id)
+            self.pump.rates.forget(session.id)
             for conn in self.connections:
                 conn.forget(session.id)
             self.activity.forget(session.id)

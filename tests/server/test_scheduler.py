@@ -5,14 +5,19 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from termux.protocol.messages import NewArgs
 from termux.server.scheduler import (
     BACKGROUND_BUDGET,
     FOCUSED_BUDGET,
     PARSE_CHUNK,
     SLICE_BYTES,
+    TYPING_HOLD,
+    TYPING_SHARE,
     ForwardBudget,
     OutputPump,
+    Slice,
     SliceOrder,
 )
 from termux.server.server import Server
@@ -146,27 +151,62 @@ def _pump_with_clock(sessions: dict[str, _Backlog], tick: float) -> tuple[Output
     return pump, forwarded
 
 
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _TimedBacklog(_Backlog):
+    """Parsing takes time in proportion to the bytes: `speed` bytes per second of `clock`."""
+
+    def __init__(self, session_id: str, size: int, clock: _Clock, speed: float) -> None:
+        super().__init__(session_id, size)
+        self.clock, self.speed = clock, speed
+
+    def parse_slice(self, budget: int) -> tuple[int, bytes]:
+        offset, data = super().parse_slice(budget)
+        self.clock.now += len(data) / self.speed
+        return offset, data
+
+
+def _timed_pump(*sessions: tuple[str, float], clock: _Clock) -> tuple[OutputPump, dict[str, _TimedBacklog]]:
+    backlogs = {sid: _TimedBacklog(sid, 1 << 24, clock, speed) for sid, speed in sessions}
+    forwarded: list[tuple[str, int, int]] = []
+    return OutputPump(
+        backlogs.get, lambda s, off, data: forwarded.append((s.id, off, len(data))), clock=clock
+    ), backlogs
+
+
 def test_a_slice_ends_when_its_time_budget_is_spent() -> None:
-    slow = _Backlog("%0", 1 << 20)
-    pump, forwarded = _pump_with_clock({"%0": slow}, tick=BACKGROUND_BUDGET / 3)
+    clock = _Clock()
+    speed = 3 * PARSE_CHUNK / BACKGROUND_BUDGET  # the budget parses three PARSE_CHUNKs
+    pump, backlogs = _timed_pump(("%0", speed), clock=clock)
     pump.notify("%0")
-    assert pump.step()
-    # three clock reads fit in the background budget: the first chunk plus two more
-    assert slow.calls == [PARSE_CHUNK] * 3
-    assert forwarded == [("%0", 0, 3 * PARSE_CHUNK)]  # one push for the whole slice
+    done = pump.step()
+    assert done == Slice("%0", False, pytest.approx(BACKGROUND_BUDGET))
+    calls = backlogs["%0"].calls
+    assert calls[0] == PARSE_CHUNK  # its speed unknown: a small first piece
+    assert calls == [PARSE_CHUNK, 2 * PARSE_CHUNK]  # then the rest of the budget at the speed measured
 
 
-def test_a_slice_ends_at_its_byte_bound_when_parsing_is_fast_and_focus_gets_a_larger_budget() -> None:
-    fast, focused = _Backlog("%0", 1 << 20), _Backlog("%1", 1 << 20)
-    pump, forwarded = _pump_with_clock({"%0": fast, "%1": focused}, tick=0.0)
+def test_pieces_grow_to_what_the_budget_allows_and_focus_gets_more() -> None:
+    clock = _Clock()
+    pump, backlogs = _timed_pump(("%0", 1e12), clock=clock)  # parsing is (nearly) free
     pump.notify("%0")
     pump.step()
-    assert sum(fast.calls) == SLICE_BYTES
-    pump, forwarded = _pump_with_clock({"%1": focused}, tick=BACKGROUND_BUDGET / 3)
+    assert backlogs["%0"].calls == [PARSE_CHUNK, SLICE_BYTES - PARSE_CHUNK]  # the byte bound, in one feed
+    speed = 3 * PARSE_CHUNK / BACKGROUND_BUDGET
+    pump, backlogs = _timed_pump(("%0", speed), ("%1", speed), clock=clock)
     pump.order.focused = {"%1"}
+    pump.notify("%0")
     pump.notify("%1")
-    pump.step()
-    assert len(focused.calls) == round(FOCUSED_BUDGET / (BACKGROUND_BUDGET / 3))
+    assert pump.step() == Slice("%1", True, pytest.approx(FOCUSED_BUDGET))  # the focused session first
+    pump.order.focused = set()
+    assert pump.step() == Slice("%0", False, pytest.approx(BACKGROUND_BUDGET))
+    assert sum(backlogs["%1"].calls) == FOCUSED_BUDGET / BACKGROUND_BUDGET * sum(backlogs["%0"].calls)
 
 
 def test_forward_budget_lets_a_burst_through_then_the_rate() -> None:
@@ -185,3 +225,40 @@ def test_forward_budget_lets_a_burst_through_then_the_rate() -> None:
     assert not budget.take("b", 1, now=10_000.0)
     budget.forget("b")
     assert budget.take("b", 4000, now=10_000.0)  # a forgotten session starts with a full bucket
+
+
+def test_background_slices_are_followed_by_a_rest_only_while_someone_types() -> None:
+    now = [100.0]
+    pump = OutputPump(lambda _: None, lambda *_: None, clock=lambda: now[0])
+    background, focused = Slice("%0", False, 0.002), Slice("%1", True, 0.002)
+    assert pump.rest_after(background) == 0  # nobody typing: flat out
+    pump.typed()
+    assert pump.rest_after(background) == 0.002 * (1 / TYPING_SHARE - 1)
+    assert pump.rest_after(focused) == 0  # what a view shows never rests
+    now[0] += TYPING_HOLD
+    assert pump.rest_after(background) == 0  # typing ended
+
+
+async def test_output_for_a_shown_session_ends_a_rest_at_once() -> None:
+    loop = asyncio.get_running_loop()
+    flood, shown = _Backlog("%0", 1 << 30), _Backlog("%1", 0)
+    # Each clock read is a second later: a background slice "takes" seconds, so its rest would
+    # last many seconds of real time if nothing ended it.
+    pump, _ = _pump_with_clock({"%0": flood, "%1": shown}, tick=1.0)
+    pump.order.focused = {"%1"}
+    pump.typing_until = float("inf")
+    pump.notify("%0")
+    task = asyncio.create_task(pump.run())
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert len(flood.calls) == 1  # one slice, then resting:
+    assert [h for h in loop._scheduled if not h.cancelled()]  # type: ignore[attr-defined]  # on a timer
+    shown.left = 100
+    pump.notify("%1")
+    for _ in range(10):
+        await asyncio.sleep(0)
+        if shown.calls:
+            break
+    assert shown.calls == [100]  # parsed within a few loop passes, not after the rest
+    assert len(flood.calls) == 1
+    task.cancel()
