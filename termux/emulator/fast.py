@@ -401,7 +401,10 @@ class FastScreenMixin(_ReferenceScreen):
             self.history.append(EMPTY_LINE)
             return
         default = self.default_char
-        self.history.append(_compact_cells(list(map(line.get, range(self.columns), repeat(default))), default))
+        # Cells up to the last column written, not the whole width: what lies after it is default
+        # and dropped by the compaction anyway (a `yes` row is one cell, not 80).
+        end = min(max(line) + 1, self.columns)
+        self.history.append(_compact_cells(list(map(line.get, range(end), repeat(default))), default))
 
     def _history_text_rows(self, rows: list[str], attrs: Any) -> None:
         """Rows of text in one style, straight into their compact scrollback form (what
