@@ -11,6 +11,11 @@
 4. Input first. Keys and pastes are handed to the app's `input_hook` on the event loop with
    `call_soon_threadsafe`, ahead of Textual's message queue, so a keystroke waits at most for the
    slice of work that is running when it arrives (see termux/tui/app.py).
+5. Frames are written on the loop's thread. Textual hands each frame to an output thread; when the
+   machine's CPUs are taken, waking that thread costs a scheduler turn per frame (keystroke p50
+   with 16 busy loops beside it: 53.9 ms through the thread, 27.7 ms written directly, measured with
+   `python -m e2e.test_latency --floods 16 --programs spin`). A terminal that stops reading stalls
+   the TUI either way: Textual's queue holds 30 frames, then blocks the loop too.
 """
 
 from __future__ import annotations
@@ -123,6 +128,13 @@ class TermuxDriver(LinuxDriver):
                     pass
             except Exception:
                 pass
+
+    def write(self, data: str) -> None:
+        out = self._file
+        if out is None:  # no terminal to draw on (sys.__stderr__ is None)
+            return
+        out.write(data)
+        out.flush()
 
     def process_message(self, message: Message) -> None:
         hook = self.input_hook
