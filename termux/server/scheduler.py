@@ -30,6 +30,9 @@ SLICE_BYTES = 64 * 1024
 PARSE_CHUNK = 1024
 FOCUSED_BUDGET = 0.008
 BACKGROUND_BUDGET = 0.002
+# With nobody typing no keystroke can wait behind a slice, so background slices are as long as
+# focused ones: larger pieces, which the emulator parses several times faster per byte.
+QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
 # While a person types — input reached a session that a view shows, less than TYPING_HOLD seconds
 # ago — background parsing takes at most TYPING_SHARE of the server's time: after each background
 # slice the pump rests three times as long (a timer, ended at once by output for a shown session).
@@ -147,9 +150,12 @@ class OutputPump:
         """Input reached a session a view shows: background parsing rests for a while."""
         self.typing_until = self._clock() + TYPING_HOLD
 
+    def typing(self) -> bool:
+        return self._clock() < self.typing_until
+
     def rest_after(self, done: Slice) -> float:
         """Seconds to rest after `done`: only after a background slice, only while someone types."""
-        if done.focused or self._clock() >= self.typing_until:
+        if done.focused or not self.typing():
             return 0.0
         return done.seconds * (1 / TYPING_SHARE - 1)
 
@@ -165,7 +171,11 @@ class OutputPump:
             self.rates.forget(session_id)
             return Slice(session_id, focused, 0.0)
         started = now = self._clock()
-        deadline = started + (FOCUSED_BUDGET if focused else BACKGROUND_BUDGET)
+        if focused:
+            budget = FOCUSED_BUDGET
+        else:
+            budget = BACKGROUND_BUDGET if self.typing() else QUIET_BACKGROUND_BUDGET
+        deadline = started + budget
         parts: list[bytes] = []
         parsed = 0
         offset = -1

@@ -12,6 +12,7 @@ from termux.server.scheduler import (
     BACKGROUND_BUDGET,
     FOCUSED_BUDGET,
     PARSE_CHUNK,
+    QUIET_BACKGROUND_BUDGET,
     SLICE_BYTES,
     TYPING_HOLD,
     TYPING_SHARE,
@@ -184,6 +185,7 @@ def test_a_slice_ends_when_its_time_budget_is_spent() -> None:
     clock = _Clock()
     speed = 3 * PARSE_CHUNK / BACKGROUND_BUDGET  # the budget parses three PARSE_CHUNKs
     pump, backlogs = _timed_pump(("%0", speed), clock=clock)
+    pump.typed()  # someone types: background slices are short
     pump.notify("%0")
     done = pump.step()
     assert done == Slice("%0", False, pytest.approx(BACKGROUND_BUDGET))
@@ -205,8 +207,12 @@ def test_pieces_grow_to_what_the_budget_allows_and_focus_gets_more() -> None:
     pump.notify("%1")
     assert pump.step() == Slice("%1", True, pytest.approx(FOCUSED_BUDGET))  # the focused session first
     pump.order.focused = set()
+    pump.typed()
     assert pump.step() == Slice("%0", False, pytest.approx(BACKGROUND_BUDGET))
     assert sum(backlogs["%1"].calls) == FOCUSED_BUDGET / BACKGROUND_BUDGET * sum(backlogs["%0"].calls)
+    clock.now += TYPING_HOLD  # nobody types any more: background slices are as long as focused ones
+    pump.order.discard("%1")
+    assert pump.step() == Slice("%0", False, pytest.approx(QUIET_BACKGROUND_BUDGET))
 
 
 def test_forward_budget_lets_a_burst_through_then_the_rate() -> None:
