@@ -108,11 +108,16 @@ class ParseRate:
             return min(PARSE_CHUNK, room)
         return min(room, max(PARSE_CHUNK, int(rate * seconds_left)))
 
-    def parsed(self, session_id: str, nbytes: int, seconds: float) -> None:
+    def parsed(self, session_id: str, nbytes: int, seconds: float, budget: float) -> None:
+        """`nbytes` took `seconds` in a slice of `budget` seconds. A feed costs a fixed part plus a
+        part per byte, so a small piece (the last of a slice, cut short by the time left)
+        understates the speed: only pieces of at least a quarter of a slice's worth teach it."""
         if nbytes < PARSE_CHUNK or seconds <= 0:
             return  # too small to say anything
-        rate = nbytes / seconds
         old = self._rates.get(session_id)
+        if old is not None and nbytes < old * budget / 4:
+            return
+        rate = nbytes / seconds
         self._rates[session_id] = rate if old is None else (old + rate) / 2
 
     def forget(self, session_id: str) -> None:
@@ -183,7 +188,7 @@ class OutputPump:
             at, piece = session.parse_slice(self.rates.piece(session_id, deadline - now, self.slice_bytes - parsed))
             offset = at if offset < 0 else offset
             before, now = now, self._clock()
-            self.rates.parsed(session_id, len(piece), now - before)
+            self.rates.parsed(session_id, len(piece), now - before, budget)
             parts.append(piece)
             parsed += len(piece)
             if parsed >= self.slice_bytes or not session.has_backlog or now >= deadline:

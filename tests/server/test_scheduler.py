@@ -18,6 +18,7 @@ from termux.server.scheduler import (
     TYPING_SHARE,
     ForwardBudget,
     OutputPump,
+    ParseRate,
     Slice,
     SliceOrder,
 )
@@ -268,3 +269,19 @@ async def test_output_for_a_shown_session_ends_a_rest_at_once() -> None:
     assert shown.calls == [100]  # parsed within a few loop passes, not after the rest
     assert len(flood.calls) == 1
     task.cancel()
+
+
+def test_parse_rate_sizes_pieces_and_is_not_taught_by_pieces_cut_short() -> None:
+    rates = ParseRate()
+    assert rates.piece("a", 0.008, 1 << 20) == PARSE_CHUNK  # unknown speed: a small first piece
+    rates.parsed("a", 1000 * 1024 // 1000, 0.001, 0.008)  # 1 KiB in 1 ms
+    assert rates.piece("a", 0.008, 1 << 20) == 8 * 1024  # what parses in the time left
+    assert rates.piece("a", 0.008, 4096) == 4096  # never past the room
+    assert rates.piece("a", 0.0001, 1 << 20) == PARSE_CHUNK  # never below a PARSE_CHUNK
+    rates.parsed("a", 8 * 1024, 0.002, 0.008)  # a larger piece parses faster per byte
+    faster = rates.piece("a", 0.008, 1 << 20)
+    assert faster > 8 * 1024
+    rates.parsed("a", 1024, 0.002, 0.008)  # the slice's last piece, cut short: slow per byte
+    assert rates.piece("a", 0.008, 1 << 20) == faster  # ignored
+    rates.forget("a")
+    assert rates.piece("a", 0.008, 1 << 20) == PARSE_CHUNK
