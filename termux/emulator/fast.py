@@ -437,10 +437,11 @@ def _compact_cells(cells: list[Any], default: Any) -> Any:
         has_ext = True
     if has_ext:  # dim/hidden/overline/link extras: the reference way
         return compact_line(dict(enumerate(cells)), len(cells), default)
-    differs = list(map(default.__ne__, cells))
-    if True not in differs:
+    last = len(cells) - 1
+    while last >= 0 and cells[last] == default:  # trailing default cells are dropped
+        last -= 1
+    if last < 0:
         return EMPTY_LINE
-    last = len(cells) - 1 - differs[::-1].index(True)
     cells = cells[: last + 1]
     styles = list(map(_style, cells))
     datas = list(map(_data, cells))
