@@ -35,7 +35,7 @@ from textual.widgets import Static
 
 from termux import emulator
 from termux.keys import encode_paste, encode_textual
-from termux.tui.activity import ActivityView
+from termux.tui.activity import TAIL_BYTES, ActivityView
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, FramePacer, Shadow, Step
 from termux.tui.render import Palette
@@ -44,10 +44,15 @@ from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
 
 EARLY_KEYS = 256  # keys typed before the attach completes, replayed after it
 PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
-ROW_UPDATE_SLICES = 16
 BACKGROUND_SHARE = 0.5  # at most this share of the TUI's time goes to parsing background sessions
 TEXTUAL_FRAME = 0.001  # Textual's own frame period; see TermuxApp.__init__
-MAX_REST = 0.02  # under a flood, sidebar previews are refreshed every this many slices
+MAX_REST = 0.02  # the longest rest after background work (a key never waits for it: it wakes the pump)
+# Rests shorter than this are owed rather than taken: a timer per small slice would cost more than
+# the slice itself.
+MIN_REST = 0.001
+# What background output changes in the sidebar (previews, the * and ! marks) and the activity
+# view's harvest are applied by one timer at most this often, whatever the rate of chunks.
+MARK_PERIOD = 0.25
 
 
 def _b64(data: bytes) -> str:
@@ -136,7 +141,10 @@ class TermuxApp(App[str]):
         self._bells: dict[str, int] = {}
         self._early_keys: list[events.Key] = []
         self._server_error = ""  # the last `error` push (sent before the server drops a client)
-        self._touched: set[str] = set()  # sessions fed since their preview was drawn
+        self._touched: set[str] = set()  # sessions whose sidebar row may show something new
+        self._activity_tails: dict[str, bytes] = {}  # each session's newest output not harvested yet
+        self.marks_pacer = FramePacer(MARK_PERIOD, clock=self.feeder.clock)
+        self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
         self._main: MainScreen | None = None
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
@@ -326,13 +334,13 @@ class TermuxApp(App[str]):
                 self._work.set()
         elif kind == "session.title":
             self.rows[sid].title = data.get("title") or ""
-            self.sidebar.update_row(self.rows[sid])
+            self._mark(sid)
         elif kind == "session.bell":
             if sid == self.focused_id:
                 self.bell()  # the focused session rang: ring the outer terminal
             else:
                 self.rows[sid].bell = True
-                self.sidebar.update_row(self.rows[sid])
+                self._mark(sid)
 
     def _remove_session(self, sid: str) -> None:
         self.infos.pop(sid, None)
@@ -373,11 +381,10 @@ class TermuxApp(App[str]):
         )
         self._bells[sid] = getattr(shadow.screen, "bell_count", 0)
         row = self.rows.get(sid)
-        if row is not None:
-            row.preview = emulator_preview(shadow.screen)
-            if sid != self.focused_id and shadow.offset > before:
+        if row is not None and sid != self.focused_id:
+            if shadow.offset > before:
                 row.unseen = True  # output we only learnt of through the snapshot
-            self.sidebar.update_row(row)
+            self._mark(sid)
         if sid == self.focused_id:
             self.view.show(shadow.screen)
             self._fit(sid)  # another client may have sized it differently
@@ -391,7 +398,7 @@ class TermuxApp(App[str]):
             await self._work.wait()
             self._work.clear()
             self._request_snapshots()
-            slices = 0
+            owed = 0.0  # rest not taken yet (waiting for work above was rest too)
             clock = self.feeder.clock
             while True:
                 started = clock()
@@ -400,18 +407,17 @@ class TermuxApp(App[str]):
                     break
                 elapsed = clock() - started
                 self._after_step(step)
-                slices += 1
-                if slices % ROW_UPDATE_SLICES == 0:
-                    self._update_rows()
-                # Keystrokes queued meanwhile run now. After a background slice the pump rests as
+                # Keystrokes queued meanwhile run now. After background slices the pump rests as
                 # long again (BACKGROUND_SHARE), so background parsing cannot take the whole CPU from
                 # the server; a backlog that grows meanwhile is coalesced by a snapshot.
-                if step.focused:
-                    await asyncio.sleep(0)
+                if not step.focused:
+                    owed += self.background_rest(elapsed)
+                if owed >= MIN_REST:
+                    await self._rest(min(owed, MAX_REST))
+                    owed = 0.0
                 else:
-                    await self._rest(self.background_rest(elapsed))
+                    await asyncio.sleep(0)
                 self._request_snapshots()
-            self._update_rows()
 
     async def _rest(self, seconds: float) -> None:
         """Rest after background work; output for the focused session ends the rest at once."""
@@ -460,17 +466,14 @@ class TermuxApp(App[str]):
             # redraw per keystroke would cost a second frame.
             self._frame()
         else:
+            row.unseen = True
             bells = getattr(shadow.screen, "bell_count", 0)
-            if not row.unseen or bells != self._bells.get(sid, 0):
-                row.unseen = True
-                if bells != self._bells.get(sid, 0):
-                    row.bell = True
-                    self._bells[sid] = bells
-                self.sidebar.update_row(row)
-            self._touched.add(sid)  # its preview is refreshed by _update_rows
-        if not self.activity.has_class("-hidden"):
-            for chunk in step.chunks:
-                self.activity.observe(sid, chunk)
+            if bells != self._bells.get(sid, 0):
+                row.bell = True
+                self._bells[sid] = bells
+            self._mark(sid)
+        if step.chunks and not self.activity.has_class("-hidden"):
+            self._observe_activity(sid, step.chunks[-1])
 
     def _frame(self) -> None:
         """Focused output was parsed: draw it now (a key's echo) or at the next frame."""
@@ -487,18 +490,51 @@ class TermuxApp(App[str]):
         self.view.update_dirty()
         self.pacer.drawn()
 
-    def _update_rows(self) -> None:
-        """Refresh the previews of background sessions that were fed since the last call."""
-        for sid in self._touched:
-            shadow = self.feeder.shadows.get(sid)
+    # -- background marks: the sidebar's rows and the activity view, at a bounded rate -----------
+
+    def _mark(self, sid: str) -> None:
+        """What `sid`'s sidebar row shows may have changed (output, a bell, a title, a snapshot)."""
+        self._touched.add(sid)
+        self._arm_marks()
+
+    def _observe_activity(self, sid: str, chunk: bytes) -> None:
+        """Keep the newest output's tail; the words in it are harvested with the other marks."""
+        keep = TAIL_BYTES + 1  # the tail and the byte before it (was the tail's first word cut?)
+        if len(chunk) < keep:
+            chunk = self._activity_tails.get(sid, b"") + chunk
+        self._activity_tails[sid] = chunk[-keep:]
+        self._arm_marks()
+
+    def _arm_marks(self) -> None:
+        """One timer while marks are pending, due a mark period after the last application."""
+        if self._marks_timer is None:
+            loop = asyncio.get_running_loop()
+            self._marks_timer = loop.call_later(self.marks_pacer.delay(), self._apply_marks)
+
+    def _apply_marks(self) -> None:
+        """Redraw the rows whose content changed since the last time and harvest activity words."""
+        if self._marks_timer is not None:
+            self._marks_timer.cancel()
+            self._marks_timer = None
+        self.marks_pacer.drawn()
+        touched, self._touched = self._touched, set()
+        for sid in touched:
             row = self.rows.get(sid)
-            if shadow is None or row is None:
+            if row is None:
                 continue
-            preview = emulator_preview(shadow.screen)
-            if preview != row.preview:
-                row.preview = preview
-                self.sidebar.update_row(row)
-        self._touched.clear()
+            if sid != self.focused_id:  # the focused one's preview waits until it loses focus
+                self._refresh_preview(sid)
+            self.sidebar.update_row(row)  # a no-op when the row shows nothing new
+        tails, self._activity_tails = self._activity_tails, {}
+        for sid, tail in tails.items():
+            if sid in self.rows:
+                self.activity.observe(sid, tail)
+
+    def _refresh_preview(self, sid: str) -> None:
+        shadow = self.feeder.shadows.get(sid)
+        row = self.rows.get(sid)
+        if shadow is not None and row is not None:
+            row.preview = emulator_preview(shadow.screen)
 
     # -- focus and size -------------------------------------------------------------------------
 
@@ -506,8 +542,7 @@ class TermuxApp(App[str]):
         """Show `sid`. With `refresh` (a switch by the user), its screen is also fetched anew when
         no resize does that anyway: another client may have resized it meanwhile."""
         if self.focused_id is not None and self.focused_id != sid:
-            self._touched.add(self.focused_id)  # its preview was left alone while it was on view
-            self._update_rows()
+            self._refresh_preview(self.focused_id)  # left alone while it was on view
         self.focused_id = sid
         self._show_banner(sid is None)
         shadow = self.feeder.shadows.get(sid) if sid else None
@@ -750,6 +785,10 @@ class TermuxApp(App[str]):
         self.activity.names = {sid: row.name for sid, row in self.rows.items()}
 
     async def on_unmount(self) -> None:
+        for timer in (self._frame_timer, self._marks_timer):
+            if timer is not None:
+                timer.cancel()
+        self._frame_timer = self._marks_timer = None
         for task in list(self._tasks):
             task.cancel()
 

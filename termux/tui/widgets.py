@@ -166,6 +166,24 @@ class SessionRow:
     title: str = ""
 
 
+Piece = tuple[str, Style]
+_MARK = Style(bold=True, color="cyan")
+_DIM = Style(dim=True)
+_NAME = Style(bold=True)
+_FOCUSED_NAME = Style(bold=True, reverse=True)
+_ENDED = Style(color="red")
+_BELL = Style(bold=True, color="yellow")
+
+
+def fit_strip(pieces: list[Piece], width: int, base: Style) -> Strip:
+    """One line of `width` cells: the pieces on `base`, cut with an ellipsis when too long."""
+    strip = Strip([Segment(text, base + style) for text, style in pieces if text])
+    if strip.cell_length > width:
+        last = base + pieces[-1][1]
+        strip = Strip([*strip.crop(0, max(0, width - 1)), Segment("…", last)])
+    return strip.crop_extend(0, width, base)
+
+
 class Sidebar(Widget):
     """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview."""
 
@@ -192,46 +210,67 @@ class Sidebar(Widget):
         super().__init__(**kwargs)
         self.rows: list[SessionRow] = []
         self.focused_id: str | None = None
+        self._index: dict[str, int] = {}  # session id -> its position in `rows`
+        # What each position shows and its two strips, drawn again only when that changes.
+        self._drawn: dict[int, tuple[tuple[Any, ...], list[Strip]]] = {}
+        self.row_refreshes = 0  # rows redrawn by update_row (tests count them)
 
     def set_rows(self, rows: list[SessionRow], focused_id: str | None) -> None:
         self.rows = rows
         self.focused_id = focused_id
+        self._index = {row.id: index for index, row in enumerate(rows)}
+        self._drawn.clear()
         self.refresh()
 
-    def update_row(self, row: SessionRow) -> None:
-        """Redraw one session's row only."""
-        for index, existing in enumerate(self.rows):
-            if existing.id == row.id:
-                self.rows[index] = row
-                self.refresh(Region(0, index * self.ROW_HEIGHT, self.size.width, self.ROW_HEIGHT))
-                return
+    def update_row(self, row: SessionRow) -> bool:
+        """Redraw one session's row, only if what it shows changed; True when it did."""
+        index = self._index.get(row.id)
+        if index is None:
+            return False
+        self.rows[index] = row
+        drawn = self._drawn.get(index)
+        if drawn is not None and drawn[0] == self._row_key(index, row):
+            return False
+        self.row_refreshes += 1
+        self.refresh(Region(0, index * self.ROW_HEIGHT, self.size.width, self.ROW_HEIGHT))
+        return True
 
-    def row_text(self, index: int, row: SessionRow) -> tuple[Text, Text]:
-        """Two lines: `N:name [exit 3] * !` (unseen output, bell) and the preview."""
+    def _row_key(self, index: int, row: SessionRow) -> tuple[Any, ...]:
+        return (
+            index, row.id, row.name, row.state, row.exit_code, row.exit_signal, row.unseen, row.bell,
+            row.preview or row.title, row.id == self.focused_id, self.size.width,
+        )  # fmt: skip
+
+    def row_pieces(self, index: int, row: SessionRow) -> tuple[list[Piece], list[Piece]]:
+        """Two lines of (text, style): `N:name [exit 3] * !` (unseen output, bell) and the preview."""
         focused = row.id == self.focused_id
-        head = Text(no_wrap=True, overflow="ellipsis")
-        head.append("▌" if focused else " ", style="bold cyan")
-        head.append(f"{index}:", style="dim")
-        head.append(row.name, style="bold reverse" if focused else "bold")
+        head: list[Piece] = [
+            ("▌" if focused else " ", _MARK),
+            (f"{index}:", _DIM),
+            (row.name, _FOCUSED_NAME if focused else _NAME),
+        ]
         if row.state != "running":
             state = f"[{row.exit_signal}]" if row.exit_signal else f"[exit {row.exit_code}]"
-            head.append(" " + state, style="red")
+            head.append((" " + state, _ENDED))
         if row.unseen:
-            head.append(" *", style="bold cyan")
+            head.append((" *", _MARK))
         if row.bell:
-            head.append(" !", style="bold yellow")
-        preview = Text("   " + (row.preview or row.title), style="dim", no_wrap=True, overflow="ellipsis")
-        return head, preview
+            head.append((" !", _BELL))
+        return head, [("   " + (row.preview or row.title), _DIM)]
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         index, part = divmod(y, self.ROW_HEIGHT)
         if index >= len(self.rows):
             return Strip.blank(width, self.rich_style)
-        text = self.row_text(index, self.rows[index])[part]
-        text.truncate(width, overflow="ellipsis")
-        segments = list(text.render(self.app.console))
-        return Strip(segments).crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+        row = self.rows[index]
+        key = self._row_key(index, row)
+        drawn = self._drawn.get(index)
+        if drawn is None or drawn[0] != key:
+            base = self.rich_style
+            drawn = (key, [fit_strip(pieces, width, base) for pieces in self.row_pieces(index, row)])
+            self._drawn[index] = drawn
+        return drawn[1][part]
 
     def on_click(self, event: events.Click) -> None:
         index = int(event.y) // self.ROW_HEIGHT

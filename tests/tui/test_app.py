@@ -141,8 +141,8 @@ async def test_exit_shows_code_and_moves_focus(server: RunningServer) -> None:
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.rows[dying_id].state == "exited")
         assert app.rows[dying_id].exit_code == 3
-        head, _ = app.sidebar.row_text(1, app.rows[dying_id])
-        assert "exit 3" in head.plain
+        head, _ = app.sidebar.row_pieces(1, app.rows[dying_id])
+        assert "exit 3" in "".join(text for text, _ in head)
         await wait_until(pilot, lambda: app.focused_id == live)
         # the last one ends: the TUI says so and offers a new one
         await pilot.press("ctrl+d")
@@ -430,4 +430,43 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
         await wait_until(pilot, lambda: "-more" in shadow_text(app))
         await wait_until(pilot, lambda: app._frame_timer is None and not app.feeder.shadows[sid].screen.dirty)
         assert app.feeder.shadows[sid].resyncs == 0
+    await client.close()
+
+
+async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: RunningServer) -> None:
+    """However many chunks background sessions print, their rows (previews, marks) and the activity
+    view are updated by one timer, at most once per mark period; with nothing pending, no timer."""
+    with server.client() as c:
+        ids = [c.request("session.new", name=f"s{n}", command=["/bin/cat"])["session"]["id"] for n in range(17)]
+    app, client = await start(server, focus="s0", config=Config(activity=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        await wait_until(pilot, lambda: app._marks_timer is None)
+        assert app._frame_timer is None  # idle: no timer at all
+        background = ids[1:]
+        app.marks_pacer.period = 3600.0  # the next application is far away: only the test applies it
+        app._apply_marks()
+        refreshes: list[object] = []
+        sidebar_refresh = app.sidebar.refresh
+        app.sidebar.refresh = lambda *a, **k: (refreshes.append(a), sidebar_refresh(*a, **k))[1]  # type: ignore[method-assign]
+        for line in range(50):
+            for sid in background:
+                data = _b64(b"building line %d\r\n" % line)
+                app.handle_push({"push": "output", "session": sid, "offset": app.feeder.shadows[sid].end, "data": data})
+            app._work.set()
+            await pilot.pause()
+        await wait_until(pilot, lambda: not app.feeder.has_work())
+        assert "building line 49" in shadow_text(app, background[0])  # every chunk was parsed
+        assert refreshes == []  # 800 chunks, no redraw yet
+        assert app._marks_timer is not None  # one timer, due a period after the last application
+        assert app._marks_timer.when() - asyncio.get_running_loop().time() > 3000
+        assert app._touched == set(background)
+        assert not app.activity.harvester.pool  # harvested with the marks, not per chunk
+        app._apply_marks()  # what the timer does when it fires
+        assert len(refreshes) == len(background)  # one redraw per changed row
+        assert all(app.rows[sid].preview == "building line 49" and app.rows[sid].unseen for sid in background)
+        assert set(app.activity.harvester.pool) == set(background)
+        assert app._marks_timer is None  # nothing pending: no timer
+        app._apply_marks()
+        assert len(refreshes) == len(background)  # rows that show nothing new are not redrawn
     await client.close()
