@@ -21,6 +21,7 @@ import asyncio
 import base64
 import contextlib
 import contextvars
+import functools
 from collections.abc import Awaitable
 from typing import Any, ClassVar
 
@@ -53,6 +54,11 @@ MIN_REST = 0.001
 # What background output changes in the sidebar (previews, the * and ! marks) and the activity
 # view's harvest are applied by one timer at most this often, whatever the rate of chunks.
 MARK_PERIOD = 0.25
+
+
+def _settle(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def _b64(data: bytes) -> str:
@@ -134,7 +140,7 @@ class TermuxApp(App[str]):
         self.attached = asyncio.Event()
         self.exit_reason = ""
         self._work = asyncio.Event()
-        self._focus_work = asyncio.Event()  # focused output arrived: ends the pump's rest
+        self._rest_waiter: asyncio.Future[None] | None = None  # the pump's rest; focused output ends it
         self.pacer = FramePacer(clock=self.feeder.clock)
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -181,22 +187,24 @@ class TermuxApp(App[str]):
         self.exit_reason = f"error: {type(exc).__name__}: {exc}"
         self.exit(self.exit_reason)
 
-    @property
+    # The main screen's widgets, looked up once (the pump asks for them per slice).
+
+    @functools.cached_property
     def view(self) -> TerminalView:
         assert self._main is not None
         return self._main.query_one(TerminalView)
 
-    @property
+    @functools.cached_property
     def sidebar(self) -> Sidebar:
         assert self._main is not None
         return self._main.query_one(Sidebar)
 
-    @property
+    @functools.cached_property
     def status(self) -> StatusLine:
         assert self._main is not None
         return self._main.query_one(StatusLine)
 
-    @property
+    @functools.cached_property
     def activity(self) -> ActivityView:
         assert self._main is not None
         return self._main.query_one(ActivityView)
@@ -285,7 +293,7 @@ class TermuxApp(App[str]):
             sid = push.get("session", "")
             self.feeder.push(sid, int(push.get("offset", 0)), _unb64(push.get("data")), self.focused_id)
             if sid == self.focused_id:
-                self._focus_work.set()
+                self._end_rest()
         elif kind == "snapshot":
             sid = push.get("session", "")
             self._reset_from(sid, push)
@@ -421,9 +429,18 @@ class TermuxApp(App[str]):
 
     async def _rest(self, seconds: float) -> None:
         """Rest after background work; output for the focused session ends the rest at once."""
-        self._focus_work.clear()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._focus_work.wait(), seconds)
+        loop = asyncio.get_running_loop()
+        waiter = self._rest_waiter = loop.create_future()
+        timer = loop.call_later(seconds, _settle, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._rest_waiter = None
+
+    def _end_rest(self) -> None:
+        if self._rest_waiter is not None:
+            _settle(self._rest_waiter)
 
     @staticmethod
     def background_rest(elapsed: float) -> float:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import compress
+from operator import attrgetter, is_, itemgetter, ne, or_
 from typing import Any
 
 from rich.color import Color
@@ -116,56 +118,75 @@ class Palette:
         )
 
 
-def _cell_style(palette: Palette, attrs: tuple[Any, ...], cursor: bool) -> Style:
-    fg, bg, bold, italics, underscore, strike, reverse, blink, ext = attrs
-    return palette.style(fg, bg, bold, italics, underscore, strike, reverse != cursor, blink, ext)
+def _cell_style(palette: Palette, attrs: tuple[Any, ...], ext: Any) -> Style:
+    """The cursor cell's style: the cell's own with reverse video flipped."""
+    fg, bg, bold, italics, underscore, strike, reverse, blink = attrs
+    return palette.style(fg, bg, bold, italics, underscore, strike, not reverse, blink, ext)
+
+
+_data = attrgetter("data")
+_attrs = itemgetter(1, 2, 3, 4, 5, 6, 7, 8)  # every field of a cell but its character
+_ext = attrgetter("ext")
+
+
+def _exts(cells: list[Any]) -> list[Any]:
+    try:
+        return list(map(_ext, cells))
+    except AttributeError:  # stock pyte cells have no extras
+        return [getattr(cell, "ext", None) for cell in cells]
 
 
 def render_line(screen: Any, y: int, palette: Palette, cursor_x: int | None = None) -> Strip:
     """One screen line as a Strip of exactly `screen.columns` cells.
 
-    Runs of cells with equal attributes become one segment. A wide character's second cell (pyte
-    stores it as "") is skipped: the character itself is two cells wide. `cursor_x` marks the
-    cursor cell (reverse video).
+    Runs of cells with equal attributes become one segment; the runs are found by comparing the
+    cells' attributes pairwise in C (map/compress), since a line is redrawn whenever it scrolls.
+    A wide character's second cell (pyte stores it as "") adds no text: the character itself is
+    two cells wide. `cursor_x` marks the cursor cell (reverse video).
     """
-    columns = screen.columns
     row = screen.buffer[y]
-    segments: list[Segment] = []
-    text: list[str] = []
-    run_attrs: tuple[Any, ...] | None = None
-    run_cursor = False
-    for x in range(columns):
-        char = row[x]
-        data = char.data
-        if data == "":
-            continue  # the right half of a wide character
-        attrs = (*char[1:9], getattr(char, "ext", None))
-        at_cursor = x == cursor_x
-        if attrs != run_attrs or at_cursor or run_cursor:
-            if text:
-                assert run_attrs is not None
-                segments.append(Segment("".join(text), _cell_style(palette, run_attrs, run_cursor)))
-                text = []
-            run_attrs = attrs
-            run_cursor = at_cursor
-        text.append(data)
-    if text:
-        assert run_attrs is not None
-        segments.append(Segment("".join(text), _cell_style(palette, run_attrs, run_cursor)))
-    return Strip(segments).crop_extend(0, columns, None)
+    return render_cells(list(map(row.__getitem__, range(screen.columns))), palette, cursor_x)
+
+
+def render_cells(cells: list[Any], palette: Palette, cursor_x: int | None = None) -> Strip:
+    """render_line for a line given as its cells."""
+    columns = len(cells)
+    attrs = list(map(_attrs, cells))
+    exts = _exts(cells)
+    changed = map(or_, map(ne, attrs[1:], attrs), map(ne, exts[1:], exts))
+    starts = [0, *compress(range(1, columns), changed)]
+    if cursor_x is not None and 0 <= cursor_x < columns:
+        starts = sorted({*starts, cursor_x, cursor_x + 1} - {columns})
+    datas = list(map(_data, cells))
+    segments = []
+    for a, b in zip(starts, [*starts[1:], columns], strict=True):
+        text = "".join(datas[a:b])
+        if text:
+            style = palette.style(*attrs[a], exts[a]) if a != cursor_x else _cell_style(palette, attrs[a], exts[a])
+            segments.append(Segment(text, style))
+    strip = Strip(segments)
+    return strip if strip.cell_length == columns else strip.crop_extend(0, columns, None)
 
 
 class ScreenRenderer:
-    """Line strips for one screen, re-rendered only when pyte marks the line dirty."""
+    """Line strips for one screen, re-rendered only when pyte marks the line dirty and its cells
+    changed: when a screen scrolls, every line is dirty, but most rows only moved up (the emulator
+    moves row objects), so a row whose cells are the same objects as when it was drawn keeps its
+    strip."""
 
     def __init__(self, palette: Palette) -> None:
         self.palette = palette
         self._strips: dict[int, Strip] = {}
         self._cursor: tuple[int, int] | None = None
+        # id(row) -> (row, its cells, cursor column, strip) as last drawn; rows no longer on the
+        # screen are dropped once this holds twice the screen's lines.
+        self._rows: dict[int, tuple[Any, list[Any], int | None, Strip]] = {}
         self.rendered = 0  # lines rendered since creation (tests count re-renders)
+        self.reused = 0  # dirty lines whose row had only moved: drawn with the strip it had
 
     def reset(self) -> None:
         self._strips.clear()
+        self._rows.clear()
         self._cursor = None
 
     def take_dirty(self, screen: Any, show_cursor: bool) -> set[int]:
@@ -186,9 +207,26 @@ class ScreenRenderer:
 
     def line(self, screen: Any, y: int) -> Strip:
         strip = self._strips.get(y)
-        if strip is None:
-            cursor_x = self._cursor[0] if self._cursor is not None and self._cursor[1] == y else None
-            strip = render_line(screen, y, self.palette, cursor_x)
-            self._strips[y] = strip
+        if strip is not None:
+            return strip
+        cursor_x = self._cursor[0] if self._cursor is not None and self._cursor[1] == y else None
+        row = screen.buffer[y]
+        cells = list(map(row.__getitem__, range(screen.columns)))
+        drawn = self._rows.get(id(row))
+        # Cells are immutable: the same objects in the same places are the same line. (Not `==`:
+        # termux's cells compare equal to pyte's, ignoring their extras.)
+        if drawn is not None and drawn[0] is row and drawn[2] == cursor_x and all(map(is_, drawn[1], cells)):
+            strip = drawn[3]
+            self.reused += 1
+        else:
+            strip = render_cells(cells, self.palette, cursor_x)
             self.rendered += 1
+            if len(self._rows) >= 2 * screen.lines:
+                self._forget_gone_rows(screen)
+            self._rows[id(row)] = (row, cells, cursor_x, strip)
+        self._strips[y] = strip
         return strip
+
+    def _forget_gone_rows(self, screen: Any) -> None:
+        shown = {id(screen.buffer.get(y)) for y in range(screen.lines)}
+        self._rows = {key: drawn for key, drawn in self._rows.items() if key in shown}

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -19,7 +20,24 @@ from termux.keys import ALT, CTRL, SHIFT, encode_mouse, mouse_tracking
 from termux.tui.render import Palette, ScreenRenderer
 
 
-class TerminalView(Widget, can_focus=True):
+class BaseStyled(Widget):
+    """A widget that reads its Rich style once until its styles change: `rich_style` walks every
+    ancestor, and these widgets draw many lines per frame."""
+
+    _base_style: Style | None = None
+
+    @property
+    def base_style(self) -> Style:
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        return self._base_style
+
+    def notify_style_update(self) -> None:
+        self._base_style = None
+        super().notify_style_update()
+
+
+class TerminalView(BaseStyled, can_focus=True):
     """Draws one session's shadow screen. Only dirty lines are rendered again."""
 
     DEFAULT_CSS = """
@@ -95,8 +113,11 @@ class TerminalView(Widget, can_focus=True):
         screen = self.screen_
         width = self.size.width
         if screen is None or y >= screen.lines:
-            return Strip.blank(width, self.rich_style)
-        return self.renderer.line(screen, y).crop_extend(0, width, self.rich_style)
+            return Strip.blank(width, self.base_style)
+        strip = self.renderer.line(screen, y)
+        # A session sized to the view (the usual case) is drawn as it is; a smaller one padded,
+        # a larger one clipped.
+        return strip if strip.cell_length == width else strip.crop_extend(0, width, self.base_style)
 
     def on_resize(self, event: events.Resize) -> None:
         self.post_message(self.Resized())
@@ -177,14 +198,24 @@ _BELL = Style(bold=True, color="yellow")
 
 def fit_strip(pieces: list[Piece], width: int, base: Style) -> Strip:
     """One line of `width` cells: the pieces on `base`, cut with an ellipsis when too long."""
-    strip = Strip([Segment(text, base + style) for text, style in pieces if text])
-    if strip.cell_length > width:
-        last = base + pieces[-1][1]
-        strip = Strip([*strip.crop(0, max(0, width - 1)), Segment("…", last)])
-    return strip.crop_extend(0, width, base)
+    segments: list[Segment] = []
+    used = 0
+    for text, style in pieces:
+        cells = cell_len(text)
+        if used + cells > width:
+            if used < width:
+                segments.append(Segment(set_cell_size(text, width - used - 1) + "…", base + style))
+                used = width
+            break
+        if text:
+            segments.append(Segment(text, base + style))
+            used += cells
+    if used < width:
+        segments.append(Segment(" " * (width - used), base))
+    return Strip(segments, width)
 
 
-class Sidebar(Widget):
+class Sidebar(BaseStyled):
     """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview."""
 
     DEFAULT_CSS = """
@@ -214,6 +245,10 @@ class Sidebar(Widget):
         # What each position shows and its two strips, drawn again only when that changes.
         self._drawn: dict[int, tuple[tuple[Any, ...], list[Strip]]] = {}
         self.row_refreshes = 0  # rows redrawn by update_row (tests count them)
+
+    def notify_style_update(self) -> None:
+        self._drawn.clear()  # drawn on the old base style
+        super().notify_style_update()
 
     def set_rows(self, rows: list[SessionRow], focused_id: str | None) -> None:
         self.rows = rows
@@ -262,12 +297,12 @@ class Sidebar(Widget):
         width = self.size.width
         index, part = divmod(y, self.ROW_HEIGHT)
         if index >= len(self.rows):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.base_style)
         row = self.rows[index]
         key = self._row_key(index, row)
         drawn = self._drawn.get(index)
         if drawn is None or drawn[0] != key:
-            base = self.rich_style
+            base = self.base_style
             drawn = (key, [fit_strip(pieces, width, base) for pieces in self.row_pieces(index, row)])
             self._drawn[index] = drawn
         return drawn[1][part]

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.color import Color
+from rich.segment import Segment
 from rich.style import Style
 from textual.app import App, ComposeResult
+from textual.strip import Strip
 
 from termux.emulator import ByteStream, Screen
 from termux.tui.render import Palette, ScreenRenderer, render_line
 from termux.tui.widgets import TerminalView
+from tests.emulator.emu_strategies import streams
 
 
 def screen_with(data: bytes, cols: int = 20, rows: int = 4) -> Screen:
@@ -118,3 +123,75 @@ def test_termux_extra_attributes_dim_hidden_overline() -> None:
     assert d is not None and d.dim
     assert h is not None and h.conceal
     assert o is not None and o.overline
+
+
+def reference_render_line(screen: Screen, y: int, palette: Palette, cursor_x: int | None) -> Strip:
+    """render_line as it was first written, cell by cell: the oracle for the one that finds runs."""
+    segments: list[Segment] = []
+    text: list[str] = []
+    run: tuple[object, ...] | None = None
+    run_cursor = False
+    for x in range(screen.columns):
+        char = screen.buffer[y][x]
+        if char.data == "":
+            continue  # the right half of a wide character
+        attrs = (*char[1:9], getattr(char, "ext", None))
+        if attrs != run or x == cursor_x or run_cursor:
+            if text and run is not None:
+                segments.append(Segment("".join(text), _reference_style(palette, run, run_cursor)))
+                text = []
+            run, run_cursor = attrs, x == cursor_x
+        text.append(char.data)
+    if text and run is not None:
+        segments.append(Segment("".join(text), _reference_style(palette, run, run_cursor)))
+    return Strip(segments).crop_extend(0, screen.columns, None)
+
+
+def _reference_style(palette: Palette, attrs: tuple[object, ...], cursor: bool) -> Style:
+    fg, bg, bold, italics, underscore, strike, reverse, blink, ext = attrs
+    return palette.style(fg, bg, bold, italics, underscore, strike, reverse != cursor, blink, ext)  # type: ignore[arg-type]
+
+
+def characters(strip: Strip) -> list[tuple[str, Style | None]]:
+    """Each character with its style, without the padding crop_extend adds (style None): how a
+    line is split into segments is not its content, and Rich measures some graphemes (ZWJ
+    sequences) differently from the emulator, so the padding differs with the split."""
+    chars = [(char, segment.style) for segment in strip for char in segment.text]
+    while chars and chars[-1][1] is None:
+        chars.pop()
+    return chars
+
+
+@settings(max_examples=200, deadline=None)
+@given(streams(), st.integers(0, 19))
+def test_render_line_matches_the_cell_by_cell_reference(data: bytes, cursor_x: int) -> None:
+    screen = screen_with(data, cols=20, rows=4)
+    palette = Palette()
+    for y in range(screen.lines):
+        for cursor in (None, cursor_x):
+            strip = render_line(screen, y, palette, cursor)
+            assert strip.cell_length == screen.columns
+            assert characters(strip) == characters(reference_render_line(screen, y, palette, cursor))
+
+
+def test_a_scroll_redraws_only_the_new_line_and_every_line_stays_right() -> None:
+    screen = Screen(20, 5)
+    stream = ByteStream(screen)
+    stream.feed(b"\r\n".join(b"line %d" % n for n in range(5)))
+    renderer = ScreenRenderer(Palette())
+    renderer.take_dirty(screen, show_cursor=False)
+    for y in range(5):
+        renderer.line(screen, y)
+    assert renderer.rendered == 5
+    stream.feed(b"\r\nline 5")  # everything moves up a line: pyte marks every line dirty
+    assert renderer.take_dirty(screen, show_cursor=False) == set(range(5))
+    lines = [renderer.line(screen, y) for y in range(5)]
+    assert renderer.rendered == 6 and renderer.reused == 4  # only the new bottom line was drawn
+    assert [line.text.rstrip() for line in lines] == [f"line {n}" for n in range(1, 6)]
+    stream.feed(b"\x1b[1;1H\x1b[2mline 1")  # the same text again, now dim: a cell's extras changed
+    renderer.take_dirty(screen, show_cursor=False)
+    top = renderer.line(screen, 0)
+    assert renderer.rendered == 7
+    fresh = render_line(screen, 0, Palette())
+    assert [(seg.text, seg.style) for seg in top] == [(seg.text, seg.style) for seg in fresh]
+    assert any(seg.style is not None and seg.style.dim for seg in top)
