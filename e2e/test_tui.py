@@ -191,3 +191,46 @@ def test_attach_to_a_missing_session_says_so(tui: Start, server: IsolatedServer)
     term = tui("attach", "-t", "nope")
     term.wait_for("nope")
     assert term.wait_exit() == 1
+
+
+WINCH = [sys.executable, str(Path(__file__).resolve().parent / "programs" / "winch.py")]
+
+
+def resizes(server: IsolatedServer, name: str) -> list[tuple[int, int]]:
+    from termux.client import Client
+
+    with Client.connect(server.socket_path, autostart=False) as client:
+        sid = client.request("session.get", target=name)["session"]["id"]
+        events = client.request("events.read", cursor=0, types=["session.resized"], session=sid, limit=1000)
+    return [(event["data"]["cols"], event["data"]["rows"]) for event in events["events"]]
+
+
+def view_row(term: Terminal, y: int) -> str:
+    return term.display[y][SIDEBAR:]
+
+
+def test_two_tuis_of_different_sizes_never_fight_over_a_session(tui: Start, server: IsolatedServer) -> None:
+    """One size policy in the server (latest): each real resize or switch of the active view is one
+    resize of the session; a view of another size draws it padded or clipped, and receiving the
+    redrawn screen never makes a view ask for its own size back."""
+    server.run("new", "-d", "-s", "w", "--", *WINCH)
+    big = started(tui, "attach", "-t", "w", cols=140, rows=40)
+    big.wait_for("size 112x39 winches 1")
+    small = started(tui, "attach", "-t", "w", cols=100, rows=30)
+    for term in (big, small):  # the latest view's size, drawn by both
+        term.wait_for("size 72x29 winches 2")
+    big.wait_for(lambda t: view_row(t, 1) == "=" * 72 + " " * (112 - 72))  # padded, not stretched
+    big.resize(150, 45)  # a real resize of the big view's terminal: it is the latest view again
+    for term in (big, small):
+        term.wait_for("size 122x44 winches 3")
+    small.wait_for(lambda t: view_row(t, 1) == "=" * 72)  # clipped to the view, not wrapped
+    big.write(b"a")  # the big view is the latest already: typing changes no size
+    for term in (big, small):
+        term.wait_for("keys a")
+    small.write(b"b")  # typing makes the small view the latest (tmux's `latest`)
+    for term in (big, small):
+        term.wait_for("keys ab")
+        term.wait_for("size 72x29 winches 4")
+    # both views have drawn the last screen and each sent a key after anything it did on the
+    # screens before: the server has every resize either asked for
+    assert resizes(server, "w") == [(112, 39), (72, 29), (122, 44), (72, 29)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
@@ -82,6 +82,17 @@ class AttachArgs(Args):
     follow: list[Target] | None = None
     focus: Target | None = None
     coalesce: bool = False
+    cols: Cols | None = None  # the view's size, offered to the session it focuses (with rows)
+    rows: Rows | None = None
+    window_size: Literal["latest", "smallest", "largest"] | None = None  # the server's size policy
+
+
+class FocusArgs(Args):
+    """`cols`/`rows`: the view's size, offered to the session (termux/server/sizing.py)."""
+
+    target: Target
+    cols: Cols | None = None
+    rows: Rows | None = None
 
 
 ArgsT = TypeVar("ArgsT", bound="Args")

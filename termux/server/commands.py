@@ -20,6 +20,7 @@ from termux.protocol.messages import (
     Args,
     AttachArgs,
     CaptureArgs,
+    FocusArgs,
     NewArgs,
     NoArgs,
     RenameArgs,
@@ -117,6 +118,7 @@ def session_send(ctx: Context, args: SendArgs) -> dict[str, Any]:
         session.write(data)
         if session.id in ctx.server.pump.order.focused:
             ctx.server.pump.typed()  # someone is typing into what a view shows
+        ctx.server.view_typed(ctx.conn, session.id)
     return {"sent": len(data)}
 
 
@@ -143,11 +145,7 @@ def session_snapshot(ctx: Context, args: TargetArgs) -> dict[str, Any]:
 @command("session.resize", ResizeArgs)
 def session_resize(ctx: Context, args: ResizeArgs) -> dict[str, Any]:
     session = ctx.server.find(args.target)
-    if (args.cols, args.rows) != (session.config.cols, session.config.rows):
-        session.resize(args.cols, args.rows)
-        ctx.server.events.append(
-            "session.resized", session=session.id, name=session.name, cols=args.cols, rows=args.rows
-        )
+    ctx.server.resize(session, args.cols, args.rows)
     return {"session": session.info()}
 
 
@@ -173,11 +171,17 @@ def client_attach(ctx: Context, args: AttachArgs) -> dict[str, Any]:
     return ctx.server.attach(ctx.conn, args)
 
 
-@command("client.focus", TargetArgs)
-def client_focus(ctx: Context, args: TargetArgs) -> dict[str, Any]:
+@command("client.focus", FocusArgs)
+def client_focus(ctx: Context, args: FocusArgs) -> dict[str, Any]:
     session = ctx.server.find(args.target)
-    ctx.server.set_focus(ctx.conn, session.id)
+    ctx.server.set_focus(ctx.conn, session.id, view_size(args.cols, args.rows))
     return {}
+
+
+def view_size(cols: int | None, rows: int | None) -> tuple[int, int] | None:
+    if (cols is None) != (rows is None):
+        raise ProtocolError(ErrorCode.BAD_ARGS, "a view's size needs both `cols` and `rows`")
+    return None if cols is None or rows is None else (cols, rows)
 
 
 def lookup(name: str) -> Command:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import inspect
+import itertools
 import logging
 import os
 import signal
@@ -36,7 +37,7 @@ from termux.protocol.messages import (
     reply_error,
     reply_ok,
 )
-from termux.server import commands, gauge
+from termux.server import commands, gauge, sizing
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
 from termux.server.scheduler import FORWARD_CATCH_UP, ForwardBudget, OutputPump, Parseable
@@ -75,6 +76,8 @@ class Connection(asyncio.Protocol):
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
         self.stream: EventStream | None = None  # set by events.stream
+        self.view_size: tuple[int, int] | None = None  # what this view offers its focus (sizing.py)
+        self.active = 0  # when it last attached, focused, resized or typed (for `latest`)
 
     # -- asyncio.Protocol ------------------------------------------------------------------------
 
@@ -244,6 +247,8 @@ class Server:
         self._shutdown = asyncio.Event()
         self._server: asyncio.AbstractServer | None = None
         self.pump = OutputPump(self._lookup, self._on_parsed)
+        self.window_size: sizing.Policy = sizing.DEFAULT_POLICY
+        self._activity_stamps = itertools.count(1)
         self.bytes_forwarded = 0
         self.instruments = gauge.Instruments(None, None)  # the loop gauge, once serving
 
@@ -375,8 +380,11 @@ class Server:
     def attach(self, conn: Connection, args: AttachArgs) -> dict[str, Any]:
         follow = None if args.follow is None else {self.find(t).id for t in args.follow}
         focus = self.find(args.focus).id if args.focus is not None else None
+        size = commands.view_size(args.cols, args.rows)
         conn.attached, conn.follow, conn.coalesce = True, follow, args.coalesce
-        self.set_focus(conn, focus)
+        if args.window_size is not None:
+            self.window_size = args.window_size  # one policy per server: the latest view's choice
+        self.set_focus(conn, focus, size)
         self.events.append("client.attached", pid=conn.peer_pid)
         snapshots = {s.id: self.snapshot(s) for s in self.sessions.values() if conn.follows(s.id)}
         return {
@@ -386,11 +394,46 @@ class Server:
             "in_sync": True,
         }
 
-    def set_focus(self, conn: Connection, session_id: str | None) -> None:
-        conn.focus = session_id
+    def set_focus(self, conn: Connection, session_id: str | None, size: tuple[int, int] | None = None) -> None:
+        """`conn` now shows `session_id` (None: nothing); `size` is the view's, when it says."""
+        previous, conn.focus = conn.focus, session_id
+        if size is not None:
+            conn.view_size, conn.active = size, next(self._activity_stamps)
         self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
         if session_id is not None and session_id in conn.stale and not conn.lagging:
             conn.send_stale(only=session_id)  # the view is about to show it: bring it up to date now
+        if conn.view_size is not None:  # the views of these sessions changed: their sizes may too
+            if previous is not None and previous != session_id:
+                self.fit(previous)
+            if session_id is not None:
+                self.fit(session_id)
+
+    def view_typed(self, conn: Connection, session_id: str) -> None:
+        """A view typed into the session it shows: under `latest`, its size is now the one."""
+        if self.window_size != "latest" or conn.focus != session_id or conn.view_size is None:
+            return
+        views = self._views(session_id)
+        if max(views, key=lambda c: c.active) is not conn:
+            conn.active = next(self._activity_stamps)
+            self.fit(session_id)
+
+    def _views(self, session_id: str) -> list[Connection]:
+        return [c for c in self.connections if c.attached and c.focus == session_id and c.view_size is not None]
+
+    def fit(self, session_id: str) -> None:
+        """Size the session from the views showing it, under the server's policy (sizing.py)."""
+        session = self.sessions.get(session_id)
+        if session is None or session.state != "running":
+            return
+        offers = [sizing.ViewSize(*c.view_size, c.active) for c in self._views(session_id) if c.view_size]
+        size = sizing.choose(self.window_size, offers)
+        if size is not None:
+            self.resize(session, *size)
+
+    def resize(self, session: Session, cols: int, rows: int) -> None:
+        if (cols, rows) != (session.config.cols, session.config.rows):
+            session.resize(cols, rows)
+            self.events.append("session.resized", session=session.id, name=session.name, cols=cols, rows=rows)
 
     def _push_event(self, event: Event) -> None:
         line = event.push_line

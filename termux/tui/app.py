@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import contextvars
 import functools
 from collections.abc import Awaitable
@@ -30,6 +29,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
@@ -54,6 +54,7 @@ MIN_REST = 0.001
 # What background output changes in the sidebar (previews, the * and ! marks) and the activity
 # view's harvest are applied by one timer at most this often, whatever the rate of chunks.
 MARK_PERIOD = 0.25
+MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it padded
 
 
 def _settle(waiter: asyncio.Future[None]) -> None:
@@ -213,7 +214,9 @@ class TermuxApp(App[str]):
         """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
         # coalesce: background sessions come within a byte budget, as snapshots past it; the
         # sidebar and the activity view need their latest screens, not every byte of a flood.
-        reply = await self.client.request("client.attach", coalesce=True)
+        reply = await self.client.request(
+            "client.attach", coalesce=True, window_size=self.config.window_size, **self._view_size()
+        )
         snapshots = reply.get("snapshots") or {}
         for info in reply.get("sessions") or []:
             snap = snapshots.get(info["id"]) or {}
@@ -394,8 +397,9 @@ class TermuxApp(App[str]):
                 row.unseen = True  # output we only learnt of through the snapshot
             self._mark(sid)
         if sid == self.focused_id:
+            # Drawn at whatever size the server chose (padded or clipped): a snapshot never makes
+            # this view ask for a size, so views of different sizes cannot fight over it.
             self.view.show(shadow.screen)
-            self._fit(sid)  # another client may have sized it differently
         self._work.set()
 
     # -- the pump -------------------------------------------------------------------------------
@@ -555,9 +559,8 @@ class TermuxApp(App[str]):
 
     # -- focus and size -------------------------------------------------------------------------
 
-    def focus_session(self, sid: str | None, refresh: bool = False) -> None:
-        """Show `sid`. With `refresh` (a switch by the user), its screen is also fetched anew when
-        no resize does that anyway: another client may have resized it meanwhile."""
+    def focus_session(self, sid: str | None) -> None:
+        """Show `sid`, and offer it this view's size (the server sizes sessions, sizing.py)."""
         if self.focused_id is not None and self.focused_id != sid:
             self._refresh_preview(self.focused_id)  # left alone while it was on view
         self.focused_id = sid
@@ -568,10 +571,7 @@ class TermuxApp(App[str]):
             row = self.rows[sid]
             row.unseen = row.bell = False
             self.status.set_state(session=row.name)
-            self.client.send_nowait("client.focus", target=sid)
-            if not self._fit(sid) and refresh and sid in self.feeder.shadows:
-                if not self.feeder.shadows[sid].resyncing:
-                    self._spawn(self._resync(sid))
+            self.client.send_nowait("client.focus", target=sid, **self._view_size())
         self._refresh_sidebar()
         self.view.focus()
         self._work.set()
@@ -585,30 +585,20 @@ class TermuxApp(App[str]):
         banner.set_class(shown, "-shown")
         self.view.display = not shown
 
-    def _fit(self, sid: str) -> bool:
-        """Size the session to the view (the server resizes the PTY; a snapshot makes ours exact).
-        True when a resize (and so a snapshot) was requested."""
-        width, height = self.view.size.width, self.view.size.height
-        shadow = self.feeder.shadows.get(sid)
-        if shadow is None or width < 2 or height < 1 or self.rows[sid].state != "running":
-            return False
-        if (shadow.screen.columns, shadow.screen.lines) == (width, height):
-            return False
-        shadow.screen.resize(height, width)
-        self.view.show(shadow.screen)
-        self._spawn(self._resize(sid, width, height))
-        return True
-
-    async def _resize(self, sid: str, cols: int, rows: int) -> None:
-        from termux.client import TermuxError
-
-        with contextlib.suppress(TermuxError):
-            await self.client.request("session.resize", target=sid, cols=cols, rows=rows)
-            await self._resync(sid)
+    def _view_size(self) -> dict[str, int]:
+        """`cols` and `rows` of the terminal view, once it has been laid out (else nothing: its
+        first layout offers it, on_terminal_view_resized)."""
+        try:
+            width, height = self.view.size.width, self.view.size.height
+        except NoMatches:  # the main screen is not composed yet
+            return {}
+        return {"cols": min(width, MAX_SIZE), "rows": min(height, MAX_SIZE)} if width >= 2 and height >= 1 else {}
 
     def on_terminal_view_resized(self, message: TerminalView.Resized) -> None:
-        if self.focused_id is not None:
-            self._fit(self.focused_id)
+        # The new size is offered to the focused session; the server decides (and says
+        # `session.resized`, which resyncs the shadow).
+        if self.focused_id is not None and self.focused_id in self.rows and (size := self._view_size()):
+            self.client.send_nowait("client.focus", target=self.focused_id, **size)
 
     # -- input ----------------------------------------------------------------------------------
 
@@ -710,7 +700,7 @@ class TermuxApp(App[str]):
             self.open_scrollback()
 
     def on_sidebar_selected(self, message: Sidebar.Selected) -> None:
-        self.focus_session(message.session_id, refresh=True)
+        self.focus_session(message.session_id)
 
     # -- prefix commands ------------------------------------------------------------------------
 
@@ -721,11 +711,11 @@ class TermuxApp(App[str]):
         elif action in ("next", "previous") and order:
             index = order.index(self.focused_id) if self.focused_id in order else -1
             step = 1 if action == "next" else -1
-            self.focus_session(order[(index + step) % len(order)], refresh=True)
+            self.focus_session(order[(index + step) % len(order)])
         elif action.startswith("select-"):
             n = int(action.split("-", 1)[1])
             if n < len(order):
-                self.focus_session(order[n], refresh=True)
+                self.focus_session(order[n])
         elif action == "detach":
             self.detach()
         elif action == "kill" and self.focused_id is not None:
@@ -744,11 +734,7 @@ class TermuxApp(App[str]):
             self.send_bytes(encode_textual(self.config.prefix, None))
 
     async def new_session(self) -> None:
-        width, height = self.view.size.width, self.view.size.height
-        args: dict[str, Any] = {}
-        if width >= 2 and height >= 1:
-            args.update(cols=width, rows=height)
-        reply = await self.client.request("session.new", **args)
+        reply = await self.client.request("session.new", **self._view_size())
         info = reply["session"]
         sid = info["id"]
         if sid not in self.infos:

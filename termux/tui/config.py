@@ -4,6 +4,7 @@
     sidebar = true               # shown at start
     activity = false             # the activity view, shown at start
     escape_delay_ms = 5          # how long a lone ESC waits for the rest of a key sequence
+    window_size = "latest"       # sessions shown by views of different sizes: latest, smallest, largest
 
     [bindings]                   # command key (after the prefix) = action
     c = "new"
@@ -31,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from rich.color import Color, ColorParseError
+
+from termux.server.sizing import POLICIES
 
 ACTIONS = (
     "new",
@@ -87,6 +90,7 @@ class Config:
     sidebar: bool = True
     activity: bool = False
     escape_delay_ms: int = 5
+    window_size: str = "latest"  # the server's size policy (termux/server/sizing.py), sent on attach
     scrollback_lines: int = 10_000
     wheel_lines: int = 3
     foreground: str | None = None
@@ -157,7 +161,10 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
             raise fail(key, f"not a colour: {value!r}") from None
         return str(value)
 
-    known = {"prefix", "bindings", "sidebar", "activity", "escape_delay_ms", "scrollback", "colours", "colors"}
+    known = {
+        "prefix", "bindings", "sidebar", "activity", "escape_delay_ms", "window_size", "scrollback", "colours",
+        "colors",
+    }  # fmt: skip
     for key in data:
         if key not in known:
             raise fail(key, f"unknown setting (known: {', '.join(sorted(known))})")
@@ -171,6 +178,10 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         config.escape_delay_ms = want("escape_delay_ms", data["escape_delay_ms"], int, "milliseconds")
         if not 0 <= config.escape_delay_ms <= 1000:
             raise fail("escape_delay_ms", "must be between 0 and 1000")
+    if "window_size" in data:
+        config.window_size = want("window_size", data["window_size"], str, '"latest", "smallest" or "largest"')
+        if config.window_size not in POLICIES:
+            raise fail("window_size", f'expected "latest", "smallest" or "largest", got {config.window_size!r}')
     bindings = want("bindings", data.get("bindings", {}), dict, "a table")
     for key, action in bindings.items():
         if action not in ACTIONS and action != "none":

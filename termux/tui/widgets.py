@@ -141,6 +141,9 @@ class TerminalView(BaseStyled, can_focus=True):
         mode = self._mode()
         if not mouse_tracking(mode):
             return False
+        screen = self.screen_
+        if event.x >= screen.columns or event.y >= screen.lines:
+            return True  # the padding around a session smaller than the view: not the program's
         data = encode_mouse(kind, button, event.x, event.y, self._mods(event), mode)
         if data:
             self.post_message(self.Input(data))

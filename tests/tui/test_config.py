@@ -29,13 +29,14 @@ def test_settings(tmp_path: Path) -> None:
     config = load_config(
         write(
             tmp_path,
-            'prefix = "C-a"\nsidebar = false\nescape_delay_ms = 20\n[bindings]\n"|" = "sidebar"\nx = "none"\n'
+            'prefix = "C-a"\nsidebar = false\nescape_delay_ms = 20\nwindow_size = "smallest"\n'
+            '[bindings]\n"|" = "sidebar"\nx = "none"\n'
             '[scrollback]\nlines = 500\nwheel_lines = 5\n[colours]\nbackground = "#101010"\n'
             'palette = ["#000000", "#ff0000"]\n',
         )
     )
     assert config.prefix == "ctrl+a"
-    assert not config.sidebar and config.escape_delay_ms == 20
+    assert not config.sidebar and config.escape_delay_ms == 20 and config.window_size == "smallest"
     assert config.bindings["|"] == "sidebar" and "x" not in config.bindings
     assert (config.scrollback_lines, config.wheel_lines) == (500, 5)
     assert config.background == "#101010" and config.palette == {0: "#000000", 1: "#ff0000"}
@@ -49,6 +50,7 @@ def test_settings(tmp_path: Path) -> None:
         ('[bindings]\nc = "new"\nq = "explode"\n', 3, "unknown action"),
         ('[scrollback]\nlines = "many"\n', 2, "expected a number"),
         ('[colours]\nforeground = "#zzzzzz"\n', 2, "not a colour"),
+        ('sidebar = true\nwindow_size = "biggest"\n', 2, '"latest", "smallest" or "largest"'),
     ],
 )
 def test_bad_file_names_the_line(tmp_path: Path, text: str, line: int, words: str) -> None:
