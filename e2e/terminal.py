@@ -18,6 +18,7 @@ import errno
 import os
 import selectors
 import signal
+import termios
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -166,6 +167,11 @@ class Terminal:
         with self._cond:
             self.screen.resize(rows, cols)
         self._proc.setwinsize(rows, cols)
+
+    def tty_attributes(self) -> list[Any]:
+        """The PTY's termios attributes (`termios.tcgetattr`: iflag, oflag, cflag, lflag, …), read
+        through its master side: what the program left the terminal's line discipline in."""
+        return termios.tcgetattr(self._fd)
 
     # -- what it draws -------------------------------------------------------------------------
 

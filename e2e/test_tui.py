@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pyte
 import pytest
 
 from e2e.isolated import IsolatedServer
@@ -234,3 +239,28 @@ def test_two_tuis_of_different_sizes_never_fight_over_a_session(tui: Start, serv
     # both views have drawn the last screen and each sent a key after anything it did on the
     # screens before: the server has every resize either asked for
     assert resizes(server, "w") == [(112, 39), (72, 29), (122, 44), (72, 29)]
+
+
+def fresh_terminal_state(cols: int, rows: int) -> tuple[set[int], list[Any]]:
+    """The modes of a terminal nobody has drawn on, and a fresh PTY's line discipline."""
+    master, slave = os.openpty()
+    try:
+        attributes = termios.tcgetattr(slave)
+    finally:
+        os.close(master)
+        os.close(slave)
+    return set(pyte.Screen(cols, rows).mode), attributes
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT, signal.SIGQUIT], ids=lambda s: s.name)
+def test_a_signal_ends_the_tui_and_gives_the_terminal_back(tui: Start, sig: signal.Signals) -> None:
+    modes, attributes = fresh_terminal_state(100, 30)
+    term = started(tui)
+    assert 1049 << 5 in term.screen.mode  # the TUI is on the alternate screen, with the mouse on
+    assert {1000 << 5, 1003 << 5} & term.screen.mode
+    os.kill(term.pid, sig)
+    assert term.wait_exit() == 1
+    assert set(term.screen.mode) == modes  # alternate screen, mouse, paste, focus modes: all off
+    assert not term.screen.cursor.hidden
+    iflag, oflag, cflag, lflag = term.tty_attributes()[:4]
+    assert (iflag, oflag, cflag, lflag) == tuple(attributes[:4])  # echo, canonical mode, signals

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,7 +59,8 @@ def run(
         print(f"termux: {message}" if code else f"termux: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     if reason:
-        print(f"[{reason}]")
+        with contextlib.suppress(OSError):  # the terminal may have hung up (SIGHUP)
+            print(f"[{reason}]", flush=True)
     return 0 if reason in ("detached", "", None) else 1
 
 

@@ -11,7 +11,11 @@
 4. Input first. Keys and pastes are handed to the app's `input_hook` on the event loop with
    `call_soon_threadsafe`, ahead of Textual's message queue, so a keystroke waits at most for the
    slice of work that is running when it arrives (see termux/tui/app.py).
-5. Frames are written on the loop's thread. Textual hands each frame to an output thread; when the
+5. Every way out restores the terminal. SIGTERM, SIGHUP, SIGINT and SIGQUIT end the app the
+   normal way (the stock driver leaves the alternate screen, raw mode and mouse reporting on when
+   a signal kills the process), and so does the terminal going away (end of input). Once writing
+   to the terminal fails (it hung up), output is dropped rather than raised.
+6. Frames are written on the loop's thread. Textual hands each frame to an output thread; when the
    machine's CPUs are taken, waking that thread costs a scheduler turn per frame (keystroke p50
    with 16 busy loops beside it: 53.9 ms through the thread, 27.7 ms written directly, measured with
    `python -m e2e.test_latency --floods 16 --programs spin`). A terminal that stops reading stalls
@@ -24,6 +28,7 @@ import asyncio
 import contextvars
 import os
 import selectors
+import signal
 from codecs import getincrementaldecoder
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -35,6 +40,13 @@ from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 
 ESCAPE_DELAY = 0.005  # seconds an ESC waits for the rest of a sequence
+# Signals that end the TUI, and why it says it ended (tmux's words).
+ENDING_SIGNALS = {
+    signal.SIGTERM: "terminated",
+    signal.SIGINT: "terminated",
+    signal.SIGQUIT: "terminated",
+    signal.SIGHUP: "lost tty",
+}
 
 
 class TermuxParser(XTermParser):
@@ -68,14 +80,31 @@ class TermuxDriver(LinuxDriver):
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         self._stopping = False
+        self._hung_up = False
         self._event_loop: asyncio.AbstractEventLoop | None = None
         # The input thread's recent select timeouts (None: asleep until input); tests read it.
         self.select_timeouts: deque[float | None] = deque(maxlen=64)
 
     def start_application_mode(self) -> None:
-        self._event_loop = asyncio.get_running_loop()
+        self._event_loop = loop = asyncio.get_running_loop()
         self._stopping = False
+        for sig in ENDING_SIGNALS:  # removed when the loop closes
+            loop.add_signal_handler(sig, self._end, sig)
         super().start_application_mode()
+
+    def _end(self, sig: signal.Signals) -> None:
+        """An ending signal, on the loop: leave the way a detach does, restoring the terminal. A
+        second one has the default effect (the app may be stuck)."""
+        loop = self._event_loop
+        if loop is not None:
+            loop.remove_signal_handler(sig)
+        self._app.exit(f"{ENDING_SIGNALS[sig]} ({sig.name})")
+
+    def _terminal_gone(self) -> None:
+        """End of input (on the input thread): the terminal is gone; leave."""
+        loop = self._event_loop
+        if loop is not None and not self._stopping:
+            loop.call_soon_threadsafe(self._app.exit, "lost tty", context=self.input_context)
 
     def disable_input(self) -> None:
         self._stopping = True
@@ -113,8 +142,12 @@ class TermuxDriver(LinuxDriver):
                         except OSError:
                             pass
                         continue
-                    data = os.read(self.fileno, 4096)
+                    try:
+                        data = os.read(self.fileno, 4096)
+                    except OSError:  # EIO: the terminal hung up
+                        data = b""
                     if not data:
+                        self._terminal_gone()
                         self._stopping = True
                         break
                     for message in parser.feed(decode(data)):
@@ -131,10 +164,13 @@ class TermuxDriver(LinuxDriver):
 
     def write(self, data: str) -> None:
         out = self._file
-        if out is None:  # no terminal to draw on (sys.__stderr__ is None)
+        if out is None or self._hung_up:  # no terminal to draw on (sys.__stderr__ is None)
             return
-        out.write(data)
-        out.flush()
+        try:
+            out.write(data)
+            out.flush()
+        except OSError:  # EIO: it hung up; whatever the app still draws goes nowhere
+            self._hung_up = True
 
     def process_message(self, message: Message) -> None:
         hook = self.input_hook
