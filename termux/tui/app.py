@@ -37,7 +37,7 @@ from textual.widgets import Static
 from termux import emulator
 from termux.keys import encode_paste, encode_textual
 from termux.tui.activity import TAIL_BYTES, ActivityView
-from termux.tui.config import Config
+from termux.tui.config import Config, key_bytes
 from termux.tui.feed import Feeder, FramePacer, Shadow, Step
 from termux.tui.render import Palette
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
@@ -132,6 +132,8 @@ class TermuxApp(App[str]):
         textual.screen.UPDATE_PERIOD = TEXTUAL_FRAME  # type: ignore[misc]
         self.client = client
         self.config = config or Config()
+        self._prefix = key_bytes(self.config.prefix)
+        self._actions = {key_bytes(name): action for name, action in self.config.bindings.items()}
         self.initial_focus = focus
         self.feeder = feeder or Feeder()
         self.infos: dict[str, dict[str, Any]] = {}  # session id → SessionInfo, in sidebar order
@@ -181,7 +183,9 @@ class TermuxApp(App[str]):
         self._tasks.discard(task)
         if task.cancelled() or (exc := task.exception()) is None:
             return
-        if isinstance(exc, TermuxError) and exc.code != "disconnected" and self._main is not None:
+        if isinstance(exc, TermuxError) and exc.code == "disconnected":
+            return  # a request the server's going cut short: _watch_server says why the TUI ends
+        if isinstance(exc, TermuxError) and self._main is not None:
             # a refused request (a name taken, a command not found, a session gone): say so, go on
             self.status.set_state(message=f"{exc.message} ({exc.code})")
             return
@@ -627,9 +631,6 @@ class TermuxApp(App[str]):
                 return
         await super().on_event(event)
 
-    def _matches(self, event: events.Key, key: str) -> bool:
-        return event.key == key or (event.character is not None and event.character == key and len(key) == 1)
-
     def route_key(self, event: events.Key) -> None:
         """Every key while no modal screen is open: the prefix, a command after it, or the session."""
         if not self.attached.is_set():
@@ -637,19 +638,20 @@ class TermuxApp(App[str]):
             if len(self._early_keys) < EARLY_KEYS:
                 self._early_keys.append(event)
             return
+        key = encode_textual(event.key, event.character)  # keys are matched by their bytes
         if self.prefix_pending:
             self.prefix_pending = False
             self.status.set_state(pending=False)
-            if self._matches(event, self.config.prefix):
+            if key == self._prefix:
                 self.send_key(event)  # the prefix twice sends it
                 return
-            action = next((a for k, a in self.config.bindings.items() if self._matches(event, k)), None)
+            action = self._actions.get(key)
             if action is None:
                 self.status.set_state(message=f"no binding for {event.key}")
             else:
                 self.run_prefix_action(action)
             return
-        if self._matches(event, self.config.prefix):
+        if key == self._prefix:
             self.prefix_pending = True
             self.status.set_state(pending=True, message="")
             return
@@ -731,7 +733,7 @@ class TermuxApp(App[str]):
         elif action == "help":
             self.push_screen(HelpScreen(self.config))
         elif action == "send-prefix":
-            self.send_bytes(encode_textual(self.config.prefix, None))
+            self.send_bytes(self._prefix)
 
     async def new_session(self) -> None:
         reply = await self.client.request("session.new", **self._view_size())

@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.color import Color, ColorParseError
+from textual.keys import key_to_character
 
+from termux.keys import encode_key, encode_textual, parse_key_name, textual_key_model
 from termux.server.sizing import POLICIES
 
 ACTIONS = (
@@ -105,6 +107,7 @@ def config_path() -> Path:
 
 
 _TMUX_MOD = {"C": "ctrl", "M": "alt", "S": "shift"}
+KEY_HINT = 'a Textual key name ("ctrl+b", "f12", "alt+x"), tmux style ("C-b", "M-x", "F12") or one character'
 
 
 def normalise_key(key: str) -> str:
@@ -115,6 +118,23 @@ def normalise_key(key: str) -> str:
         parts.append(_TMUX_MOD[rest[0]])
         rest = rest[2:]
     return "+".join([*parts, rest.lower() if parts else rest])
+
+
+def key_bytes(name: str) -> bytes:
+    """What a terminal sends for the key `name` (b"" for a name no key has). Keys are matched by
+    these bytes, so every spelling of a key is the same key, whatever the terminal reports it as
+    (ctrl+space arrives as Textual's ctrl+@: both are NUL, as in tmux)."""
+    if len(name) == 1:
+        return name.encode()
+    if textual_key_model(name, key_to_character(name)) is not None:
+        return encode_textual(name, key_to_character(name))
+    tmux = parse_key_name(name)
+    if tmux is None:
+        return b""
+    try:
+        return encode_key(*tmux)
+    except ValueError:
+        return b""
 
 
 def _line_of(text: str, key: str) -> int:
@@ -168,8 +188,15 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
     for key in data:
         if key not in known:
             raise fail(key, f"unknown setting (known: {', '.join(sorted(known))})")
+
+    def key(setting: str, name: str) -> str:
+        normalised = normalise_key(name) if len(name) > 1 else name
+        if not key_bytes(normalised):
+            raise fail(setting, f"unknown key {name!r} (expected {KEY_HINT})")
+        return normalised
+
     if "prefix" in data:
-        config.prefix = normalise_key(want("prefix", data["prefix"], str, 'a key such as "ctrl+b"'))
+        config.prefix = key("prefix", want("prefix", data["prefix"], str, 'a key such as "ctrl+b"'))
     if "sidebar" in data:
         config.sidebar = want("sidebar", data["sidebar"], bool, "true or false")
     if "activity" in data:
@@ -183,13 +210,15 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         if config.window_size not in POLICIES:
             raise fail("window_size", f'expected "latest", "smallest" or "largest", got {config.window_size!r}')
     bindings = want("bindings", data.get("bindings", {}), dict, "a table")
-    for key, action in bindings.items():
+    for name, action in bindings.items():
         if action not in ACTIONS and action != "none":
-            raise fail(key, f"unknown action {action!r} (actions: {', '.join(ACTIONS)}, none)")
-        normalised = normalise_key(key) if len(key) > 1 else key
-        if action == "none":
-            config.bindings.pop(normalised, None)
-        else:
+            raise fail(name, f"unknown action {action!r} (actions: {', '.join(ACTIONS)}, none)")
+        normalised = key(name, name)
+        # another spelling of the same key replaces (or removes) its binding
+        same = key_bytes(normalised)
+        for bound in [k for k in config.bindings if key_bytes(k) == same]:
+            del config.bindings[bound]
+        if action != "none":
             config.bindings[normalised] = action
     scrollback = want("scrollback", data.get("scrollback", {}), dict, "a table")
     for key, value in scrollback.items():

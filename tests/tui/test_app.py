@@ -470,3 +470,16 @@ async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: R
         app._apply_marks()
         assert len(refreshes) == len(background)  # rows that show nothing new are not redrawn
     await client.close()
+
+
+async def test_a_prefix_spelt_as_tmux_does_matches_the_key_the_terminal_sends(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    app, client = await start(server, config=Config(prefix="ctrl+space"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        app.route_key(events.Key("ctrl+@", "\x00"))  # what an xterm sends for ctrl+space
+        assert app.prefix_pending
+        app.route_key(events.Key("s", "s"))
+        assert app.sidebar.has_class("-hidden") and app.sent == []
+    await client.close()

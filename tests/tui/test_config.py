@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from termux.tui.config import DEFAULT_BINDINGS, ConfigError, config_path, load_config
+from termux.tui.config import DEFAULT_BINDINGS, ConfigError, config_path, key_bytes, load_config
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -51,6 +51,8 @@ def test_settings(tmp_path: Path) -> None:
         ('[scrollback]\nlines = "many"\n', 2, "expected a number"),
         ('[colours]\nforeground = "#zzzzzz"\n', 2, "not a colour"),
         ('sidebar = true\nwindow_size = "biggest"\n', 2, '"latest", "smallest" or "largest"'),
+        ('sidebar = true\nprefix = "bogus"\n', 2, "unknown key 'bogus'"),
+        ('[bindings]\nc = "new"\n"ctrl+nope" = "help"\n', 3, "unknown key 'ctrl+nope'"),
     ],
 )
 def test_bad_file_names_the_line(tmp_path: Path, text: str, line: int, words: str) -> None:
@@ -89,3 +91,13 @@ def test_no_tui_inside_its_own_session(tmp_path: Path) -> None:
         [sys.executable, "-m", "termux"], env=env, capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 1 and "nested" in done.stderr
+
+
+def test_every_spelling_of_a_key_is_that_key(tmp_path: Path) -> None:
+    """Keys are matched by what the terminal sends: tmux's C-Space is Textual's ctrl+@ (NUL), a
+    binding spelt another way replaces the default one for the same key."""
+    config = load_config(write(tmp_path, 'prefix = "C-Space"\n[bindings]\n"C-c" = "new"\nquestion_mark = "none"\n'))
+    assert key_bytes(config.prefix) == key_bytes("ctrl+@") == b"\x00"
+    assert key_bytes("F12") == key_bytes("f12") and key_bytes("M-x") == key_bytes("alt+x") == b"\x1bx"
+    assert config.bindings["ctrl+c"] == "new" and "?" not in config.bindings
+    assert key_bytes("bogus") == b""
