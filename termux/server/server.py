@@ -248,6 +248,7 @@ class Server:
         self._server: asyncio.AbstractServer | None = None
         self.pump = OutputPump(self._lookup, self._on_parsed)
         self.window_size: sizing.Policy = sizing.DEFAULT_POLICY
+        self.last_focus: str | None = None  # the session a view focused last (a new view's default)
         self._activity_stamps = itertools.count(1)
         self.bytes_forwarded = 0
         self.instruments = gauge.Instruments(None, None)  # the loop gauge, once serving
@@ -392,11 +393,14 @@ class Server:
             "snapshots": snapshots,
             "cursor": self.events.cursor,
             "in_sync": True,
+            "last_focus": self.last_focus if self.last_focus in self.sessions else None,
         }
 
     def set_focus(self, conn: Connection, session_id: str | None, size: tuple[int, int] | None = None) -> None:
         """`conn` now shows `session_id` (None: nothing); `size` is the view's, when it says."""
         previous, conn.focus = conn.focus, session_id
+        if session_id is not None:
+            self.last_focus = session_id
         if size is not None:
             conn.view_size, conn.active = size, next(self._activity_stamps)
         self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}

@@ -89,7 +89,10 @@ async def _main(
         elif create:
             sessions = (await client.request("session.list"))["sessions"]
             if not sessions:
-                await client.request("session.new")
+                from termux.tui.app import start_directory
+
+                cwd = start_directory()  # the first shell starts where termux was started
+                await client.request("session.new", **({"cwd": cwd} if cwd else {}))
         app = TermuxApp(client, config=config, focus=target, driver_class=TermuxDriver)
         result = await app.run_async()
         return result or app.exit_reason

@@ -21,6 +21,7 @@ import asyncio
 import base64
 import contextvars
 import functools
+import os
 from collections.abc import Awaitable
 from typing import Any, ClassVar
 
@@ -226,6 +227,9 @@ class TermuxApp(App[str]):
             snap = snapshots.get(info["id"]) or {}
             self._add_session(info, snap)
         focus = self._resolve(self.initial_focus) if self.initial_focus else None
+        last = reply.get("last_focus")  # the session a view focused last, as tmux re-attaches
+        if focus is None and last in self.infos and self.infos[last].get("state") == "running":
+            focus = last
         if focus is None:
             focus = next((s for s, i in self.infos.items() if i.get("state") == "running"), None)
         self._refresh_sidebar()
@@ -396,10 +400,10 @@ class TermuxApp(App[str]):
         )
         self._bells[sid] = getattr(shadow.screen, "bell_count", 0)
         row = self.rows.get(sid)
-        if row is not None and sid != self.focused_id:
-            if shadow.offset > before:
+        if row is not None:
+            if sid != self.focused_id and shadow.offset > before:
                 row.unseen = True  # output we only learnt of through the snapshot
-            self._mark(sid)
+            self._mark(sid, delay=self.marks_pacer.period if sid == self.focused_id else 0.0)
         if sid == self.focused_id:
             # Drawn at whatever size the server chose (padded or clipped): a snapshot never makes
             # this view ask for a size, so views of different sizes cannot fight over it.
@@ -487,9 +491,10 @@ class TermuxApp(App[str]):
         if shadow is None or row is None:
             return
         if sid == self.focused_id:
-            # Its preview waits until it loses focus (its screen is on view meanwhile): a sidebar
-            # redraw per keystroke would cost a second frame.
             self._frame()
+            # Its preview too, but never sooner than a mark period away, so that a key's echo is
+            # drawn alone, not with a sidebar row.
+            self._mark(sid, delay=self.marks_pacer.period)
         else:
             row.unseen = True
             bells = getattr(shadow.screen, "bell_count", 0)
@@ -517,10 +522,11 @@ class TermuxApp(App[str]):
 
     # -- background marks: the sidebar's rows and the activity view, at a bounded rate -----------
 
-    def _mark(self, sid: str) -> None:
-        """What `sid`'s sidebar row shows may have changed (output, a bell, a title, a snapshot)."""
+    def _mark(self, sid: str, delay: float = 0.0) -> None:
+        """What `sid`'s sidebar row shows may have changed (output, a bell, a title, a snapshot);
+        applied at least `delay` seconds from now."""
         self._touched.add(sid)
-        self._arm_marks()
+        self._arm_marks(delay)
 
     def _observe_activity(self, sid: str, chunk: bytes) -> None:
         """Keep the newest output's tail; the words in it are harvested with the other marks."""
@@ -530,11 +536,11 @@ class TermuxApp(App[str]):
         self._activity_tails[sid] = chunk[-keep:]
         self._arm_marks()
 
-    def _arm_marks(self) -> None:
+    def _arm_marks(self, delay: float = 0.0) -> None:
         """One timer while marks are pending, due a mark period after the last application."""
         if self._marks_timer is None:
             loop = asyncio.get_running_loop()
-            self._marks_timer = loop.call_later(self.marks_pacer.delay(), self._apply_marks)
+            self._marks_timer = loop.call_later(max(delay, self.marks_pacer.delay()), self._apply_marks)
 
     def _apply_marks(self) -> None:
         """Redraw the rows whose content changed since the last time and harvest activity words."""
@@ -547,8 +553,7 @@ class TermuxApp(App[str]):
             row = self.rows.get(sid)
             if row is None:
                 continue
-            if sid != self.focused_id:  # the focused one's preview waits until it loses focus
-                self._refresh_preview(sid)
+            self._refresh_preview(sid)
             self.sidebar.update_row(row)  # a no-op when the row shows nothing new
         tails, self._activity_tails = self._activity_tails, {}
         for sid, tail in tails.items():
@@ -566,7 +571,7 @@ class TermuxApp(App[str]):
     def focus_session(self, sid: str | None) -> None:
         """Show `sid`, and offer it this view's size (the server sizes sessions, sizing.py)."""
         if self.focused_id is not None and self.focused_id != sid:
-            self._refresh_preview(self.focused_id)  # left alone while it was on view
+            self._refresh_preview(self.focused_id)  # up to date now, not a mark period later
         self.focused_id = sid
         self._show_banner(sid is None)
         shadow = self.feeder.shadows.get(sid) if sid else None
@@ -718,6 +723,8 @@ class TermuxApp(App[str]):
             n = int(action.split("-", 1)[1])
             if n < len(order):
                 self.focus_session(order[n])
+            else:
+                self.status.set_state(message=f"no session {n}")
         elif action == "detach":
             self.detach()
         elif action == "kill" and self.focused_id is not None:
@@ -736,7 +743,12 @@ class TermuxApp(App[str]):
             self.send_bytes(self._prefix)
 
     async def new_session(self) -> None:
-        reply = await self.client.request("session.new", **self._view_size())
+        """A session at this view's size, in the focused session's current directory (tmux's
+        `-c '#{pane_current_path}'`), else in the directory termux was started in."""
+        focused = self.infos.get(self.focused_id) if self.focused_id is not None else None
+        pid = focused.get("pid") if focused is not None and focused.get("state") == "running" else None
+        cwd = (current_directory(pid) if isinstance(pid, int) else None) or start_directory()
+        reply = await self.client.request("session.new", **self._view_size(), **({"cwd": cwd} if cwd else {}))
         info = reply["session"]
         sid = info["id"]
         if sid not in self.infos:
@@ -796,6 +808,33 @@ class TermuxApp(App[str]):
         self._frame_timer = self._marks_timer = None
         for task in list(self._tasks):
             task.cancel()
+
+
+def current_directory(pid: int) -> str | None:
+    """The working directory of what runs in the foreground of a session's terminal: its
+    foreground process group's (the group leader's), else the session's first process's. The
+    TUI runs as the server's user on the server's machine, so /proc answers it as it would the
+    server."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            foreground = int(f.read().rsplit(")", 1)[1].split()[5])  # tpgid
+    except (OSError, ValueError, IndexError):
+        foreground = -1
+    for candidate in (foreground, pid):
+        if candidate > 0:
+            try:
+                return os.readlink(f"/proc/{candidate}/cwd")
+            except OSError:
+                continue
+    return None
+
+
+def start_directory() -> str | None:
+    """The directory termux was started in (None if it is gone)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def emulator_preview(screen: Any) -> str:

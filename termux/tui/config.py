@@ -189,14 +189,14 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         if key not in known:
             raise fail(key, f"unknown setting (known: {', '.join(sorted(known))})")
 
-    def key(setting: str, name: str) -> str:
+    def key_name(setting: str, name: str) -> str:
         normalised = normalise_key(name) if len(name) > 1 else name
         if not key_bytes(normalised):
             raise fail(setting, f"unknown key {name!r} (expected {KEY_HINT})")
         return normalised
 
     if "prefix" in data:
-        config.prefix = key("prefix", want("prefix", data["prefix"], str, 'a key such as "ctrl+b"'))
+        config.prefix = key_name("prefix", want("prefix", data["prefix"], str, 'a key such as "ctrl+b"'))
     if "sidebar" in data:
         config.sidebar = want("sidebar", data["sidebar"], bool, "true or false")
     if "activity" in data:
@@ -213,7 +213,7 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
     for name, action in bindings.items():
         if action not in ACTIONS and action != "none":
             raise fail(name, f"unknown action {action!r} (actions: {', '.join(ACTIONS)}, none)")
-        normalised = key(name, name)
+        normalised = key_name(name, name)
         # another spelling of the same key replaces (or removes) its binding
         same = key_bytes(normalised)
         for bound in [k for k in config.bindings if key_bytes(k) == same]:

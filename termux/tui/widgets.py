@@ -13,6 +13,7 @@ from textual import events
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -248,6 +249,7 @@ class Sidebar(BaseStyled):
         # What each position shows and its two strips, drawn again only when that changes.
         self._drawn: dict[int, tuple[tuple[Any, ...], list[Strip]]] = {}
         self.row_refreshes = 0  # rows redrawn by update_row (tests count them)
+        self.first_row = 0  # the first row shown: the sidebar scrolls to keep the focused row in view
 
     def notify_style_update(self) -> None:
         self._drawn.clear()  # drawn on the old base style
@@ -258,7 +260,41 @@ class Sidebar(BaseStyled):
         self.focused_id = focused_id
         self._index = {row.id: index for index, row in enumerate(rows)}
         self._drawn.clear()
+        self.scroll_to_focused()
         self.refresh()
+
+    @property
+    def shown_rows(self) -> int:
+        """Rows that fit whole."""
+        return max(1, self.size.height // self.ROW_HEIGHT)
+
+    def scroll_rows_to(self, top: int) -> None:
+        top = max(0, min(top, len(self.rows) - self.shown_rows))
+        if top != self.first_row:
+            self.first_row = top
+            self.refresh()
+
+    def scroll_to_focused(self) -> None:
+        index = self._index.get(self.focused_id) if self.focused_id is not None else None
+        if index is None:
+            self.scroll_rows_to(self.first_row)  # rows may have gone: no empty space at the end
+        elif index < self.first_row:
+            self.scroll_rows_to(index)
+        elif index >= self.first_row + self.shown_rows:
+            self.scroll_rows_to(index - self.shown_rows + 1)
+        else:
+            self.scroll_rows_to(self.first_row)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.scroll_to_focused()
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.scroll_rows_to(self.first_row - 1)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.scroll_rows_to(self.first_row + 1)
 
     def update_row(self, row: SessionRow) -> bool:
         """Redraw one session's row, only if what it shows changed; True when it did."""
@@ -269,8 +305,10 @@ class Sidebar(BaseStyled):
         drawn = self._drawn.get(index)
         if drawn is not None and drawn[0] == self._row_key(index, row):
             return False
+        if not self.first_row <= index <= self.first_row + self.shown_rows:  # (a row half shown at the bottom)
+            return False  # scrolled out of view: drawn afresh when it comes back
         self.row_refreshes += 1
-        self.refresh(Region(0, index * self.ROW_HEIGHT, self.size.width, self.ROW_HEIGHT))
+        self.refresh(Region(0, (index - self.first_row) * self.ROW_HEIGHT, self.size.width, self.ROW_HEIGHT))
         return True
 
     def _row_key(self, index: int, row: SessionRow) -> tuple[Any, ...]:
@@ -298,7 +336,8 @@ class Sidebar(BaseStyled):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        index, part = divmod(y, self.ROW_HEIGHT)
+        shown, part = divmod(y, self.ROW_HEIGHT)
+        index = self.first_row + shown
         if index >= len(self.rows):
             return Strip.blank(width, self.base_style)
         row = self.rows[index]
@@ -311,14 +350,18 @@ class Sidebar(BaseStyled):
         return drawn[1][part]
 
     def on_click(self, event: events.Click) -> None:
-        index = int(event.y) // self.ROW_HEIGHT
+        index = self.first_row + int(event.y) // self.ROW_HEIGHT
         if 0 <= index < len(self.rows):
             event.stop()
             self.post_message(self.Selected(self.rows[index].id))
 
 
+MESSAGE_SECONDS = 4.0  # how long a status-line message stays
+
+
 class StatusLine(Static):
-    """Key hints, the prefix state and short messages."""
+    """Key hints, the prefix state and short messages. A message clears itself after
+    MESSAGE_SECONDS: one timer while a message shows, none otherwise."""
 
     DEFAULT_CSS = """
     StatusLine {
@@ -335,6 +378,7 @@ class StatusLine(Static):
         self.pending = False
         self.message = ""
         self.session = ""
+        self.message_timer: Timer | None = None
         self._redraw()
 
     def set_state(self, *, pending: bool | None = None, message: str | None = None, session: str | None = None) -> None:
@@ -342,8 +386,18 @@ class StatusLine(Static):
             self.pending = pending
         if message is not None:
             self.message = message
+            if self.message_timer is not None:
+                self.message_timer.stop()
+                self.message_timer = None
+            if message:
+                self.message_timer = self.set_timer(MESSAGE_SECONDS, self._message_expired, name="status-message")
         if session is not None:
             self.session = session
+        self._redraw()
+
+    def _message_expired(self) -> None:
+        self.message_timer = None
+        self.message = ""
         self._redraw()
 
     def _redraw(self) -> None:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from textual import events
 
 from termux.client import AsyncClient
-from termux.tui.app import TermuxApp, _b64
+from termux.tui.app import TermuxApp, _b64, current_directory
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, Step
 from termux.tui.screens import ScrollbackScreen
@@ -437,7 +439,7 @@ async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: R
     """However many chunks background sessions print, their rows (previews, marks) and the activity
     view are updated by one timer, at most once per mark period; with nothing pending, no timer."""
     with server.client() as c:
-        ids = [c.request("session.new", name=f"s{n}", command=["/bin/cat"])["session"]["id"] for n in range(17)]
+        ids = [c.request("session.new", name=f"s{n}", command=["/bin/cat"])["session"]["id"] for n in range(13)]
     app, client = await start(server, focus="s0", config=Config(activity=True))
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
@@ -457,10 +459,10 @@ async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: R
             await pilot.pause()
         await wait_until(pilot, lambda: not app.feeder.has_work())
         assert "building line 49" in shadow_text(app, background[0])  # every chunk was parsed
-        assert refreshes == []  # 800 chunks, no redraw yet
+        assert refreshes == []  # 600 chunks, no redraw yet
         assert app._marks_timer is not None  # one timer, due a period after the last application
         assert app._marks_timer.when() - asyncio.get_running_loop().time() > 3000
-        assert app._touched == set(background)
+        assert set(background) <= app._touched
         assert not app.activity.harvester.pool  # harvested with the marks, not per chunk
         app._apply_marks()  # what the timer does when it fires
         assert len(refreshes) == len(background)  # one redraw per changed row
@@ -482,4 +484,116 @@ async def test_a_prefix_spelt_as_tmux_does_matches_the_key_the_terminal_sends(se
         assert app.prefix_pending
         app.route_key(events.Key("s", "s"))
         assert app.sidebar.has_class("-hidden") and app.sent == []
+    await client.close()
+
+
+async def test_the_sidebar_keeps_the_focused_session_in_view(server: RunningServer) -> None:
+    with server.client() as c:
+        ids = [c.request("session.new", name=f"s{n}", command=["/bin/cat"])["session"]["id"] for n in range(27)]
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        sidebar = app.sidebar
+        shown = sidebar.size.height // sidebar.ROW_HEIGHT
+        assert shown < 27 and sidebar.first_row == 0
+        await pilot.press("ctrl+b", "p")  # from the first to the last session
+        assert app.focused_id == ids[26]
+        assert sidebar.first_row == 27 - shown  # scrolled: the last row at the bottom
+        assert f"{26}:s26" in sidebar.render_line((26 - sidebar.first_row) * 2).text
+        await pilot.click("#sidebar", offset=(5, (25 - sidebar.first_row) * 2))  # the one above it
+        assert app.focused_id == ids[25]
+        for _ in range(5):
+            await pilot.pause()
+            sidebar.post_message(events.MouseScrollUp(sidebar, 0, 0, 0, 0, 0, False, False, False))
+        await wait_until(pilot, lambda: sidebar.first_row == 27 - shown - 5)  # the wheel scrolls it
+        await pilot.click("#sidebar", offset=(5, 0))
+        assert app.focused_id == ids[27 - shown - 5]
+        await pilot.press("ctrl+b", "0")
+        assert sidebar.first_row == 0 and app.focused_id == ids[0]
+    await client.close()
+
+
+async def test_a_missing_session_number_is_said_and_messages_clear_themselves(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        status = app.status
+        assert status.message == "" and status.message_timer is None  # no message: no timer
+        await pilot.press("ctrl+b", "7")
+        assert status.message == "no session 7" and app.sent == []
+        timer = status.message_timer
+        assert timer is not None
+        await pilot.press("ctrl+b", "z")
+        assert status.message == "no binding for z"
+        assert status.message_timer is not None and status.message_timer is not timer  # one timer
+        status._message_expired()  # what the timer does when it fires
+        assert status.message == "" and status.message_timer is None
+    await client.close()
+
+
+async def test_a_new_session_starts_where_the_focused_one_is_working(server: RunningServer, tmp_path: Path) -> None:
+    """As tmux's `new-window -c '#{pane_current_path}'`: the directory of the program in the
+    foreground of the focused session (not its shell's); with no live session, termux's own."""
+    job = tmp_path / "job"
+    job.mkdir()
+    with server.client() as c:
+        c.request("session.new", name="a", command=["bash", "--norc", "--noprofile", "-i"], cwd="/")
+    app, client = await start(server, focus="a")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        shell_pid = app.infos[app.focused_id]["pid"]
+        app.send_bytes(f"(cd {job} && exec sleep 300)\r".encode())  # a foreground job elsewhere
+        await wait_until(pilot, lambda: current_directory(shell_pid) == str(job))
+        assert os.readlink(f"/proc/{shell_pid}/cwd") == "/"  # the shell itself did not move
+        await pilot.press("ctrl+b", "c")
+        await wait_until(pilot, lambda: len(app.infos) == 2 and app.focused_id in app.infos)
+        assert app.infos[app.focused_id]["cwd"] == str(job)
+        with server.client() as c:
+            c.request("session.kill", target="a")
+            c.request("session.kill", target=app.focused_id)
+        await wait_until(pilot, lambda: not app.infos)
+        await pilot.press("c")  # no session left: c starts one, in the directory termux started in
+        await wait_until(pilot, lambda: len(app.infos) == 1)
+        assert next(iter(app.infos.values()))["cwd"] == os.getcwd()
+    await client.close()
+
+
+async def test_attaching_again_focuses_the_session_focused_last(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+        second = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.press("ctrl+b", "n")
+        assert app.focused_id == second
+        await pilot.press("ctrl+b", "d")
+    await client.close()
+    again, client = await start(server)  # no target: the server remembers
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, again.attached.is_set)
+        assert again.focused_id == second
+    await client.close()
+
+
+async def test_the_focused_preview_follows_a_program_leaving_the_alternate_screen(server: RunningServer) -> None:
+    script = (
+        "echo first; read x; echo second; printf '\\033[?1049h\\033[Halt-text'; read x; printf '\\033[?1049l'; exec cat"
+    )
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/sh", "-c", script])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        sid = app.focused_id
+        assert sid is not None and app.rows[sid].preview == "first"
+        app.marks_pacer.period = 0.0  # apply marks as soon as they are due
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.rows[sid].preview == "alt-text")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "alt-text" not in shadow_text(app))
+        await wait_until(pilot, lambda: app.rows[sid].preview == "second" and app._marks_timer is None)
+        assert "second" in "".join(text for text, _ in app.sidebar.row_pieces(0, app.rows[sid])[1])
     await client.close()
