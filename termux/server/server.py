@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import termux.emulator as emulator
+from termux.paths import open_side_file, side_path
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.framing import LineSplitter, Oversized
 from termux.protocol.messages import (
@@ -470,8 +471,7 @@ class Server:
 @contextmanager
 def _bind_lock(socket_path: Path) -> Iterator[None]:
     """Serialise the stale-socket check and bind between servers racing for one socket."""
-    lock_path = socket_path.with_name(socket_path.name + ".lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = open_side_file(side_path(socket_path, "lock"), os.O_RDWR | os.O_CREAT)  # never through a symlink
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
