@@ -310,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
 
         run = run_tui
     try:
-        return run(args)
+        status = run(args)
+        sys.stdout.flush()  # a closed stdout shows here, where BrokenPipeError is handled
+        return status
     except UsageError as exc:
         print(visible(f"termux: {exc}"), file=sys.stderr)
         return EXIT_USAGE

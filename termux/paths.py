@@ -121,7 +121,8 @@ def open_side_file(path: Path, flags: int) -> int:
     try:
         fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY, 0o600)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
+        # ELOOP, or EACCES when the kernel's protected_symlinks/regular refuse first
+        if exc.errno == errno.ELOOP or os.path.islink(path):
             raise SocketDirError(f"{path} is a symbolic link; termux does not follow it") from None
         raise SocketDirError(f"cannot open {path}: {exc.strerror}") from None
     info = os.fstat(fd)
