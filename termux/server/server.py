@@ -482,11 +482,13 @@ def _bind_lock(socket_path: Path) -> Iterator[None]:
 def _claim_socket(socket_path: Path) -> None:
     """Refuse a live socket; remove a stale one left by a killed server."""
     try:
-        mode = socket_path.lstat().st_mode
+        info = socket_path.lstat()
     except FileNotFoundError:
         return
-    if not stat.S_ISSOCK(mode):
+    if not stat.S_ISSOCK(info.st_mode):
         raise ServerError(f"{socket_path} exists and is not a socket; not touching it")
+    if info.st_uid != os.getuid():  # another user's, in a sticky directory like /tmp
+        raise ServerError(f"{socket_path} is a socket of uid {info.st_uid}, not yours; not touching it")
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         probe.connect(str(socket_path))

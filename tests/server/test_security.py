@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -191,3 +192,21 @@ def test_a_side_file_owned_by_another_user_is_refused(
     )
     assert result.stderr in refusals
     assert not (sticky_dir / "y.sock").exists()
+
+
+def test_a_stale_socket_of_another_user_is_left_alone(
+    attacker: pwd.struct_passwd, sticky_dir: Path, termux_env: dict[str, str]
+) -> None:
+    path = sticky_dir / "s.sock"
+
+    def leave_a_stale_socket() -> None:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.bind(str(path))  # bound, never listening, closed: what a killed server leaves
+
+    run_as(attacker, leave_a_stale_socket)
+    result = run_cli(termux_env, "-S", str(path), "server")
+    assert result.returncode == 1
+    assert result.stderr == f"termux server: {path} is a socket of uid {attacker.pw_uid}, not yours; not touching it\n"
+    assert path.lstat().st_uid == attacker.pw_uid  # still there, still theirs
+    started = run_cli(termux_env, "-S", str(path), "new", "-d", "--", "true")
+    assert started.returncode == 3 and "not yours; not touching it" in started.stderr, started.stderr
