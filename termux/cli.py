@@ -223,7 +223,6 @@ def cmd_kill_server(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from termux.client.events import add_verbs as add_event_verbs
     from termux.client.events import positive_seconds
 
     parser = argparse.ArgumentParser(prog="termux", description="A terminal multiplexer where typing never waits.")
@@ -292,6 +291,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("rows", type=int, metavar="ROWS")
     with_json(verb("stats", cmd_stats, "show server statistics"))
     verb("kill-server", cmd_kill_server, "kill the server and every session")
+
+    from termux.client.events import add_verbs as add_event_verbs
 
     add_event_verbs(verb, with_target, with_json)
     return parser

@@ -46,9 +46,9 @@ PUSH_QUEUE = 65_536  # pushed lines buffered for an async consumer; past that, r
 class TermuxError(ProtocolError):
     """An error reply from the server, or a failure to talk to one. The client's own codes:
     `no_server` (nothing listens on the socket), `unreachable` (connecting failed otherwise),
-    `untrusted` (the server runs as another user), `start_failed` (a server was started and did
-    not say it was ready), `disconnected` (the connection was lost, before
-    the reply if a request was waiting), `bad_reply` (the server sent something that is not a reply)."""
+    `untrusted` (the server runs as another user), `start_failed` (a server was started and never
+    said it was ready), `disconnected` (the connection was lost, before the reply if a request was
+    waiting) and `bad_reply` (the server sent something that is not a reply)."""
 
 
 def _decode(line: bytes) -> dict[str, Any]:
