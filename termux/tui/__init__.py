@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from termux.text import visible
+
 __all__ = ["run", "run_tui"]
 
 
@@ -56,11 +58,11 @@ def run(
     except Exception as exc:  # the server is gone, a target is wrong, …
         code = getattr(exc, "code", None)
         message = getattr(exc, "message", None) or str(exc)
-        print(f"termux: {message}" if code else f"termux: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(visible(f"termux: {message}" if code else f"termux: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
     if reason:
         with contextlib.suppress(OSError):  # the terminal may have hung up (SIGHUP)
-            print(f"[{reason}]", flush=True)
+            print(visible(f"[{reason}]"), flush=True)
     return 0 if reason in ("detached", "", None) else 1
 
 

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from termux.keys import ALT, CTRL, SHIFT, encode_mouse, mouse_tracking
+from termux.text import visible
 from termux.tui.render import Palette, ScreenRenderer
 
 
@@ -323,7 +324,7 @@ class Sidebar(BaseStyled):
         head: list[Piece] = [
             ("▌" if focused else " ", _MARK),
             (f"{index}:", _DIM),
-            (row.name, _FOCUSED_NAME if focused else _NAME),
+            (visible(row.name), _FOCUSED_NAME if focused else _NAME),
         ]
         if row.state != "running":
             state = f"[{row.exit_signal}]" if row.exit_signal else f"[exit {row.exit_code}]"
@@ -332,7 +333,7 @@ class Sidebar(BaseStyled):
             head.append((" *", _MARK))
         if row.bell:
             head.append((" !", _BELL))
-        return head, [("   " + (row.preview or row.title), _DIM)]
+        return head, [("   " + visible(row.preview or row.title), _DIM)]
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -407,10 +408,10 @@ class StatusLine(Static):
             text.append(" c new  n/p next/prev  0-9 select  d detach  x kill  , rename  s sidebar  ")
             text.append("r activity  [ scroll  ? help")
         else:
-            text.append(f" [{self.session}] ", style=Style(bold=True))
+            text.append(f" [{visible(self.session)}] ", style=Style(bold=True))
             text.append(f"{self.prefix} then: c new  n next  d detach  ? help")
         if self.message:
-            text.append("  " + self.message, style=Style(bold=True))
+            text.append("  " + visible(self.message), style=Style(bold=True))
         self.update(text)
 
 
