@@ -7,6 +7,11 @@ signals after every chunk, so waiting costs nothing and reacts as soon as the by
 sleep-polling). Replies to terminal queries (DA, DSR/cursor position) go back to the program, like a
 real terminal would send them.
 
+Like a terminal that supports synchronized output (mode 2026, as kitty, foot, WezTerm and iTerm2
+do), it shows whole frames: between `CSI ? 2026 h` and `CSI ? 2026 l` the screen being drawn is not
+what `display`, `text` and `cursor` report, and awaited conditions are checked when the update
+ends. (A program that never enables the mode is seen after every chunk read, as before.)
+
 The e2e tests of the TUI and the latency benchmark both use this. `wait_for` returns the monotonic
 time at which the chunk that made the predicate true was read from the PTY, so a benchmark can measure
 keystroke-to-screen latency without counting how long the waiting thread took to wake up.
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import selectors
 import signal
 import termios
@@ -31,6 +37,9 @@ Predicate = Callable[["Terminal"], bool]
 
 # One read from the PTY: as much as the kernel has, up to this (bounds the work per feed).
 _READ_SIZE = 65536
+SYNC_MODE = 2026 << 5  # pyte keeps DEC private modes it does not know in `mode`, shifted so
+# Feeds are split before each start and after each end of a synchronized update.
+_SYNC_EDGES = re.compile(rb"(?=\x1b\[\?2026h)|(?<=\x1b\[\?2026l)")
 
 
 class TerminalClosed(Exception):
@@ -124,6 +133,10 @@ class Terminal:
         self._closed = False
         self.bytes_read = 0
         self.last_read_at: float | None = None
+        self.frames = 0  # synchronized updates completed (what a terminal with mode 2026 shows)
+        # While a synchronized update is drawn: the last whole frame's lines and cursor.
+        self._shown: tuple[list[str], tuple[int, int]] | None = None
+        self._changed: set[int] = set()  # lines changed since waiters were last checked
         self._proc = PtyProcess.spawn(
             self.argv, env=full_env, cwd=None if cwd is None else os.fspath(cwd), dimensions=(rows, cols)
         )
@@ -179,7 +192,7 @@ class Terminal:
     def display(self) -> list[str]:
         """The visible screen, one string per line (padded to the width, like pyte)."""
         with self._cond:
-            return list(self.screen.display)
+            return list(self._shown[0]) if self._shown is not None else list(self.screen.display)
 
     @property
     def text(self) -> str:
@@ -190,7 +203,7 @@ class Terminal:
     def cursor(self) -> tuple[int, int]:
         """(x, y) of the cursor, 0-based."""
         with self._cond:
-            return self.screen.cursor.x, self.screen.cursor.y
+            return self._shown[1] if self._shown is not None else (self.screen.cursor.x, self.screen.cursor.y)
 
     def expect(self, what: str | Predicate) -> Expectation:
         """Start awaiting `what` now; `.wait()` later. Register before writing the input that
@@ -198,7 +211,8 @@ class Terminal:
         comes in, and no chunk can slip by between the write and the wait."""
         expectation = Expectation(self, what)
         with self._cond:
-            expectation.check(time.monotonic(), None)
+            if self._shown is None:  # else it is checked when the update in progress ends
+                expectation.check(time.monotonic(), None)
             if expectation.satisfied_at is None:
                 self._waiters.append(expectation)
         return expectation
@@ -214,6 +228,13 @@ class Terminal:
         cheap and do not call `write` from it.
         """
         return self.expect(what).wait(timeout)
+
+    def wait_bytes(self, count: int, timeout: float = 10.0) -> None:
+        """Block until the program has written at least `count` bytes, whatever they draw (also in
+        the middle of a synchronized update, when awaited conditions are not checked)."""
+        with self._cond:
+            if not self._cond.wait_for(lambda: self.bytes_read >= count or self._eof, timeout):
+                raise TimeoutError(f"{count} bytes did not arrive within {timeout}s ({self.bytes_read} did)")
 
     def wait_exit(self, timeout: float = 10.0) -> int | None:
         """Wait until the program's output ends (it exited), reap it, and return its exit status."""
@@ -296,18 +317,32 @@ class Terminal:
                 with self._cond:
                     self.bytes_read += len(data)
                     self.last_read_at = now
-                    if self.emulate:
-                        self._stream.feed(data)
-                    changed = set(self.screen.dirty)  # pyte marks every line a chunk touched
-                    self.screen.dirty.clear()
-                    for waiter in list(self._waiters):
-                        waiter.check(now, changed)
+                    for piece in _SYNC_EDGES.split(data) if self.emulate else [b""]:
+                        self._feed(piece, now)
                     self._cond.notify_all()
         finally:
             sel.close()
             with self._cond:
                 self._eof = True
                 self._cond.notify_all()
+
+    def _feed(self, piece: bytes, now: float) -> None:
+        # Under the lock, on the reader thread. A piece is at most one synchronized update.
+        screen = self.screen
+        if piece.startswith(b"\x1b[?2026h") and SYNC_MODE not in screen.mode:
+            self._shown = (list(screen.display), (screen.cursor.x, screen.cursor.y))
+        if piece:
+            self._stream.feed(piece)
+        self._changed.update(screen.dirty)  # pyte marks every line a chunk touched
+        screen.dirty.clear()
+        if SYNC_MODE in screen.mode:
+            return  # mid-frame: the terminal still shows the last one
+        if self._shown is not None:
+            self._shown = None
+            self.frames += 1
+        changed, self._changed = self._changed, set()
+        for waiter in list(self._waiters):
+            waiter.check(now, changed)
 
 
 def _line(screen: pyte.Screen, y: int) -> str:

@@ -132,3 +132,27 @@ def test_a_sink_counts_bytes_without_emulating() -> None:
     with Terminal(["sh", "-c", "printf 0123456789; cat"], cols=20, rows=3, emulate=False) as term:
         term.wait_for(lambda t: t.bytes_read >= 10)
         assert term.text.strip() == ""
+
+
+def test_a_synchronized_update_is_seen_whole() -> None:
+    """Mode 2026: what is drawn between its start and its end is shown (and awaited conditions
+    checked) only when it ends, as a terminal with synchronized output does."""
+    script = textwrap.dedent(
+        """
+        import os, sys
+        os.write(1, b"before\\r\\n\\x1b[?2026hframe-one")
+        sys.stdin.readline()
+        os.write(1, b" complete\\x1b[?2026l")
+        sys.stdin.readline()
+        """
+    )
+    with Terminal([sys.executable, "-c", script], cols=40, rows=5) as term:
+        term.wait_bytes(len(b"before\r\n\x1b[?2026hframe-one"))
+        assert term.text.strip() == "before" and term.frames == 0  # the update has not ended
+        pending = term.expect("frame-one")
+        assert pending.satisfied_at is None
+        term.write(b"\r")
+        pending.wait()
+        # the tty's echo of the newline came inside the update too
+        assert [line.strip() for line in term.display[:3]] == ["before", "frame-one", "complete"]
+        assert term.frames == 1

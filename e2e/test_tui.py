@@ -24,6 +24,14 @@ SIDEBAR = 28  # columns the sidebar takes (27 + its border)
 STATUS = 1  # the status line
 
 
+@pytest.fixture(autouse=True)
+def plain_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sessions run /bin/sh (set before the server starts): what a user's shell start-up files do
+    is not under test, and they can take seconds (an interactive bash here runs pyenv's rehash,
+    behind a lock every shell on the machine shares)."""
+    monkeypatch.setenv("SHELL", "/bin/sh")
+
+
 def started(tui: Start, *args: str, cols: int = 100, rows: int = 30) -> Terminal:
     term = tui(*args, cols=cols, rows=rows)
     term.wait_for("ctrl+b then", timeout=30)
@@ -67,6 +75,9 @@ def test_alternate_screen_enters_and_leaves_cleanly(tui: Start) -> None:
     assert "before-marker" not in terminal_area(term)
     term.write(b"\r")
     term.wait_for(lambda t: "before-marker" in terminal_area(t) and "ALT-SCREEN" not in terminal_area(t))
+    # every frame came as one synchronized update, each showing one moment of the session's
+    # screen: never the new top line over the old lines below it
+    assert term.frames > 0
 
 
 def test_detach_and_attach_again_keep_the_screens(tui: Start, run_termux: Callable[..., object]) -> None:

@@ -190,8 +190,12 @@ class ScreenRenderer:
         self._cursor = None
 
     def take_dirty(self, screen: Any, show_cursor: bool) -> set[int]:
-        """Lines that changed since the last call (pyte's dirty set plus cursor moves); drops them
-        from the cache and clears the screen's dirty set."""
+        """Lines that changed since the last call (pyte's dirty set plus cursor moves), drawn
+        again now; clears the screen's dirty set.
+
+        Drawn now, not when Textual paints them: output parsed in between (the pump runs before
+        the paint) would otherwise reach the lines Textual repaints but not the ones it keeps,
+        and a frame would show two moments of the screen at once."""
         dirty = {y for y in screen.dirty if 0 <= y < screen.lines}
         screen.dirty.clear()
         cursor = (screen.cursor.x, screen.cursor.y) if show_cursor else None
@@ -203,6 +207,8 @@ class ScreenRenderer:
             self._cursor = cursor
         for y in dirty:
             self._strips.pop(y, None)
+        for y in dirty:
+            self.line(screen, y)
         return dirty
 
     def line(self, screen: Any, y: int) -> Strip:

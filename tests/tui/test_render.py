@@ -195,3 +195,20 @@ def test_a_scroll_redraws_only_the_new_line_and_every_line_stays_right() -> None
     fresh = render_line(screen, 0, Palette())
     assert [(seg.text, seg.style) for seg in top] == [(seg.text, seg.style) for seg in fresh]
     assert any(seg.style is not None and seg.style.dim for seg in top)
+
+
+def test_a_frame_shows_one_moment_of_the_screen() -> None:
+    """Lines are drawn when the frame is taken: output parsed before Textual paints the frame is
+    the next frame's, never mixed into this one (ALT on the top line over the old lines below)."""
+    screen = screen_with(b"prompt\r\nbefore-marker\r\n", cols=20, rows=4)
+    renderer = ScreenRenderer(Palette())
+    renderer.take_dirty(screen, show_cursor=False)
+    for y in range(4):
+        renderer.line(screen, y)
+    ByteStream(screen).feed(b"\x1b[1;1Hpromp!")  # typed on the top line: this frame shows it
+    assert renderer.take_dirty(screen, show_cursor=False) == {0}
+    ByteStream(screen).feed(b"\x1b[?1049h\x1b[H\x1b[2JALT")  # parsed before the paint
+    painted = [renderer.line(screen, y).text.rstrip() for y in range(4)]  # what Textual paints
+    assert painted == ["promp!", "before-marker", "", ""]
+    assert renderer.take_dirty(screen, show_cursor=False) == {0, 1, 2, 3}  # the next frame
+    assert [renderer.line(screen, y).text.rstrip() for y in range(4)] == ["ALT", "", "", ""]
