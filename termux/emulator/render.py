@@ -3,6 +3,7 @@ numbering into scrollback) and `preview` (one line for a sidebar)."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pyte
@@ -114,20 +115,28 @@ def capture(screen: Screen, start: int | None = None, end: int | None = None, es
     line; defaults are the visible screen. Out-of-range bounds are clamped; trailing blanks trimmed;
     `escapes=True` keeps colours and attributes as SGR sequences (each line starts from a reset and
     ends reset)."""
+    return [render_row(line, escapes) for line in capture_rows(screen, start, end)]
+
+
+def capture_rows(screen: Screen, start: int | None = None, end: int | None = None) -> list[Line]:
+    """The rows `capture` renders, as immutable runs: a copy of the screen as it is now, cheap to
+    take, that can be rendered later (`render_row`, in slices) whatever the screen does meanwhile."""
     history = screen.history
     first = -len(history)
     last = screen.lines - 1
     lo = 0 if start is None else max(first, min(start, last))
     hi = last if end is None else max(first, min(end, last))
-    out: list[str] = []
+    rows: list[Line] = []
+    if lo < 0:
+        rows.extend(itertools.islice(history, len(history) + lo, len(history) + min(hi, -1) + 1))
     default = screen.default_char
-    for n in range(lo, hi + 1):
-        if n < 0:
-            line = history[len(history) + n]
-        else:
-            line = compact_line(screen.buffer.get(n), screen.columns, default)
-        out.append(_styled(line) if escapes else line_text(line).rstrip(" "))
-    return out
+    rows.extend(compact_line(screen.buffer.get(n), screen.columns, default) for n in range(max(lo, 0), hi + 1))
+    return rows
+
+
+def render_row(line: Line, escapes: bool = False) -> str:
+    """One captured row as text: trailing blanks trimmed; with `escapes`, SGR and OSC 8 kept."""
+    return _styled(line) if escapes else line_text(line).rstrip(" ")
 
 
 def preview(screen: Screen) -> str:

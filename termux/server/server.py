@@ -94,6 +94,7 @@ class Connection(asyncio.Protocol):
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
         self.stream: EventStream | None = None  # set by events.stream
+        self._requests_paused = False  # its replies are over CLIENT_BUFFER_MAX: its requests wait
 
     # -- asyncio.Protocol ------------------------------------------------------------------------
 
@@ -141,6 +142,9 @@ class Connection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self.lagging = False
+        if self._requests_paused and self.transport is not None and not self.transport.is_closing():
+            self._requests_paused = False
+            self.transport.resume_reading()
         self.send_stale()
         if self.stream is not None:
             self.stream.flush()  # events queued while the peer's socket was full
@@ -164,35 +168,48 @@ class Connection(asyncio.Protocol):
             result = command.handler(commands.Context(self.server, self), args)
         except ProtocolError as error:
             request_id = error.extra.pop("id", request_id)
-            self.write(reply_error(request_id, error))
+            self.reply(reply_error(request_id, error))
             return
         except Exception as exc:  # a bug: report it, keep serving
             log.exception("request failed")
-            self.write(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
+            self.reply(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
             return
         if inspect.isawaitable(result):
             task = asyncio.ensure_future(self._finish(request_id, result))
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
         else:
-            self.write(reply_ok(request_id, result))
+            self.reply(reply_ok(request_id, result))
 
     async def _finish(self, request_id: RequestId, pending: Any) -> None:
         try:
             result = await pending
         except ProtocolError as error:
-            self.write(reply_error(request_id, error))
+            self.reply(reply_error(request_id, error))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             log.exception("request failed")
-            self.write(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
+            self.reply(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
         else:
-            self.write(reply_ok(request_id, result))
+            self.reply(reply_ok(request_id, result))
 
     # -- output ----------------------------------------------------------------------------------
 
+    def reply(self, line: bytes) -> None:
+        """A reply is always written: the client asked for it. A client whose replies pile up past
+        CLIENT_BUFFER_MAX unread is not read from until they drain (its requests wait in the
+        socket), so requests cannot grow its buffer without bound either."""
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        transport.write(line)
+        if transport.get_write_buffer_size() > CLIENT_BUFFER_MAX and not self._requests_paused:
+            self._requests_paused = True
+            transport.pause_reading()
+
     def write(self, line: bytes) -> None:
+        """A push (output, snapshot, event): dropped with the client past CLIENT_BUFFER_MAX."""
         transport = self.transport
         if transport is None or transport.is_closing():
             return
