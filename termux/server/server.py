@@ -41,6 +41,7 @@ from termux.protocol.messages import (
 from termux.server import commands, gauge
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
+from termux.server.matcher import MatchWorker
 from termux.server.scheduler import FORWARD_CATCH_UP, ForwardBudget, OutputPump, Parseable
 from termux.server.session import Session, SessionConfig, SessionHooks
 
@@ -302,6 +303,7 @@ class Server:
         self.pump = OutputPump(self._lookup, self._on_parsed)
         self.bytes_forwarded = 0
         self.clients_dropped = 0
+        self.matcher = MatchWorker()  # session.wait's regular expressions, off the loop
         self.instruments = gauge.Instruments(None, None)  # the loop gauge, once serving
         self.child_nofile, self.fd_limit = raise_descriptor_limit()
         self._listener: socket.socket | None = None
@@ -518,6 +520,7 @@ class Server:
             "clients_dropped": self.clients_dropped,
             "fd_limit": self.fd_limit,
             "accept_pauses": self.accept_pauses,
+            "matches_in_flight": self.matcher.in_flight,
             "event_queues": gauge.stream_queues(self.connections),
             **self.instruments.report(),
         }
@@ -558,6 +561,7 @@ class Server:
             pump.cancel()
             for task in self._accept_tasks:
                 task.cancel()
+            self.matcher.close()
             self.instruments.close()
             log.info("server stopped")
 
