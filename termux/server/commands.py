@@ -159,12 +159,15 @@ async def _render_in_slices(rows: list[Any], escapes: bool, head: dict[str, Any]
     to the loop between slices: a long capture never holds up other requests or keystrokes."""
     lines: list[str] = []
     render = emulator.render_row
-    while len(lines) < len(rows):
+    while True:
         deadline = time.perf_counter() + FOCUSED_BUDGET
-        while len(lines) < len(rows) and time.perf_counter() < deadline:
+        while True:  # at least one batch a slice, however small the budget
             lines.extend(render(row, escapes) for row in rows[len(lines) : len(lines) + CAPTURE_CHECK_ROWS])
+            if len(lines) >= len(rows):
+                return {"lines": lines, **head}
+            if time.perf_counter() >= deadline:
+                break
         await asyncio.sleep(0)
-    return {"lines": lines, **head}
 
 
 @command("session.snapshot", TargetArgs)
