@@ -20,6 +20,7 @@ from termux.server.event_io import EventStream
 from termux.server.events import (
     DEFAULT_READ_LIMIT,
     MAX_READ_LIMIT,
+    MAX_WAIT_SECONDS,
     SESSION_CLOSED,
     SESSION_EXITED,
     ActivityTracker,
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from termux.server.session import Session
 
 MAX_WAIT_MS = 3_600_000
-MAX_WAIT_SECONDS = 30 * 86_400.0
 
 # -- arguments -----------------------------------------------------------------------------------
 
