@@ -188,7 +188,7 @@ def test_the_child_starts_in_its_directory_without_the_servers_terminal_variable
 def test_output_a_grandchild_writes_after_the_main_process_exits_is_kept(server: RunningServer) -> None:
     """As a tmux pane, the session lasts until its PTY reaches end of file: a background job that
     survives the hangup (here it ignores SIGHUP) still gets its output onto the screen."""
-    script = "(trap '' HUP; sleep 0.3; echo late) & echo early; exit 3"
+    script = "trap '' HUP; (sleep 0.3; echo late) & echo early; exit 3"  # the job inherits the ignored HUP
     with server.client() as client:
         lines = run_to_exit(client, command=["sh", "-c", script])
         (session,) = client.request("session.list")["sessions"]
