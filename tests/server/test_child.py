@@ -4,10 +4,7 @@ items 3 and 4): a real server, real PTYs, the child's own /proc entries."""
 from __future__ import annotations
 
 import os
-import resource
-import select
 import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from e2e.isolated import REPO_ROOT, TERMUX, IsolatedServer
+from e2e.isolated import IsolatedServer
 from termux.client import AsyncClient, Client, TermuxError
 from termux.protocol.messages import NewArgs
 from termux.server import spawn
@@ -139,31 +136,9 @@ def limited_server(socket_dir: Path) -> Iterator[IsolatedServer]:
     """A server started with RLIMIT_NOFILE soft 256, hard 4096, and variables a shell would not
     want from it (those of the tmux it was started in)."""
     running = IsolatedServer(socket_dir, extra_env={"SHELL": "/bin/sh", "TMUX": "/tmp/t,1,0", "COLUMNS": "33"})
-    start_with_limits(running, (256, 4096))
+    running.start(nofile=(256, 4096))
     yield running
     running.stop()
-
-
-def start_with_limits(running: IsolatedServer, nofile: tuple[int, int], *server_args: str) -> None:
-    """IsolatedServer.start, with RLIMIT_NOFILE set in the server process before it execs."""
-    ready_r, ready_w = os.pipe()
-    with open(running.log_path, "wb") as log:
-        running.proc = subprocess.Popen(
-            [*TERMUX, "server", "--ready-fd", str(ready_w), *server_args],
-            env=running.env,
-            cwd=str(REPO_ROOT),
-            pass_fds=(ready_w,),
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile),
-        )
-    os.close(ready_w)
-    readable, _, _ = select.select([ready_r], [], [], 30)
-    said = os.read(ready_r, 16) if readable else b""
-    os.close(ready_r)
-    assert said.startswith(b"ready"), running.server_log()
 
 
 def test_the_child_gets_the_descriptor_limit_the_server_started_with(limited_server: IsolatedServer) -> None:

@@ -24,7 +24,6 @@ from termux.server import matcher
 from termux.server.server import CLIENT_BUFFER_MAX
 from tests.conftest import RunningServer, wait_for_screen
 from tests.events.event_helpers import serve_in_loop, shutdown
-from tests.server.test_child import start_with_limits
 
 FLOOD = [sys.executable, "-c", "import sys\nwhile True: sys.stdout.write('flood ' * 13 + '\\n')"]
 
@@ -218,7 +217,7 @@ async def test_matching_runs_off_the_loop_while_requests_are_served(
 @pytest.fixture
 def low_fd_server(socket_dir: Path) -> Iterator[IsolatedServer]:
     running = IsolatedServer(socket_dir, extra_env={"SHELL": "/bin/sh"})
-    start_with_limits(running, (96, 96))
+    running.start(nofile=(96, 96))
     yield running
     running.stop()
 
