@@ -149,10 +149,6 @@ def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
 
 # -- session.wait --------------------------------------------------------------------------------
 
-def _screen_text(session: Session) -> str:
-    return "\n".join(line.rstrip() for line in session.screen.display)
-
-
 def _no_match(session: Session) -> ProtocolError:
     return ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match")
 
@@ -203,7 +199,7 @@ def _arm_wait(
         watch = ScreenWatch(
             server.matcher,
             pattern,
-            screen=lambda: _screen_text(session),
+            screen=session.screen_text,
             found=lambda where, text: finish({"session": session.info(), "match": text, "where": where}),
             ended=lambda: finish(_no_match(session)),
         )

@@ -265,7 +265,11 @@ class Connection(asyncio.Protocol):
             self.stale.discard(session_id)
             session = self.server.sessions.get(session_id)
             if session is not None:
-                self.write(push("snapshot", session=session.id, **self.server.snapshot(session)))
+                # Not subject to the cap: it goes only while the buffer is under HIGH, and it is
+                # what brings the view back in step, however large its screen.
+                line = push("snapshot", session=session.id, **self.server.snapshot(session))
+                if self.transport is not None and not self.transport.is_closing():
+                    self.transport.write(line)
                 self.budget.empty(session_id, now)
         if not self.stale and self._catch_up is not None:
             self._catch_up.cancel()

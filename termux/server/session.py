@@ -107,6 +107,7 @@ class Session:
         self.exit_signal: int | None = None
         self.title = ""
         self.bells = 0
+        self._screen_text: tuple[tuple[int, int, int], str] = ((-1, 0, 0), "")
         self._outbox = bytearray()
         self.input_written = 0  # input bytes the program's PTY has taken
         self._input_room: asyncio.Future[None] | None = None  # set when the outbox drains to INPUT_LOW
@@ -127,11 +128,11 @@ class Session:
         self.fd = child.fd
         try:
             self._pidfd = os.pidfd_open(self.pid)
-        except OSError:
+        except OSError as exc:  # out of descriptors: undo the start
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
             os.close(self.fd)
-            raise
+            raise ProtocolError(ErrorCode.SPAWN_FAILED, f"cannot watch {config.argv[0]!r}: {exc.strerror}") from None
         self._loop.add_reader(self.fd, self._on_readable)
         self._loop.add_reader(self._pidfd, self._on_child_exit)
 
@@ -362,6 +363,14 @@ class Session:
         await asyncio.shield(self._exited)
 
     # -- views -----------------------------------------------------------------------------------
+
+    def screen_text(self) -> str:
+        """The visible screen as text, a line each, trailing blanks trimmed; made once per screen
+        state, however many `session.wait`s look at it."""
+        key = (self.bytes_parsed, self.screen.columns, self.screen.lines)
+        if self._screen_text[0] != key:
+            self._screen_text = (key, "\n".join(line.rstrip() for line in self.screen.display))
+        return self._screen_text[1]
 
     def info(self) -> SessionInfo:
         return SessionInfo(

@@ -75,6 +75,9 @@ def spawn(argv: list[str], cwd: str, env: dict[str, str], cols: int, rows: int, 
     try:
         set_window_size(slave, cols, rows)
         status_r, status_w = os.pipe()
+        if status_w < 3:  # the server's own stdio was closed: keep it clear of the child's 0, 1, 2
+            status_w, low = fcntl.fcntl(status_w, fcntl.F_DUPFD_CLOEXEC, 3), status_w
+            os.close(low)
         try:
             # Signals stay blocked from before the fork until the child has reset every handler:
             # a signal caught in between would run the server's handlers (and write to its
