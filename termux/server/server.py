@@ -315,6 +315,7 @@ class Server:
         self._accepting = False
         self.accept_pauses = 0  # times accept() ran out of descriptors (server.stats)
         self._accept_tasks: set[asyncio.Task[Any]] = set()
+        self._base_fds = _open_descriptors()  # the server's own (counted again once it listens)
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -391,7 +392,12 @@ class Server:
 
     def _check_descriptors(self) -> None:
         """Refuse a session that would leave fewer than FD_RESERVE descriptors free."""
-        open_now = len(os.listdir("/proc/self/fd")) - 1  # less the one listdir itself used
+        open_now = (
+            self._base_fds
+            + sum(s.descriptors for s in self.sessions.values())
+            + len(self.connections)
+            + len(self._accept_tasks)
+        )
         if open_now + SPAWN_FDS + SESSION_FDS + FD_RESERVE > self.fd_limit:
             raise ProtocolError(
                 ErrorCode.CAPACITY,
@@ -543,6 +549,7 @@ class Server:
             _claim_socket(self.socket_path)
             self._listener = _listen(self.socket_path)
         os.chmod(self.socket_path, 0o600)
+        self._base_fds = _open_descriptors()
         self._start_accepting()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, self._shutdown.set)
@@ -626,6 +633,10 @@ class Server:
 
 
 _STARTED_NOFILE: tuple[int, int] | None = None
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd")) - 1  # less the one listdir itself holds
 
 
 def raise_descriptor_limit() -> tuple[tuple[int, int], int]:

@@ -195,6 +195,11 @@ class Session:
         return offset, chunk
 
     @property
+    def descriptors(self) -> int:
+        """Descriptors this session holds: its PTY until end of file, its pidfd until reaped."""
+        return int(self._pty_open) + int(not self._child_reaped)
+
+    @property
     def has_backlog(self) -> bool:
         return self.backlog.size > 0
 

@@ -16,6 +16,7 @@ exception there ran the server's code in the child; and it resets neither signal
 
 from __future__ import annotations
 
+import _signal  # signal's C functions: its wrappers turn each of some sixty numbers into an enum
 import fcntl
 import os
 import resource
@@ -27,7 +28,7 @@ from typing import NoReturn
 
 # Exit status of a child that could not exec (as a shell's "found but cannot execute").
 EXEC_FAILED = 126
-_CATCHABLE = sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})
+_CATCHABLE = [int(sig) for sig in sorted(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})]
 _REASON_LIMIT = 4096
 
 
@@ -82,13 +83,13 @@ def spawn(argv: list[str], cwd: str, env: dict[str, str], cols: int, rows: int, 
             # Signals stay blocked from before the fork until the child has reset every handler:
             # a signal caught in between would run the server's handlers (and write to its
             # loop's wakeup descriptor) in the child.
-            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _CATCHABLE)
+            blocked = _signal.pthread_sigmask(_signal.SIG_BLOCK, _CATCHABLE)
             try:
                 pid = os.fork()
                 if pid == 0:
                     _child(slave, status_w, os.fsencode(program), args, environ, cwd, nofile)
             finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+                _signal.pthread_sigmask(_signal.SIG_SETMASK, blocked)
             os.close(status_w)
             status_w = -1
             reason = _read_to_end(status_r)
@@ -151,14 +152,14 @@ def _prepare_child(slave: int, status_w: int, cwd: str, nofile: tuple[int, int])
     os.closerange(3, status_w)  # the slave's own descriptor, the server's sockets, anything left
     os.closerange(status_w + 1, max(open_max, status_w + 1))
     resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
-    signal.pthread_sigmask(signal.SIG_SETMASK, ())
+    _signal.pthread_sigmask(_signal.SIG_SETMASK, ())
 
 
 def _reset_signals() -> None:
-    signal.set_wakeup_fd(-1)
+    _signal.set_wakeup_fd(-1)
     for sig in _CATCHABLE:
         try:
-            signal.signal(sig, signal.SIG_DFL)
+            _signal.signal(sig, _signal.SIG_DFL)
         except (OSError, ValueError):  # a signal the kernel does not let us set
             pass
 
