@@ -19,6 +19,7 @@ import socket
 import stat
 import struct
 import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -58,6 +59,9 @@ CLIENT_BUFFER_LOW = 64 << 10
 CLIENT_BUFFER_MAX = 1 << 20
 MAX_SESSIONS = 1000
 MAX_CONNECTIONS = 1024
+# Requests of one connection waiting for their reply (waits, long polls, sliced captures): past
+# this, further requests are answered `busy`, so a pipelining client cannot pile up work.
+MAX_IN_FLIGHT = 256
 LISTEN_BACKLOG = 128
 ACCEPT_BATCH = 64  # connections accepted per loop pass, so a burst of them cannot hold the loop
 # Descriptors: a running session holds two (its PTY's master side and a pidfd for its exit);
@@ -97,6 +101,7 @@ class Connection(asyncio.Protocol):
         self.peer_pid: int | None = None
         self.stream: EventStream | None = None  # set by events.stream
         self._requests_paused = False  # its replies are over CLIENT_BUFFER_MAX: its requests wait
+        self._lines: deque[bytes | Oversized] = deque()  # request lines read and not handled yet
 
     # -- asyncio.Protocol ------------------------------------------------------------------------
 
@@ -125,10 +130,17 @@ class Connection(asyncio.Protocol):
         self.server.connections.add(self)
 
     def data_received(self, data: bytes) -> None:
-        for line in self.splitter.feed(data):
+        self._lines.extend(self.splitter.feed(data))
+        self._handle_lines()
+
+    def _handle_lines(self) -> None:
+        """Requests in order, until the client's unread replies pass the cap: the rest of what was
+        read waits here (one read's worth at most: the socket is not read meanwhile)."""
+        while self._lines and not self._requests_paused:
             if self.transport is None or self.transport.is_closing():
+                self._lines.clear()
                 return
-            self.handle_line(line)
+            self.handle_line(self._lines.popleft())
 
     def connection_lost(self, exc: Exception | None) -> None:
         for task in self.tasks:
@@ -147,6 +159,7 @@ class Connection(asyncio.Protocol):
         if self._requests_paused and self.transport is not None and not self.transport.is_closing():
             self._requests_paused = False
             self.transport.resume_reading()
+            self._handle_lines()
         self.send_stale()
         if self.stream is not None:
             self.stream.flush()  # events queued while the peer's socket was full
@@ -166,6 +179,10 @@ class Connection(asyncio.Protocol):
             request = decode_request(line)
             request_id = request.id
             command = commands.lookup(request.cmd)
+            if len(self.tasks) >= MAX_IN_FLIGHT:
+                raise ProtocolError(
+                    ErrorCode.BUSY, f"{MAX_IN_FLIGHT} requests of this connection are still in progress"
+                )
             args = convert_args(request.args, command.args)
             result = command.handler(commands.Context(self.server, self), args)
         except ProtocolError as error:

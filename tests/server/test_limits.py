@@ -21,9 +21,10 @@ import pytest
 from e2e.isolated import IsolatedServer
 from termux.client import AsyncClient, Client, TermuxError
 from termux.server import matcher
-from termux.server.server import CLIENT_BUFFER_MAX
+from termux.server.server import CLIENT_BUFFER_MAX, MAX_IN_FLIGHT
 from tests.conftest import RunningServer, wait_for_screen
 from tests.events.event_helpers import serve_in_loop, shutdown
+from tests.server.test_protocol import RawConnection
 
 FLOOD = [sys.executable, "-c", "import sys\nwhile True: sys.stdout.write('flood ' * 13 + '\\n')"]
 
@@ -108,6 +109,47 @@ def test_a_view_that_stops_reading_is_dropped_when_pushes_pass_the_cap(server: R
             assert _read_to_eof(silent) <= CLIENT_BUFFER_MAX + (1 << 20)  # it was closed, not waited on
         finally:
             silent.close()
+
+
+def test_a_client_that_does_not_read_its_replies_is_not_read_from_past_the_cap(server: RunningServer) -> None:
+    """Replies are never dropped; the client's further requests wait until it reads."""
+    with server.client() as other:
+        # A long argument makes session.list a large reply that costs the server little to make.
+        other.request("session.new", name="big", command=["sh", "-c", "exec sleep 60", "x" * 60_000])
+        reply = len(msgspec.json.encode(other.request("session.list")))
+        requests = 10 * CLIENT_BUFFER_MAX // reply  # replies worth ten caps
+        greedy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        greedy.connect(str(server.path))
+        try:
+            greedy.sendall(b"".join(b'{"id": %d, "cmd": "session.list"}\n' % i for i in range(requests)))
+            asked = 0
+            while (buffered := sum(other.request("server.stats")["client_buffers"].values())) < CLIENT_BUFFER_MAX:
+                asked += 1
+                assert asked < 10_000
+            assert buffered <= CLIENT_BUFFER_MAX + 2 * reply  # one reply past the cap, not ten caps
+            replies = greedy.makefile("rb")
+            ids = [msgspec.json.decode(replies.readline())["id"] for _ in range(requests)]
+            assert ids == list(range(requests))  # every one answered, in order, once it read
+        finally:
+            greedy.close()
+
+
+def test_requests_in_progress_on_one_connection_are_bounded(server: RunningServer) -> None:
+    with server.client() as client:
+        client.request("session.new", name="idle", command=["sleep", "60"])
+    conn = RawConnection(server)
+    try:
+        waits = b"".join(
+            b'{"id": %d, "cmd": "session.wait", "args": {"target": "idle", "quiet": 3600}}\n' % i
+            for i in range(MAX_IN_FLIGHT + 10)
+        )
+        conn.sock.sendall(waits + b'{"id": "hello", "cmd": "server.hello"}\n')
+        replies = [msgspec.json.decode(conn.file.readline()) for _ in range(11)]
+    finally:
+        conn.close()
+    assert [r["id"] for r in replies] == [*range(MAX_IN_FLIGHT, MAX_IN_FLIGHT + 10), "hello"]
+    assert {r["error"]["code"] for r in replies[:-1]} == {"busy"}
+    assert replies[-1]["id"] == "hello" and replies[-1]["ok"] is False  # busy too, answered at once
 
 
 # -- item 7: long requests yield ----------------------------------------------------------------------
