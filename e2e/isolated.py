@@ -43,6 +43,10 @@ def termux_env(socket_dir: Path, base: Mapping[str, str] | None = None) -> dict[
     for inherited in ("TERMUX", "TMUX", "XDG_RUNTIME_DIR"):
         env.pop(inherited, None)
     env.setdefault("TERM", "xterm-256color")
+    # Sessions run $SHELL: the user's shell reads the user's rc files (version managers that rehash
+    # under a lock, prompts that run programs), which makes tests depend on this machine's setup.
+    # Tests that need bash start it themselves.
+    env["SHELL"] = "/bin/sh"
     return env
 
 
