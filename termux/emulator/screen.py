@@ -11,6 +11,7 @@ Where stock pyte differs from xterm, termux follows xterm; each case is named in
 
 from __future__ import annotations
 
+import bisect
 import copy
 import unicodedata
 from collections import defaultdict
@@ -101,6 +102,11 @@ DECRQM_PRIVATE = frozenset(
 DECRQM_ANSI = frozenset((4, 20))
 MAX_LINK = 4096
 MAX_TITLE_STACK = 10
+# Zero-width characters (combining marks, ZWJ, variation selectors) one cell keeps after its own
+# character, counted in code points after NFC composition; further ones are dropped. xterm keeps at
+# most 10 (its combiningChars maximum) and tmux's 21-byte cell about as many two-byte marks. Without a
+# bound every mark re-normalised an ever longer cell: quadratic in the marks a program prints.
+MAX_JOINED = 10
 _LAT1 = pyte.charsets.LAT1_MAP
 
 
@@ -470,9 +476,13 @@ class Screen(pyte.Screen):
         if x > 0 and line[x].data == "":
             x -= 1  # the stub of a wide character: join the character itself
         base = line[x]
-        if not base.data:
+        data = base.data
+        if not data or len(data) > MAX_JOINED:
+            return  # nothing to join, or the cell is full: dropped
+        joined = unicodedata.normalize("NFC", data + char)
+        if len(joined) > MAX_JOINED + 1:
             return
-        line[x] = base._replace(data=unicodedata.normalize("NFC", base.data + char))
+        line[x] = base._replace(data=joined)
         self.dirty.add(y)
 
     # ------------------------------------------------------------------ queries (answers go to the PTY)
@@ -578,17 +588,17 @@ class Screen(pyte.Screen):
             self.draw(self._last_char * min(count or 1, self.lines * self.columns))
 
     def forward_tab(self, count: int | None = None) -> None:
-        """CHT (CSI Ps I)."""
-        for _ in range(min(count or 1, self.columns)):
-            self.tab()
+        """CHT (CSI Ps I): Ps tab stops on (the last column when they run out), found in one pass
+        over the stops whatever Ps is."""
+        stops = sorted(self.tabstops)
+        i = bisect.bisect_right(stops, self.cursor.x) + (count or 1) - 1
+        self.cursor.x = stops[i] if i < len(stops) else self.columns - 1
 
     def back_tab(self, count: int | None = None) -> None:
-        """CBT (CSI Ps Z): back to the previous tab stop (or column 0), Ps times."""
-        x = min(self.cursor.x, self.columns - 1)
-        for _ in range(min(count or 1, self.columns)):
-            stops = [t for t in self.tabstops if t < x]
-            x = max(stops) if stops else 0
-        self.cursor.x = x
+        """CBT (CSI Ps Z): back Ps tab stops (column 0 when they run out), in one pass."""
+        stops = sorted(self.tabstops)
+        i = bisect.bisect_left(stops, min(self.cursor.x, self.columns - 1)) - (count or 1)
+        self.cursor.x = stops[i] if i >= 0 else 0
 
     def soft_reset(self) -> None:
         """DECSTR (CSI ! p), as xterm: cursor visible, replace mode, origin and cursor/keypad
