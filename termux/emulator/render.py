@@ -130,6 +130,12 @@ def capture(screen: Screen, start: int | None = None, end: int | None = None, es
     return out
 
 
+def cursor_position(screen: Screen) -> tuple[int, int]:
+    """The cell the cursor is on, (x, y), as tmux reports it: after a program writes the last column
+    the cursor waits there to wrap (internally x == columns), and that is still the last column."""
+    return min(screen.cursor.x, screen.columns - 1), screen.cursor.y
+
+
 def preview(screen: Screen) -> str:
     """The last non-blank line of the visible screen, stripped ("" for a blank screen). Reads
     lines from the bottom up and stops at the first with text: the sidebar asks often."""
@@ -294,4 +300,4 @@ def snapshot(screen: Screen) -> bytes:
     return "".join(out).encode("utf-8", "replace")
 
 
-__all__ = ["capture", "preview", "sgr", "snapshot"]
+__all__ = ["capture", "cursor_position", "preview", "sgr", "snapshot"]

@@ -91,8 +91,12 @@ _PALETTE = pyte.graphics.FG_BG_256
 _SGR_CACHE_LIMIT = 4096
 DEFAULT_FOREGROUND = (0xFF, 0xFF, 0xFF)
 DEFAULT_BACKGROUND = (0x00, 0x00, 0x00)
-# xterm's answers (patch 390 in its default VT420 mode).
-DA1_REPLY = "\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c"
+# DA1: "VT100 with Advanced Video Option" (bold, underline, blink, reverse), tmux's answer. xterm's
+# VT420 answer (64;1;2;6;9;15;16;17;18;21;22;28) also claims 132 columns, a printer, selective erase,
+# national and technical character sets, a locator, state interrogation, user windows, horizontal
+# scrolling and rectangular editing, none of which termux implements.
+DA1_REPLY = "\x1b[?1;2c"
+# DA2 and DA3 as xterm (patch 390).
 DA2_REPLY = "\x1b[>41;390;0c"
 DA3_REPLY = "\x1bP!|00000000\x1b\\"
 # Modes DECRQM reports as set/reset; anything else is "not recognised" (0).
@@ -488,7 +492,8 @@ class Screen(pyte.Screen):
     # ------------------------------------------------------------------ queries (answers go to the PTY)
 
     def report_device_attributes(self, mode: int = 0, **kwargs: Any) -> None:
-        """DA1 (CSI c, ESC Z): xterm's VT420 answer (pyte claims to be a VT102)."""
+        """DA1 (CSI c, ESC Z): a VT100 with Advanced Video Option, as tmux answers (pyte claims a VT102,
+        which would promise the VT102's printer port)."""
         if mode == 0 and not kwargs.get("private"):
             self.write_process_input(DA1_REPLY)
 

@@ -125,11 +125,12 @@ def session_capture(ctx: Context, args: CaptureArgs) -> dict[str, Any]:
     session = ctx.server.find(args.target)
     screen = session.screen
     lines = emulator.capture(screen, args.start, args.end, escapes=args.escapes)
+    x, y = emulator.cursor_position(screen)
     return {
         "lines": lines,
         "cols": screen.columns,
         "rows": screen.lines,
-        "cursor": {"x": screen.cursor.x, "y": screen.cursor.y, "hidden": screen.cursor.hidden},
+        "cursor": {"x": x, "y": y, "hidden": screen.cursor.hidden},
         "offset": session.bytes_parsed,
     }
 
