@@ -1,7 +1,9 @@
-"""Compact scrollback: a bounded deque of lines, each a tuple of (text, style) runs.
+"""Compact scrollback: a bounded deque of lines, read as tuples of (text, style) runs.
 
-A line of 80 plain characters costs one run — a tuple of one string and one shared style object —
-instead of a dict of 80 cell namedtuples. Styles are interned so equal runs share one object.
+A line is read as runs (`Line`) but stored smaller (`Stored`): a line of text in the default style is
+just its string; any other line is one tuple holding the whole text, then each run's style and where
+it ends — `(text, style)`, `(text, style0, end0, style1)`, … — instead of a tuple and a string per run.
+Styles are interned so equal runs share one object.
 
 Scrollback is invisible to Python's cycle collector: a style is a `RunStyle` (a msgspec Struct made
 with gc=False) rather than a cell namedtuple, so runs and lines are tuples of untracked objects,
@@ -41,8 +43,49 @@ class RunStyle(msgspec.Struct, frozen=True, gc=False):
 Style = RunStyle
 Run = tuple[str, Style]
 Line = tuple[Run, ...]
+# A line as the scrollback keeps it: str (one run in the default style, "" for an empty line) or
+# (text, style0, end0, style1, end1, ..., styleN), run i being text[end(i-1):end(i)].
+Stored = str | tuple[Any, ...]
 
 EMPTY_LINE: Line = ()
+DEFAULT_STYLE = RunStyle()
+
+
+def pack_line(line: Line) -> Stored:
+    """A line of runs in its stored form."""
+    if not line:
+        return ""
+    if len(line) == 1:
+        text, style = line[0]
+        return text if text and style == DEFAULT_STYLE else (text, style)
+    out: list[Any] = [None]
+    end = 0
+    for text, style in line:
+        if len(out) > 1:
+            out.append(end)
+        out.append(style)
+        end += len(text)
+    out[0] = "".join(text for text, _ in line)
+    return tuple(out)
+
+
+def unpack_line(stored: Stored) -> Line:
+    """A stored line as runs."""
+    if stored.__class__ is str:
+        return ((stored, DEFAULT_STYLE),) if stored else EMPTY_LINE  # type: ignore[return-value]
+    parts: tuple[Any, ...] = stored  # type: ignore[assignment]
+    text: str = parts[0]
+    n = len(parts)
+    if n == 2:
+        return ((text, parts[1]),)
+    runs: list[Run] = []
+    start = 0
+    for i in range(1, n - 1, 2):
+        end: int = parts[i + 1]
+        runs.append((text[start:end], parts[i]))
+        start = end
+    runs.append((text[start:], parts[n - 1]))
+    return tuple(runs)
 
 # Interning table for run styles; bounded so that adversarial 24-bit colours cannot grow it forever
 # (when full it is emptied: lines keep the styles they hold, later lines intern anew).
@@ -119,13 +162,14 @@ def line_text(line: Line) -> str:
 class Scrollback:
     """Lines scrolled off the top of the main screen, oldest first; at most ``maxlen`` of them.
 
-    Policy when full: the oldest line is dropped (a deque with ``maxlen``).
+    Policy when full: the oldest line is dropped (a deque with ``maxlen``). Read as runs (`Line`);
+    kept in the stored form (`Stored`), which the Screen's fast paths hand over directly.
     """
 
     __slots__ = ("_lines",)
 
     def __init__(self, maxlen: int = 10000) -> None:
-        self._lines: deque[Line] = deque(maxlen=max(0, int(maxlen)))
+        self._lines: deque[Stored] = deque(maxlen=max(0, int(maxlen)))
 
     @property
     def maxlen(self) -> int:
@@ -135,19 +179,30 @@ class Scrollback:
         return len(self._lines)
 
     def __iter__(self) -> Iterator[Line]:
-        return iter(self._lines)
+        return map(unpack_line, self._lines)
 
     def __getitem__(self, index: int) -> Line:
-        return self._lines[index]
+        return unpack_line(self._lines[index])
 
     def append(self, line: Line) -> None:
         if self._lines.maxlen:
-            self._lines.append(line)
+            self._lines.append(pack_line(line))
 
     def extend(self, lines: Iterable[Line]) -> None:
-        """Many lines at once, oldest first (the fast paths' batched scroll)."""
+        """Many lines at once, oldest first."""
+        if self._lines.maxlen:
+            self._lines.extend(map(pack_line, lines))
+
+    def append_stored(self, line: Stored) -> None:
+        if self._lines.maxlen:
+            self._lines.append(line)
+
+    def extend_stored(self, lines: Iterable[Stored]) -> None:
         if self._lines.maxlen:
             self._lines.extend(lines)
+
+    def stored(self, index: int) -> Stored:
+        return self._lines[index]
 
     def clear(self) -> None:
         self._lines.clear()

@@ -125,7 +125,7 @@ def capture(screen: Screen, start: int | None = None, end: int | None = None, es
         if n < 0:
             line = history[len(history) + n]
         else:
-            line = compact_line(screen.buffer.get(n), screen.columns, default)
+            line = _screen_line(screen, n, default)
         out.append(_styled(line) if escapes else line_text(line).rstrip(" "))
     return out
 
@@ -136,12 +136,34 @@ def cursor_position(screen: Screen) -> tuple[int, int]:
     return min(screen.cursor.x, screen.columns - 1), screen.cursor.y
 
 
+def _screen_line(screen: Screen, y: int, default: Any) -> Line:
+    """Visible row y as runs, without turning a row of runs into cells."""
+    line = getattr(screen.buffer, "line", None)
+    if line is not None:
+        return line(y, screen.columns, default)  # type: ignore[no-any-return]
+    return compact_line(screen.buffer.get(y), screen.columns, default)
+
+
+def _row(buffer: Any, y: int) -> Any:
+    """Row y of a buffer for reading only: the fast Screen's rows of runs are not turned into cells."""
+    view = getattr(buffer, "view", None)
+    return view(y) if view is not None else buffer.get(y)
+
+
 def preview(screen: Screen) -> str:
     """The last non-blank line of the visible screen, stripped ("" for a blank screen). Reads
     lines from the bottom up and stops at the first with text: the sidebar asks often."""
     default = screen.default_char
     columns = range(screen.columns)
+    peek = getattr(screen.buffer, "peek", None)
     for y in range(screen.lines - 1, -1, -1):
+        if peek is not None:
+            row = peek(y)
+            if row is not None and not isinstance(row, dict):  # a row of runs
+                text = row.text().strip()
+                if text:
+                    return text  # type: ignore[no-any-return]
+                continue
         line = screen.buffer.get(y)
         if line:
             text = "".join([line.get(x, default).data for x in columns]).strip()
@@ -160,7 +182,7 @@ def _draw_buffer(buffer: Any, columns: int, lines: int) -> list[str]:
     code = sgr(style)
     link = ""
     for y in range(lines):
-        line = buffer.get(y)
+        line = _row(buffer, y)
         if not line:
             continue
         cells = sorted((x, c) for x, c in line.items() if x < columns)
@@ -210,7 +232,7 @@ def _cursor_state(cursor: Any, buffer: Any, columns: int, base: int = 0) -> list
     x, y = cursor.x, cursor.y
     if x >= columns:
         # Reach the pending-wrap state by redrawing the last cell of the line.
-        line = buffer.get(y) or {}
+        line = _row(buffer, y) or {}
         cx = columns - 1
         cell = line.get(cx, DEFAULT_CHAR)
         if cell.data == "" and cx > 0 and line.get(cx - 1, DEFAULT_CHAR).data:

@@ -178,7 +178,7 @@ class Screen(pyte.Screen):
         default = self.default_char.data
         out = []
         for y in range(self.lines):
-            line = self.buffer.get(y)
+            line = self._peek_row(y)
             if not line:
                 out.append(default * columns)
                 continue
@@ -196,6 +196,10 @@ class Screen(pyte.Screen):
                 wide = wcwidth(data[0]) == 2
             out.append("".join(chars))
         return out
+
+    def _peek_row(self, y: int) -> Any:
+        """Row y for reading only (None if there is none)."""
+        return self.buffer.get(y)
 
     def bell(self, *args: Any) -> None:
         self.bell_count += 1

@@ -1,0 +1,314 @@
+"""The fast Screen's cell store: rows kept as text and style runs until something reads them as cells.
+
+pyte keeps a screen as a dict of rows, each a dict of cells, and a row leaving the screen for the
+scrollback had to be turned back into runs of text, cell by cell. Here most rows never become cells:
+
+- `Packed` is a row drawn with single-width characters over one stretch of columns: its text in runs,
+  each with the cell cache (`Cells`) of its attributes. Drawing on it appends or splices runs; erasing
+  it writes a run of spaces. A row goes into the scrollback straight from its runs.
+- `Buffer` is the `buffer` the Screen API shows: pyte's mapping `y -> row` (a `defaultdict` of
+  `StaticDefaultDict` rows) over a list. Reading a row through it (`buffer[y]`, `get`, `values`, …)
+  turns a packed row into pyte's cells for good, exactly the cells drawing would have made, so that
+  pyte's own methods and every reader see what they always saw. The fast paths work on `rows` (the
+  list: None for a row pyte would not have, a `Packed`, or a cell dict), scrolling is a list shift.
+
+Which rows exist matters to pyte's methods (`delete_lines` moves only rows that exist), so the fast
+paths create and drop rows exactly where pyte's would: a row that pyte has but that holds nothing is an
+empty `Packed`, a row it has not is None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from pyte.screens import StaticDefaultDict
+
+from .history import DEFAULT_STYLE, EMPTY_LINE, Line, Stored, compact_line, intern_style, pack_line, unpack_line
+
+
+class Cells(dict[str, Any]):
+    """char -> cell with fixed attributes, made on first use (the very cell draw() would make)."""
+
+    __slots__ = ("attrs", "style")
+
+    def __init__(self, attrs: Any) -> None:
+        self.attrs = attrs
+        self.style = intern_style(attrs)  # the scrollback style of every cell in here
+
+    def __missing__(self, char: str) -> Any:
+        cell = self.attrs._replace(data=char)
+        self[char] = cell
+        return cell
+
+
+class Packed:
+    """A row whose cells from `start` to `end` (exclusive) are single-width characters in runs:
+    `texts[i]` drawn with `cells[i]`. Columns outside hold nothing (the row's `default`)."""
+
+    __slots__ = ("cells", "default", "end", "start", "texts")
+
+    cells: list[Cells]
+    texts: list[str]
+
+    def __init__(self, default: Any, start: int = 0, text: str = "", cells: Cells | None = None) -> None:
+        self.default = default
+        self.start = start
+        self.end = start + len(text)
+        if text and cells is not None:
+            self.texts = [text]
+            self.cells = [cells]
+        else:
+            self.texts = []
+            self.cells = []
+
+    @classmethod
+    def of_runs(cls, default: Any, texts: list[str], cells: list[Cells], length: int) -> Packed:
+        row = cls(default)
+        row.texts = texts
+        row.cells = cells
+        row.end = length
+        return row
+
+    def write(self, x: int, text: str, cells: Cells) -> bool:
+        """Draw `text` (single-width characters, not empty) at column x; False when that would leave
+        a gap of unwritten columns inside the row (the caller then makes it cells)."""
+        end = self.end
+        if x == end and end != self.start:  # the common case: text goes on where the row ends
+            self.texts.append(text)
+            self.cells.append(cells)
+            self.end = end + len(text)
+            return True
+        new_end = x + len(text)
+        if self.start == end:  # the row exists but holds nothing yet
+            self.start, self.end, self.texts, self.cells = x, new_end, [text], [cells]
+            return True
+        if new_end < self.start or x > end:
+            return False
+        self._splice(x, new_end, text, cells)
+        return True
+
+    def _splice(self, a: int, b: int, text: str, cells: Cells) -> None:
+        """Replace columns [a, b) with `text`; the row then spans the union of both stretches."""
+        left_t: list[str] = []
+        left_c: list[Cells] = []
+        right_t: list[str] = []
+        right_c: list[Cells] = []
+        x = self.start
+        for t, c in zip(self.texts, self.cells, strict=True):
+            e = x + len(t)
+            if x < a:
+                left_t.append(t[: a - x] if e > a else t)
+                left_c.append(c)
+            if e > b:
+                right_t.append(t[b - x :] if x < b else t)
+                right_c.append(c)
+            x = e
+        self.texts = [*left_t, text, *right_t]
+        self.cells = [*left_c, cells, *right_c]
+        self.start = min(self.start, a)
+        self.end = max(self.end, b)
+
+    def fill(self, cells: Cells) -> None:
+        """Every cell this row holds becomes a blank in `cells`' attributes (what ED does)."""
+        if self.end > self.start:
+            self.texts = [" " * (self.end - self.start)]
+            self.cells = [cells]
+
+    def materialize(self) -> StaticDefaultDict[int, Any]:
+        """The row as pyte's cells: what drawing the same text would have made."""
+        row: StaticDefaultDict[int, Any] = StaticDefaultDict(self.default)
+        x = self.start
+        for t, c in zip(self.texts, self.cells, strict=True):
+            n = len(t)
+            row.update(zip(range(x, x + n), map(c.__getitem__, t), strict=True))
+            x += n
+        return row
+
+    def is_blank(self) -> bool:
+        return self.start == self.end
+
+    def text(self) -> str:
+        """The characters of the row up to its end, a space for each column it does not hold."""
+        return " " * self.start + "".join(self.texts)
+
+    def stored(self, default: Any) -> Stored:
+        """The row's scrollback line (as `compact_line` of its cells makes it, in its stored form):
+        trailing cells equal to `default` dropped, neighbouring runs of one style merged."""
+        texts = self.texts
+        cells = self.cells
+        k = len(texts)
+        last = ""
+        while k:
+            blank = cells[k - 1][" "]
+            if blank != default or getattr(blank, "ext", None) is not None:
+                last = texts[k - 1]
+                break
+            last = texts[k - 1].rstrip(" ")
+            if last:
+                break
+            k -= 1
+        if not k:
+            return ""
+        styles = [c.style for c in cells[:k]]
+        parts = texts[: k - 1]
+        parts.append(last)
+        if self.start:  # the columns before the row's stretch are default cells
+            styles.insert(0, intern_style(default))
+            parts.insert(0, " " * self.start)
+        first = styles[0]
+        if k == 1 and not self.start:
+            return last if first == DEFAULT_STYLE else (last, first)
+        out: list[Any] = [None, first]
+        pos = len(parts[0])
+        previous = first
+        for part, style in zip(parts[1:], styles[1:], strict=True):
+            if style is not previous and style != previous:
+                out.append(pos)
+                out.append(style)
+                previous = style
+            pos += len(part)
+        text = "".join(parts)
+        if len(out) == 2 and first == DEFAULT_STYLE:
+            return text
+        out[0] = text
+        return tuple(out)
+
+    def __repr__(self) -> str:
+        return f"Packed({self.start}, {self.end}, {self.texts!r})"
+
+
+Row = StaticDefaultDict  # what a row read through the Screen API is
+
+
+class Buffer:
+    """pyte's `screen.buffer` (y -> row, a missing row is made on `buffer[y]`), over `rows`.
+
+    Reading a row through this mapping turns a packed row into cells (once). `peek` and `view` read
+    without doing so. Keys are the row numbers 0 <= y; the list grows if a key past it is written.
+    """
+
+    __slots__ = ("rows", "screen")
+
+    def __init__(self, screen: Any, lines: int) -> None:
+        self.screen = screen  # for its current default cell, which new rows start from
+        self.rows: list[Any] = [None] * lines
+
+    def fit(self, lines: int) -> None:
+        """Exactly `lines` slots (after a resize, which dropped the rows past the end)."""
+        rows = self.rows
+        if len(rows) > lines:
+            del rows[lines:]
+        else:
+            rows.extend([None] * (lines - len(rows)))
+
+    def _slot(self, y: int) -> Any:
+        if y < 0:
+            raise KeyError(y)
+        rows = self.rows
+        if y >= len(rows):
+            rows.extend([None] * (y + 1 - len(rows)))
+        return rows[y]
+
+    # -- reading without turning rows into cells
+
+    def peek(self, y: int) -> Any:
+        """The row as stored: None (no row), a `Packed` or a cell dict."""
+        rows = self.rows
+        return rows[y] if 0 <= y < len(rows) else None
+
+    def view(self, y: int) -> StaticDefaultDict[int, Any] | None:
+        """The row as cells, without storing them: for readers that do not write."""
+        row = self.peek(y)
+        return row.materialize() if row.__class__ is Packed else row
+
+    def line(self, y: int, columns: int, default: Any) -> Line:
+        """Row y as scrollback runs (`compact_line` of its cells)."""
+        return row_line(self.peek(y), columns, default)
+
+    # -- the mapping pyte's code uses
+
+    def __getitem__(self, y: int) -> StaticDefaultDict[int, Any]:
+        row = self._slot(y)
+        if row is None:
+            row = self.rows[y] = StaticDefaultDict(self.screen.default_char)
+        elif row.__class__ is Packed:
+            row = self.rows[y] = row.materialize()
+        return row  # type: ignore[no-any-return]
+
+    def get(self, y: int, default: Any = None) -> Any:
+        row = self.peek(y)
+        if row is None:
+            return default
+        if row.__class__ is Packed:
+            row = self.rows[y] = row.materialize()
+        return row
+
+    def __setitem__(self, y: int, row: Any) -> None:
+        self._slot(y)
+        self.rows[y] = row
+
+    def __delitem__(self, y: int) -> None:
+        if self.peek(y) is None:
+            raise KeyError(y)
+        self.rows[y] = None
+
+    def pop(self, y: int, *default: Any) -> Any:
+        row = self.peek(y)
+        if row is None:
+            if default:
+                return default[0]
+            raise KeyError(y)
+        self.rows[y] = None
+        return row.materialize() if row.__class__ is Packed else row
+
+    def __contains__(self, y: object) -> bool:
+        return isinstance(y, int) and self.peek(y) is not None
+
+    def __iter__(self) -> Iterator[int]:
+        return iter([y for y, row in enumerate(self.rows) if row is not None])
+
+    def keys(self) -> list[int]:
+        return list(self)
+
+    def values(self) -> list[StaticDefaultDict[int, Any]]:
+        return [self[y] for y in self]
+
+    def items(self) -> list[tuple[int, StaticDefaultDict[int, Any]]]:
+        return [(y, self[y]) for y in self]
+
+    def __len__(self) -> int:
+        return len(self.rows) - self.rows.count(None)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def clear(self) -> None:
+        self.rows[:] = [None] * len(self.rows)
+
+    def update(self, other: Any) -> None:
+        for y, row in dict(other).items():
+            self[y] = row
+
+    def __repr__(self) -> str:
+        return f"Buffer({len(self)}/{len(self.rows)} rows)"
+
+
+def row_line(row: Any, columns: int, default: Any) -> Line:
+    """Any stored row (None, `Packed`, cell dict) as scrollback runs."""
+    if row is None:
+        return EMPTY_LINE
+    if row.__class__ is Packed:
+        return unpack_line(row.stored(default))
+    return compact_line(row, columns, default)
+
+
+def row_stored(row: Any, columns: int, default: Any) -> Stored:
+    if row is None:
+        return ""
+    if row.__class__ is Packed:
+        return row.stored(default)  # type: ignore[no-any-return]
+    return pack_line(compact_line(row, columns, default))
+
+
+__all__ = ["Buffer", "Cells", "Packed", "row_line", "row_stored"]
