@@ -424,22 +424,27 @@ class FastScreenMixin(_ReferenceScreen):
         # From here every row starts blank at column 0 and every line feed scrolls the region:
         # collect the rows the lines make, then shift the region once by their count.
         columns = self.columns
-        rows: list[str] = []
-        if DECAWM in self.mode:
-            for text in texts[i:]:
-                if len(text) <= columns:
-                    rows.append(text)
-                else:
-                    rows.extend([text[j : j + columns] for j in range(0, len(text), columns)])
-        else:
-            for text in texts[i:]:
-                rows.append(text if len(text) <= columns else text[: columns - 1] + text[-1])
+        rows = texts[i:]
+        blank_ends = " \r\n" in block  # whether a row may end in a blank
+        if max(map(len, rows)) > columns:
+            long_lines = rows
+            rows = []
+            blank_ends = True
+            if DECAWM in self.mode:
+                for text in long_lines:
+                    if len(text) <= columns:
+                        rows.append(text)
+                    else:
+                        rows.extend([text[j : j + columns] for j in range(0, len(text), columns)])
+            else:
+                for text in long_lines:
+                    rows.append(text if len(text) <= columns else text[: columns - 1] + text[-1])
         attrs = cursor.attrs
         h1 = bottom - top
         gone = len(rows) - h1 if len(rows) > h1 else 0  # rows that scroll away without being seen
         gone_lines: list[Stored] = []
         if gone and self._scrolls_into_history(top, bottom):
-            gone_lines = self._text_rows_stored(rows[:gone], attrs)
+            gone_lines = self._text_rows_stored(rows[:gone], attrs, blank_ends)
         cells = self._cells(attrs)
         default = self.default_char
         self._scroll_in([Packed(default, 0, text, cells) for text in rows[gone:]], len(rows), top, bottom, gone_lines)
@@ -490,15 +495,15 @@ class FastScreenMixin(_ReferenceScreen):
             stored = _compact_cells(list(map(line.get, range(end), repeat(default))), default)
         self.history.append_stored(stored)
 
-    def _text_rows_stored(self, rows: list[str], attrs: Any) -> list[Stored]:
+    def _text_rows_stored(self, rows: list[str], attrs: Any, blank_ends: bool) -> list[Stored]:
         """Rows of text in one style in their stored scrollback form (what compact_line makes of the
-        drawn row: one run, trailing default cells dropped)."""
+        drawn row: one run, trailing default cells dropped). `blank_ends`: some row may end in a space."""
         maxlen = self.history.maxlen
         if len(rows) > maxlen:
             rows = rows[-maxlen:]  # the older ones would be dropped on arrival
         style = self._cells(attrs).style
         default = self.default_char
-        if tuple(attrs)[1:] == tuple(default)[1:] and getattr(attrs, "ext", None) is None:
+        if blank_ends and tuple(attrs)[1:] == tuple(default)[1:] and getattr(attrs, "ext", None) is None:
             # Cells in the default style: trailing blanks equal the default cell and are dropped.
             rows = [text.rstrip(" ") for text in rows]
         if style == DEFAULT_STYLE:
@@ -737,19 +742,24 @@ class FastStreamMixin(_ReferenceStream):
         columns = screen.columns
         autowrap = DECAWM in screen.mode
         lines = texts[i:]
-        lengths = [len(_SGR_SEQ.sub("", text)) for text in lines]
-        if autowrap:
-            counts = [(length + columns - 1) // columns if length else 1 for length in lengths]
-        else:
-            counts = [1] * len(lines)
-        total = sum(counts)
         keep_all = screen._scrolls_into_history(top, bottom)
-        first_seen = 0 if keep_all else total - (bottom - top)  # rows before this scroll away unseen
+        if keep_all:
+            first_seen = -1  # every row is built
+            counts = [0] * len(lines)  # (so their counts are not needed)
+        else:
+            lengths = [len(_SGR_SEQ.sub("", text)) for text in lines]
+            if autowrap:
+                counts = [(length + columns - 1) // columns if length else 1 for length in lengths]
+            else:
+                counts = [1] * len(lines)
+            first_seen = sum(counts) - (bottom - top)  # rows before this one scroll away unseen
         rows: list[Packed | None] = []
         sgr_cache = self._f_sgr
         cells_for = screen._cells
         mode = screen.mode
         default = screen.default_char
+        cells = cells_for(cursor.attrs)
+        last_piece = ""
         for text, count in zip(lines, counts, strict=True):
             build = len(rows) + count > first_seen
             runs_t: list[str] = []
@@ -766,9 +776,15 @@ class FastStreamMixin(_ReferenceStream):
                         if len(sgr_cache) >= _SGR_CACHE_LIMIT:
                             sgr_cache.clear()
                         sgr_cache[sgr_key] = (current, cursor.attrs)
-                if piece and build:
-                    runs_t.append(piece)
-                    runs_c.append(cells_for(cursor.attrs))
+                    cells = cells_for(cursor.attrs)
+                if piece:
+                    last_piece = piece
+                    if build:
+                        if runs_c and runs_c[-1] is cells:
+                            runs_t[-1] += piece
+                        else:
+                            runs_t.append(piece)
+                            runs_c.append(cells)
             if not build:
                 rows.extend([None] * count)
                 continue
@@ -785,11 +801,9 @@ class FastStreamMixin(_ReferenceStream):
                 rows.append(Packed.of_runs(default, head_t, head_c, columns))
         gone = max(0, len(rows) - (bottom - top))
         gone_lines = [row.stored(default) for row in rows[:gone] if row is not None] if keep_all else []
-        screen._scroll_in(rows[gone:], len(rows), top, bottom, gone_lines)
-        for length, text in zip(reversed(lengths), reversed(lines), strict=True):
-            if length:
-                screen._last_char = _SGR_SEQ.sub("", text)[-1]
-                break
+        screen._scroll_in(rows[gone:], len(rows), top, bottom, gone_lines)  # type: ignore[arg-type]
+        if last_piece:
+            screen._last_char = last_piece[-1]
         screen.dirty.update(range(screen.lines))
         cursor.x = 0
         cursor.y = bottom

@@ -20,6 +20,8 @@ empty `Packed`, a row it has not is None.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import accumulate
+from operator import attrgetter, eq
 from typing import Any
 
 from pyte.screens import StaticDefaultDict
@@ -30,11 +32,13 @@ from .history import DEFAULT_STYLE, EMPTY_LINE, Line, Stored, compact_line, inte
 class Cells(dict[str, Any]):
     """char -> cell with fixed attributes, made on first use (the very cell draw() would make)."""
 
-    __slots__ = ("attrs", "style")
+    __slots__ = ("attrs", "blank", "plain", "style")
 
     def __init__(self, attrs: Any) -> None:
         self.attrs = attrs
         self.style = intern_style(attrs)  # the scrollback style of every cell in here
+        self.blank = self[" "]
+        self.plain = getattr(attrs, "ext", None) is None  # no extras: a blank may equal a default cell
 
     def __missing__(self, char: str) -> Any:
         cell = self.attrs._replace(data=char)
@@ -140,45 +144,48 @@ class Packed:
         k = len(texts)
         last = ""
         while k:
-            blank = cells[k - 1][" "]
-            if blank != default or getattr(blank, "ext", None) is not None:
-                last = texts[k - 1]
+            run = cells[k - 1]
+            last = texts[k - 1]
+            if not run.plain or run.blank != default:
                 break
-            last = texts[k - 1].rstrip(" ")
+            last = last.rstrip(" ")
             if last:
                 break
             k -= 1
         if not k:
             return ""
-        styles = [c.style for c in cells[:k]]
-        parts = texts[: k - 1]
-        parts.append(last)
-        if self.start:  # the columns before the row's stretch are default cells
-            styles.insert(0, intern_style(default))
-            parts.insert(0, " " * self.start)
-        first = styles[0]
         if k == 1 and not self.start:
-            return last if first == DEFAULT_STYLE else (last, first)
-        out: list[Any] = [None, first]
-        pos = len(parts[0])
-        previous = first
-        for part, style in zip(parts[1:], styles[1:], strict=True):
-            if style is not previous and style != previous:
-                out.append(pos)
-                out.append(style)
-                previous = style
-            pos += len(part)
-        text = "".join(parts)
-        if len(out) == 2 and first == DEFAULT_STYLE:
-            return text
-        out[0] = text
+            style = cells[0].style
+            return last if style == DEFAULT_STYLE else (last, style)
+        parts = texts[:k]
+        parts[-1] = last
+        styles = list(map(_style_of, cells[:k]))
+        if self.start:  # the columns before the row's stretch are default cells
+            parts.insert(0, " " * self.start)
+            styles.insert(0, intern_style(default))
+        if any(map(eq, styles, styles[1:])):  # neighbours of one style become one run
+            merged_parts = [parts[0]]
+            merged_styles = [styles[0]]
+            for part, style in zip(parts[1:], styles[1:], strict=True):
+                if style == merged_styles[-1]:
+                    merged_parts[-1] += part
+                else:
+                    merged_parts.append(part)
+                    merged_styles.append(style)
+            parts, styles = merged_parts, merged_styles
+            if len(parts) == 1:
+                return parts[0] if styles[0] == DEFAULT_STYLE else (parts[0], styles[0])
+        out: list[Any] = [None] * (2 * len(parts))
+        out[0] = "".join(parts)
+        out[1::2] = styles
+        out[2::2] = list(accumulate(map(len, parts[:-1])))
         return tuple(out)
 
     def __repr__(self) -> str:
         return f"Packed({self.start}, {self.end}, {self.texts!r})"
 
 
-Row = StaticDefaultDict  # what a row read through the Screen API is
+_style_of = attrgetter("style")
 
 
 class Buffer:
