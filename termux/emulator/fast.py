@@ -464,9 +464,10 @@ class FastScreenMixin(_ReferenceScreen):
         rows = self.buffer.rows
         old = rows[top:bottom]
         if self._scrolls_into_history(top, bottom):
-            scroll_into_history = self._scroll_into_history
-            for row in old[:m]:
-                scroll_into_history(row)
+            default = self.default_char
+            self.history.extend_stored(
+                [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in old[:m]]
+            )
             self.history.extend_stored(gone_lines)
         rows[top:bottom] = [*old[m:], *new]
         rows[bottom] = None
@@ -481,19 +482,19 @@ class FastScreenMixin(_ReferenceScreen):
 
     def _scroll_into_history(self, line: Any) -> None:
         """The reference's, for a row as stored: runs go as they are, cells are grouped at C level."""
-        if line is None:
-            stored: Stored = ""
-        elif line.__class__ is Packed:
-            stored = line.stored(self.default_char)
-        elif not line:
-            stored = ""
-        else:
-            default = self.default_char
-            # Cells up to the last column written, not the whole width: what lies after it is default
-            # and dropped by the compaction anyway (a `yes` row is one cell, not 80).
-            end = min(max(line) + 1, self.columns)
-            stored = _compact_cells(list(map(line.get, range(end), repeat(default))), default)
-        self.history.append_stored(stored)
+        self.history.append_stored(self._stored(line))
+
+    def _stored(self, line: Any) -> Stored:
+        """A row as stored (None, runs or cells) in its scrollback form."""
+        if line is None or not line:
+            return ""
+        default = self.default_char
+        if line.__class__ is Packed:
+            return line.stored(default)  # type: ignore[no-any-return]
+        # Cells up to the last column written, not the whole width: what lies after it is default
+        # and dropped by the compaction anyway (a `yes` row is one cell, not 80).
+        end = min(max(line) + 1, self.columns)
+        return _compact_cells(list(map(line.get, range(end), repeat(default))), default)
 
     def _text_rows_stored(self, rows: list[str], attrs: Any, blank_ends: bool) -> list[Stored]:
         """Rows of text in one style in their stored scrollback form (what compact_line makes of the

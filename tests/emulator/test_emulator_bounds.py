@@ -110,3 +110,29 @@ def test_cht_and_cbt_walk_the_tab_stops_once_whatever_the_count(screen_cls: Any,
         stream.feed(f"\x1b[{count}{'I' if forward else 'Z'}".encode())
         assert screen.cursor.x == _naive_tabs(stops, columns, x, count or 1, forward), (stops, columns, x, count)
         assert CountingSet.walks <= 1
+
+
+def _state(screen: Any) -> Any:
+    return (
+        [[tuple(screen.buffer[y][x]) for x in range(screen.columns)] for y in range(screen.lines)],
+        list(screen.history),
+        sorted(screen.dirty),
+        (screen.cursor.x, screen.cursor.y),
+    )
+
+
+@pytest.mark.parametrize("sequence", ["\x1b[9999S", "\x1b[9999T", "\x1b[5;900r\x1b[700S", "\x1b[5;900r\x1b[3T"])
+def test_su_and_sd_shift_the_region_once_whatever_the_count(sequence: str) -> None:
+    setup = "".join(f"\x1b[{y};1Hrow {y}" for y in range(1, 1001, 7)).encode()
+    ref = reference_screen.Screen(20, 1000, history=5000)
+    reference_stream.ByteStream(ref).feed(setup + sequence.encode())
+    screen = Screen(20, 1000, history=5000)
+    stream = ByteStream(screen)
+    stream.feed(setup)
+    steps = []
+    screen.index = lambda: steps.append("index")  # type: ignore[method-assign]
+    screen.reverse_index = lambda: steps.append("reverse_index")  # type: ignore[method-assign]
+    stream.feed(sequence.encode())
+    assert steps == []  # no line-by-line scrolling: one shift of the region
+    del screen.index, screen.reverse_index
+    assert _state(screen) == _state(ref)

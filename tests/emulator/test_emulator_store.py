@@ -1,0 +1,124 @@
+"""The fast Screen's cell store (termux/emulator/rows.py), structurally.
+
+Rows drawn with text stay runs; a row leaving the screen goes into the scrollback without being
+turned into cells and back; reading a row through `screen.buffer` gives pyte's cells (once). That the
+cells and the scrollback are exactly the reference's is test_differential.py's job; here the work
+done is counted.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyte.screens import StaticDefaultDict
+
+import termux.emulator.fast as fast
+import termux.emulator.history as history
+import termux.emulator.rows as rows
+import termux.emulator.screen as reference_screen
+import termux.emulator.stream as reference_stream
+from termux.emulator import ByteStream, Screen, capture, preview, snapshot
+from termux.emulator.rows import Buffer, Packed
+
+
+def _workloads() -> Any:
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "emulator.py"
+    spec = importlib.util.spec_from_file_location("bench_emulator_store", path)
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    return bench.WORKLOADS
+
+
+class Counter:
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.calls = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return self.real(*args, **kwargs)
+
+
+@pytest.mark.parametrize("name", ["yes", "logs", "sgr"])
+@pytest.mark.parametrize("chunk", [4096, 100])
+def test_rows_go_into_the_scrollback_without_becoming_cells(
+    name: str, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = _workloads()[name](60_000)
+    materialize = Counter(Packed.materialize)
+    compact = Counter(history.compact_line)
+    cells = Counter(fast._compact_cells)
+    monkeypatch.setattr(Packed, "materialize", materialize)
+    monkeypatch.setattr(fast, "compact_line", compact)
+    monkeypatch.setattr(rows, "compact_line", compact)
+    monkeypatch.setattr(fast, "_compact_cells", cells)
+    screen = Screen(80, 24, history=10_000)
+    stream = ByteStream(screen)
+    for i in range(0, len(data), chunk):
+        stream.feed(data[i : i + chunk])
+    assert len(screen.history) > 500
+    # No row was turned into cells, and none was compacted cell by cell on its way out.
+    assert (materialize.calls, compact.calls, cells.calls) == (0, 0, 0)
+    assert all(row is None or type(row) is Packed for row in screen.buffer.rows)
+    monkeypatch.undo()
+    # ...and the scrollback is what the reference classes keep, line for line.
+    ref = reference_screen.Screen(80, 24, history=10_000)
+    reference_stream.ByteStream(ref).feed(data)
+    assert list(screen.history) == list(ref.history)
+
+
+def test_reading_a_row_through_buffer_makes_pyte_cells_once() -> None:
+    screen = Screen(10, 3)
+    ByteStream(screen).feed(b"ab\x1b[31mcd\x1b[0m")
+    packed = screen.buffer.rows[0]
+    assert type(packed) is Packed
+    # view() reads without converting; [] converts, for good (pyte's code may write to the row).
+    view = screen.buffer.view(0)
+    assert view is not None and [view[x].data for x in range(5)] == ["a", "b", "c", "d", " "]
+    assert screen.buffer.rows[0] is packed
+    row = screen.buffer[0]
+    assert type(row) is StaticDefaultDict and screen.buffer.rows[0] is row
+    assert [row[x].data for x in range(5)] == ["a", "b", "c", "d", " "]
+    assert row[2].fg == "red" and row[0].fg == "default"
+    assert screen.buffer[0] is row
+    # A row pyte never made is made on reading, as a defaultdict does; get() does not make one.
+    assert screen.buffer.get(2) is None and 2 not in screen.buffer
+    assert screen.buffer[2] == {} and 2 in screen.buffer
+
+
+def test_reading_for_capture_snapshot_preview_and_display_keeps_rows_as_runs() -> None:
+    screen = Screen(20, 4)
+    ByteStream(screen).feed(b"one\r\n\x1b[1mtwo\x1b[0m\r\nthree")
+    before = list(screen.buffer.rows)
+    assert capture(screen) == ["one", "two", "three", ""]
+    assert preview(screen) == "three"
+    assert screen.display[1] == "two" + " " * 17
+    copy = Screen(20, 4)
+    ByteStream(copy).feed(snapshot(screen))
+    assert copy.display == screen.display
+    assert screen.buffer.rows == before and all(type(r) is Packed for r in before[:3])
+
+
+def test_buffer_is_the_mapping_pyte_uses() -> None:
+    screen = Screen(5, 3)
+    buffer = screen.buffer
+    assert isinstance(buffer, Buffer) and len(buffer) == 0 and not buffer
+    buffer[1][2] = screen.default_char._replace(data="x")
+    assert list(buffer) == [1] and len(buffer) == 1 and 1 in buffer
+    assert [y for y, _ in buffer.items()] == [1] and buffer.values()[0][2].data == "x"
+    moved = buffer.pop(1)
+    assert moved[2].data == "x" and 1 not in buffer and buffer.pop(1, None) is None
+    buffer.update({0: moved})
+    assert buffer[0] is moved
+    del buffer[0]
+    with pytest.raises(KeyError):
+        del buffer[0]
+    buffer[0]
+    buffer.clear()
+    assert len(buffer) == 0
