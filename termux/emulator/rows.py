@@ -77,41 +77,62 @@ class Packed:
     def write(self, x: int, text: str, cells: Cells) -> bool:
         """Draw `text` (single-width characters, not empty) at column x; False when that would leave
         a gap of unwritten columns inside the row (the caller then makes it cells)."""
+        start = self.start
         end = self.end
-        if x == end and end != self.start:  # the common case: text goes on where the row ends
+        if x == end and end != start:  # the common case: text goes on where the row ends
             self.texts.append(text)
             self.cells.append(cells)
             self.end = end + len(text)
             return True
         new_end = x + len(text)
-        if self.start == end:  # the row exists but holds nothing yet
+        if start == end or (x <= start and new_end >= end):  # nothing kept of what the row held
             self.start, self.end, self.texts, self.cells = x, new_end, [text], [cells]
             return True
-        if new_end < self.start or x > end:
+        if new_end < start or x > end:
             return False
         self._splice(x, new_end, text, cells)
         return True
 
     def _splice(self, a: int, b: int, text: str, cells: Cells) -> None:
         """Replace columns [a, b) with `text`; the row then spans the union of both stretches."""
-        left_t: list[str] = []
-        left_c: list[Cells] = []
-        right_t: list[str] = []
-        right_c: list[Cells] = []
+        texts = self.texts
+        runs = self.cells
+        n = len(texts)
+        new_t: list[str] = []
+        new_c: list[Cells] = []
         x = self.start
-        for t, c in zip(self.texts, self.cells, strict=True):
+        i = 0
+        while i < n:  # the runs before a (the one across a cut there)
+            t = texts[i]
             e = x + len(t)
-            if x < a:
-                left_t.append(t[: a - x] if e > a else t)
-                left_c.append(c)
-            if e > b:
-                right_t.append(t[b - x :] if x < b else t)
-                right_c.append(c)
+            if e > a:
+                if x < a:
+                    new_t.append(t[: a - x])
+                    new_c.append(runs[i])
+                break
+            new_t.append(t)
+            new_c.append(runs[i])
             x = e
-        self.texts = [*left_t, text, *right_t]
-        self.cells = [*left_c, cells, *right_c]
-        self.start = min(self.start, a)
-        self.end = max(self.end, b)
+            i += 1
+        new_t.append(text)
+        new_c.append(cells)
+        while i < n:  # the runs after b (the one across b cut there)
+            t = texts[i]
+            e = x + len(t)
+            if e > b:
+                new_t.append(t[b - x :] if x < b else t)
+                new_c.append(runs[i])
+                new_t.extend(texts[i + 1 :])
+                new_c.extend(runs[i + 1 :])
+                break
+            x = e
+            i += 1
+        self.texts = new_t
+        self.cells = new_c
+        if a < self.start:
+            self.start = a
+        if b > self.end:
+            self.end = b
 
     def fill(self, cells: Cells) -> None:
         """Every cell this row holds becomes a blank in `cells`' attributes (what ED does)."""

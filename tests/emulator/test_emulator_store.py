@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pyte.screens import StaticDefaultDict
 
 import termux.emulator.fast as fast
@@ -21,8 +23,9 @@ import termux.emulator.history as history
 import termux.emulator.rows as rows
 import termux.emulator.screen as reference_screen
 import termux.emulator.stream as reference_stream
-from termux.emulator import ByteStream, Screen, capture, preview, snapshot
-from termux.emulator.rows import Buffer, Packed
+from termux.emulator import ByteStream, Char, Screen, capture, preview, snapshot
+from termux.emulator.rows import Buffer, Cells, Packed
+from termux.emulator.screen import DEFAULT_CHAR
 
 
 def _workloads() -> Any:
@@ -122,3 +125,34 @@ def test_buffer_is_the_mapping_pyte_uses() -> None:
     buffer[0]
     buffer.clear()
     assert len(buffer) == 0
+
+
+STYLES = [Cells(Char(" ")), Cells(Char(" ", fg="red")), Cells(Char(" ", bold=True)), Cells(Char(" ", reverse=True))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 12), st.text(alphabet="ab ", min_size=1, max_size=6), st.integers(0, 3)), max_size=12
+    ),
+    st.booleans(),
+)
+def test_a_row_of_runs_holds_what_writing_its_cells_would(writes: list[tuple[int, str, int]], fill: bool) -> None:
+    """Packed.write (append, splice, replace) against pyte's row model, a dict of cells."""
+    packed = Packed(DEFAULT_CHAR)
+    model: dict[int, Any] = {}
+    for x, text, style in writes:
+        cells = STYLES[style]
+        if packed.write(x, text, cells):
+            model.update({x + i: cells[ch] for i, ch in enumerate(text)})
+        else:
+            # Only a gap of unwritten columns is refused.
+            assert x > max(model, default=-1) + 1 or x + len(text) < min(model, default=0)
+            break
+    if fill:
+        packed.fill(STYLES[1])
+        model = dict.fromkeys(model, STYLES[1][" "])
+    assert dict(packed.materialize()) == model
+    # Its scrollback line is compact_line's of those cells.
+    assert history.unpack_line(packed.stored(DEFAULT_CHAR)) == history.compact_line(model, 20, DEFAULT_CHAR)
+    assert packed.text().rstrip() == "".join(model.get(x, DEFAULT_CHAR).data for x in range(20)).rstrip()
