@@ -572,7 +572,8 @@ class FastStreamMixin(_ReferenceStream):
         # The one-row ASCII draw can skip the screen's draw() when that is FastScreenMixin's own.
         self._f_inline = getattr(type(listener), "draw", None) is FastScreenMixin.draw and "draw" not in own
         # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
-        self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
+        # (the cells of the resulting attrs, once a styled block has asked for them)
+        self._f_sgr: dict[tuple[int, str, bool], list[Any]] = {}
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
         self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
@@ -632,7 +633,7 @@ class FastStreamMixin(_ReferenceStream):
                         # (SGR 0 depends on DECSCNM, hence the key).
                         if len(sgr_cache) >= _SGR_CACHE_LIMIT:
                             sgr_cache.clear()
-                        sgr_cache[sgr_key] = (current, listener.cursor.attrs)
+                        sgr_cache[sgr_key] = [current, listener.cursor.attrs, None]
                     if text and not (inline and self._draw_row(listener, text)):
                         draw(text)
                 elif kind == 2:
@@ -760,6 +761,7 @@ class FastStreamMixin(_ReferenceStream):
         mode = screen.mode
         default = screen.default_char
         cells = cells_for(cursor.attrs)
+        reverse = DECSCNM in mode  # (SGR changes no mode)
         last_piece = ""
         for text, count in zip(lines, counts, strict=True):
             build = len(rows) + count > first_seen
@@ -768,16 +770,17 @@ class FastStreamMixin(_ReferenceStream):
             for sgrs, piece in _PIECE.findall(text):
                 if sgrs:
                     current = cursor.attrs
-                    sgr_key = (id(current), sgrs, DECSCNM in mode)
+                    sgr_key = (id(current), sgrs, reverse)
                     hit = sgr_cache.get(sgr_key)
-                    if hit is not None and hit[0] is current:
-                        cursor.attrs = hit[1]
-                    else:
+                    if hit is None or hit[0] is not current:
                         self._apply_sgrs(sgrs)
                         if len(sgr_cache) >= _SGR_CACHE_LIMIT:
                             sgr_cache.clear()
-                        sgr_cache[sgr_key] = (current, cursor.attrs)
-                    cells = cells_for(cursor.attrs)
+                        hit = sgr_cache[sgr_key] = [current, cursor.attrs, None]
+                    cursor.attrs = hit[1]
+                    cells = hit[2]
+                    if cells is None:
+                        cells = hit[2] = cells_for(hit[1])
                 if piece:
                     last_piece = piece
                     if build:
