@@ -290,15 +290,21 @@ class FastScreenMixin(_ReferenceScreen):
     # ------------------------------------------------------------------ scrolling
 
     def index(self) -> None:
-        top, bottom = self.margins or Margins(0, self.lines - 1)
+        lines = self.lines
+        margins = self.margins
+        top, bottom = (0, lines - 1) if margins is None else margins
         if self.cursor.y != bottom:
             self.cursor_down()
             return
         rows = self.buffer.rows
         # As the reference: only a full-screen scroll of the main screen feeds the scrollback.
-        if top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen:
-            self._scroll_into_history(rows[0])
-        self.dirty.update(range(self.lines))
+        if top == 0 and bottom == lines - 1 and self._main_buffer is None and self.history.maxlen:
+            row = rows[0]
+            if row.__class__ is Packed:
+                self.history.append_stored(row.stored(self.default_char))
+            else:
+                self._scroll_into_history(row)
+        self.dirty.update(range(lines))
         if bottom > top:
             # pyte: for y in range(top, bottom): buffer[y] = buffer[y + 1]; buffer.pop(bottom)
             del rows[top]
