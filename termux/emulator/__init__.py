@@ -4,7 +4,7 @@ key modes; never raises) and ByteStream, plus snapshot/capture/preview. See docs
 # The reference classes (.screen, .stream) with the fast paths on top (.fast): identical results.
 from .fast import ByteStream, Screen, Stream
 from .history import Scrollback
-from .render import capture, cursor_position, preview, sgr, snapshot
+from .render import capture, cursor_position, preview, sgr, snapshot, wrapped
 from .screen import (
     BRACKETED_PASTE,
     DECCKM,
@@ -38,4 +38,5 @@ __all__ = [
     "preview",
     "sgr",
     "snapshot",
+    "wrapped",
 ]

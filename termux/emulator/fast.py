@@ -47,7 +47,7 @@ from pyte import modes as mo
 from pyte.screens import Margins
 
 from .history import DEFAULT_STYLE, Stored, compact_line, intern_style, pack_line
-from .rows import Buffer, Cells, Packed
+from .rows import Buffer, Cells, Packed, is_wrapped
 from .screen import Screen as _ReferenceScreen
 from .stream import ByteStream as _ReferenceByteStream
 from .stream import Stream as _ReferenceStream
@@ -201,6 +201,7 @@ class FastScreenMixin(_ReferenceScreen):
             if x >= columns:
                 if DECAWM in self.mode:
                     self.dirty.add(y)
+                    self._mark_wrapped(y)
                     cursor.x = 0
                     self.index()
                     x, y = 0, cursor.y
@@ -238,6 +239,8 @@ class FastScreenMixin(_ReferenceScreen):
                 if a >= b:
                     if row is None:
                         rows[y] = Packed(self.default_char)
+                    else:
+                        row.wrapped = False
                     return
                 blanks = " " * (b - a)
                 cells = self._cells(attrs)
@@ -245,6 +248,8 @@ class FastScreenMixin(_ReferenceScreen):
                     rows[y] = Packed(self.default_char, a, blanks, cells)
                     return
                 if row.write(a, blanks, cells):
+                    if how != 1:  # the row's end is erased: it no longer goes on on the next row
+                        row.wrapped = False
                     return
         if how != 0:
             super().erase_in_line(how, private)
@@ -253,6 +258,8 @@ class FastScreenMixin(_ReferenceScreen):
         self.dirty.add(y)
         line = self.buffer[y]
         line.update(dict.fromkeys(range(x, columns), attrs))
+        if getattr(line, "wrapped", False):
+            line.wrapped = False  # type: ignore[attr-defined]
         if x:
             # _fix_wide(y, x - 1) only ever changes a stub or a wide character: never ASCII.
             cell = line.get(x - 1)
@@ -275,12 +282,19 @@ class FastScreenMixin(_ReferenceScreen):
             row = rows[y]
             if row is None:
                 rows[y] = Packed(default)
-            elif row.__class__ is Packed:
+                continue
+            if row.__class__ is Packed:
                 row.fill(cells)
             else:
                 row.update(dict.fromkeys(row, attrs))
+            row.wrapped = False
         if how != 2:
             self.erase_in_line(how)
+
+    def _mark_wrapped(self, y: int, wrapped: bool = True) -> None:
+        row = self.buffer.rows[y]
+        if row is not None:
+            row.wrapped = wrapped
 
     def _fix_wide(self, y: int, *columns: int) -> None:
         row = self.buffer.peek(y)
@@ -301,7 +315,7 @@ class FastScreenMixin(_ReferenceScreen):
         if top == 0 and bottom == lines - 1 and self._main_buffer is None and self.history.maxlen:
             row = rows[0]
             if row.__class__ is Packed:
-                self.history.append_stored(row.stored(self.default_char))
+                self.history.append_stored(row.stored(self.default_char), row.wrapped)
             else:
                 self._scroll_into_history(row)
         self.dirty.update(range(lines))
@@ -335,7 +349,7 @@ class FastScreenMixin(_ReferenceScreen):
         rows = self.buffer.rows
         if top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen:
             for row in rows[:k]:
-                self._scroll_into_history(row)
+                self._scroll_into_history(row)  # (each carries its own soft-wrap)
         self.dirty.update(range(self.lines))
         rows[top : bottom + 1] = [*rows[top + k : bottom + 1], *[None] * k]
         self._fill_rows(rows, top, bottom)
@@ -432,6 +446,7 @@ class FastScreenMixin(_ReferenceScreen):
         columns = self.columns
         rows = texts[i:]
         blank_ends = " \r\n" in block  # whether a row may end in a blank
+        wrapped: list[int] = []  # the rows autowrap continues on the next one
         if max(map(len, rows)) > columns:
             long_lines = rows
             rows = []
@@ -441,7 +456,9 @@ class FastScreenMixin(_ReferenceScreen):
                     if len(text) <= columns:
                         rows.append(text)
                     else:
-                        rows.extend([text[j : j + columns] for j in range(0, len(text), columns)])
+                        pieces = [text[j : j + columns] for j in range(0, len(text), columns)]
+                        wrapped.extend(range(len(rows), len(rows) + len(pieces) - 1))
+                        rows.extend(pieces)
             else:
                 for text in long_lines:
                     rows.append(text if len(text) <= columns else text[: columns - 1] + text[-1])
@@ -449,11 +466,18 @@ class FastScreenMixin(_ReferenceScreen):
         h1 = bottom - top
         gone = len(rows) - h1 if len(rows) > h1 else 0  # rows that scroll away without being seen
         gone_lines: list[Stored] = []
+        gone_wrapped: list[int] = []
         if gone and self._scrolls_into_history(top, bottom):
-            gone_lines = self._text_rows_stored(rows[:gone], attrs, blank_ends)
+            first = max(0, gone - self.history.maxlen)  # the ones before would be dropped on arrival
+            gone_lines = self._text_rows_stored(rows[first:gone], attrs, blank_ends)
+            gone_wrapped = [w - first for w in wrapped if first <= w < gone]
         cells = self._cells(attrs)
         default = self.default_char
-        self._scroll_in([Packed(default, 0, text, cells) for text in rows[gone:]], len(rows), top, bottom, gone_lines)
+        new = [Packed(default, 0, text, cells) for text in rows[gone:]]
+        for w in wrapped:
+            if w >= gone:
+                new[w - gone].wrapped = True
+        self._scroll_in(new, len(rows), top, bottom, gone_lines, gone_wrapped)
         for text in reversed(texts[i:]):
             if text:
                 self._last_char = text[-1]
@@ -462,19 +486,23 @@ class FastScreenMixin(_ReferenceScreen):
         cursor.x = 0
         cursor.y = bottom
 
-    def _scroll_in(self, new: list[Packed], m: int, top: int, bottom: int, gone_lines: list[Stored]) -> None:
+    def _scroll_in(
+        self, new: list[Packed], m: int, top: int, bottom: int, gone_lines: list[Stored], gone_wrapped: list[int]
+    ) -> None:
         """Scroll the region [top, bottom] up by m rows, each drawn on the blank bottom row just
         before its scroll: `new` are the last of them, those that stay on the screen; `gone_lines`
-        the scrollback lines of the ones before (if the scrollback keeps them). The bottom row ends
-        blank."""
+        the scrollback lines of the ones before (if the scrollback keeps them), `gone_wrapped` which
+        of those are soft-wrapped. The bottom row ends blank."""
         rows = self.buffer.rows
         old = rows[top:bottom]
         if self._scrolls_into_history(top, bottom):
             default = self.default_char
+            leaving = old[:m]
             self.history.extend_stored(
-                [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in old[:m]]
+                [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in leaving],
+                [i for i, row in enumerate(leaving) if is_wrapped(row)],
             )
-            self.history.extend_stored(gone_lines)
+            self.history.extend_stored(gone_lines, gone_wrapped)
         rows[top:bottom] = [*old[m:], *new]
         rows[bottom] = None
         self._fill_rows(rows, top, bottom)
@@ -488,7 +516,7 @@ class FastScreenMixin(_ReferenceScreen):
 
     def _scroll_into_history(self, line: Any) -> None:
         """The reference's, for a row as stored: runs go as they are, cells are grouped at C level."""
-        self.history.append_stored(self._stored(line))
+        self.history.append_stored(self._stored(line), is_wrapped(line))
 
     def _stored(self, line: Any) -> Stored:
         """A row as stored (None, runs or cells) in its scrollback form."""
@@ -505,9 +533,6 @@ class FastScreenMixin(_ReferenceScreen):
     def _text_rows_stored(self, rows: list[str], attrs: Any, blank_ends: bool) -> list[Stored]:
         """Rows of text in one style in their stored scrollback form (what compact_line makes of the
         drawn row: one run, trailing default cells dropped). `blank_ends`: some row may end in a space."""
-        maxlen = self.history.maxlen
-        if len(rows) > maxlen:
-            rows = rows[-maxlen:]  # the older ones would be dropped on arrival
         style = self._cells(attrs).style
         default = self.default_char
         if blank_ends and tuple(attrs)[1:] == tuple(default)[1:] and getattr(attrs, "ext", None) is None:
@@ -802,7 +827,10 @@ class FastStreamMixin(_ReferenceStream):
             if length <= columns:
                 rows.append(Packed.of_runs(default, runs_t, runs_c, length))
             elif autowrap:
-                rows.extend(_wrap_runs(default, runs_t, runs_c, columns))
+                pieces = _wrap_runs(default, runs_t, runs_c, columns)
+                for row in pieces[:-1]:
+                    row.wrapped = True
+                rows.extend(pieces)
             else:
                 # No autowrap: each character past the margin lands in the last column.
                 head_t, head_c = _first_columns(runs_t, runs_c, columns - 1)
@@ -810,8 +838,13 @@ class FastStreamMixin(_ReferenceStream):
                 head_c.append(runs_c[-1])
                 rows.append(Packed.of_runs(default, head_t, head_c, columns))
         gone = max(0, len(rows) - (bottom - top))
-        gone_lines = [row.stored(default) for row in rows[:gone] if row is not None] if keep_all else []
-        screen._scroll_in(rows[gone:], len(rows), top, bottom, gone_lines)  # type: ignore[arg-type]
+        gone_lines: list[Stored] = []
+        gone_wrapped: list[int] = []
+        if keep_all:  # (then every row was built)
+            gone_rows: list[Any] = rows[:gone]
+            gone_lines = [row.stored(default) for row in gone_rows]
+            gone_wrapped = [i for i, row in enumerate(gone_rows) if row.wrapped]
+        screen._scroll_in(rows[gone:], len(rows), top, bottom, gone_lines, gone_wrapped)  # type: ignore[arg-type]
         if last_piece:
             screen._last_char = last_piece[-1]
         screen.dirty.update(range(screen.lines))

@@ -15,7 +15,7 @@ the server's loop, measured in `python -m benchmarks.gc_pause`.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -163,13 +163,17 @@ class Scrollback:
     """Lines scrolled off the top of the main screen, oldest first; at most ``maxlen`` of them.
 
     Policy when full: the oldest line is dropped (a deque with ``maxlen``). Read as runs (`Line`);
-    kept in the stored form (`Stored`), which the Screen's fast paths hand over directly.
+    kept in the stored form (`Stored`), which the Screen's fast paths hand over directly. Which lines
+    were soft-wrapped (their text went on on the next line by autowrap) is kept beside them, as the
+    numbers of those lines counted from the first line ever kept.
     """
 
-    __slots__ = ("_lines",)
+    __slots__ = ("_added", "_lines", "_wraps")
 
     def __init__(self, maxlen: int = 10000) -> None:
         self._lines: deque[Stored] = deque(maxlen=max(0, int(maxlen)))
+        self._added = 0  # lines ever kept (the number of the next one)
+        self._wraps: deque[int] = deque()  # numbers of the soft-wrapped lines still kept, ascending
 
     @property
     def maxlen(self) -> int:
@@ -184,28 +188,50 @@ class Scrollback:
     def __getitem__(self, index: int) -> Line:
         return unpack_line(self._lines[index])
 
-    def append(self, line: Line) -> None:
-        if self._lines.maxlen:
-            self._lines.append(pack_line(line))
+    def append(self, line: Line, wrapped: bool = False) -> None:
+        self.append_stored(pack_line(line), wrapped)
 
     def extend(self, lines: Iterable[Line]) -> None:
-        """Many lines at once, oldest first."""
-        if self._lines.maxlen:
-            self._lines.extend(map(pack_line, lines))
+        """Many lines at once, oldest first (none of them soft-wrapped)."""
+        self.extend_stored(list(map(pack_line, lines)))
 
-    def append_stored(self, line: Stored) -> None:
+    def append_stored(self, line: Stored, wrapped: bool = False) -> None:
         if self._lines.maxlen:
             self._lines.append(line)
+            if wrapped:
+                self._wraps.append(self._added)
+            self._added += 1
+            self._forget_wraps()
 
-    def extend_stored(self, lines: Iterable[Stored]) -> None:
+    def extend_stored(self, lines: Sequence[Stored], wrapped: Iterable[int] = ()) -> None:
+        """Many lines at once, oldest first; `wrapped` are the positions in `lines` of the soft-wrapped ones."""
         if self._lines.maxlen:
             self._lines.extend(lines)
+            first = self._added
+            self._added += len(lines)
+            self._wraps.extend([first + i for i in wrapped])
+            self._forget_wraps()
+
+    def _forget_wraps(self) -> None:
+        wraps = self._wraps
+        if wraps:
+            first = self._added - len(self._lines)
+            while wraps and wraps[0] < first:
+                wraps.popleft()
+
+    def wrapped(self, index: int) -> bool:
+        """Whether line `index` (negative from the newest) was soft-wrapped."""
+        n = len(self._lines)
+        if not -n <= index < n:
+            raise IndexError(index)
+        return (self._added - n + index % n) in self._wraps
 
     def stored(self, index: int) -> Stored:
         return self._lines[index]
 
     def clear(self) -> None:
         self._lines.clear()
+        self._wraps.clear()
 
     def __repr__(self) -> str:
         return f"Scrollback({len(self)}/{self.maxlen} lines)"

@@ -10,6 +10,7 @@ from pyte import modes as mo
 from pyte.screens import wcwidth
 
 from .history import Line, compact_line, line_text
+from .rows import is_wrapped
 from .screen import ALT_SCREEN_MODES, DECCOLM, DEFAULT_CHAR, Screen
 
 _FG_CODES = {name: code for code, name in {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}.items()}
@@ -128,6 +129,16 @@ def capture(screen: Screen, start: int | None = None, end: int | None = None, es
             line = _screen_line(screen, n, default)
         out.append(_styled(line) if escapes else line_text(line).rstrip(" "))
     return out
+
+
+def wrapped(screen: Screen, n: int) -> bool:
+    """Whether line n (tmux numbering, as `capture`: 0 the top visible line, -1 the newest history
+    line) is soft-wrapped: autowrap carried its text on to the next line (what `capture -J` and
+    reflow join)."""
+    if n < 0:
+        return screen.history.wrapped(n)
+    peek = getattr(screen.buffer, "peek", None)
+    return is_wrapped(peek(n) if peek is not None else screen.buffer.get(n))
 
 
 def cursor_position(screen: Screen) -> tuple[int, int]:
@@ -322,4 +333,4 @@ def snapshot(screen: Screen) -> bytes:
     return "".join(out).encode("utf-8", "replace")
 
 
-__all__ = ["capture", "cursor_position", "preview", "sgr", "snapshot"]
+__all__ = ["capture", "cursor_position", "preview", "sgr", "snapshot", "wrapped"]

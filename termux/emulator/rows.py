@@ -48,15 +48,17 @@ class Cells(dict[str, Any]):
 
 class Packed:
     """A row whose cells from `start` to `end` (exclusive) are single-width characters in runs:
-    `texts[i]` drawn with `cells[i]`. Columns outside hold nothing (the row's `default`)."""
+    `texts[i]` drawn with `cells[i]`. Columns outside hold nothing (the row's `default`). `wrapped`:
+    autowrap carried its text on to the next row (as `row.wrapped` on a row of cells)."""
 
-    __slots__ = ("cells", "default", "end", "start", "texts")
+    __slots__ = ("cells", "default", "end", "start", "texts", "wrapped")
 
     cells: list[Cells]
     texts: list[str]
 
     def __init__(self, default: Any, start: int = 0, text: str = "", cells: Cells | None = None) -> None:
         self.default = default
+        self.wrapped = False  # its text goes on on the next row (autowrap)
         self.start = start
         self.end = start + len(text)
         if text and cells is not None:
@@ -148,6 +150,8 @@ class Packed:
             n = len(t)
             row.update(zip(range(x, x + n), map(c.__getitem__, t), strict=True))
             x += n
+        if self.wrapped:
+            row.wrapped = True  # type: ignore[attr-defined]
         return row
 
     def is_blank(self) -> bool:
@@ -322,6 +326,11 @@ class Buffer:
         return f"Buffer({len(self)}/{len(self.rows)} rows)"
 
 
+def is_wrapped(row: Any) -> bool:
+    """Whether a stored row (None, `Packed`, cell dict) is soft-wrapped."""
+    return row is not None and getattr(row, "wrapped", False) is True
+
+
 def row_line(row: Any, columns: int, default: Any) -> Line:
     """Any stored row (None, `Packed`, cell dict) as scrollback runs."""
     if row is None:
@@ -339,4 +348,4 @@ def row_stored(row: Any, columns: int, default: Any) -> Stored:
     return pack_line(compact_line(row, columns, default))
 
 
-__all__ = ["Buffer", "Cells", "Packed", "row_line", "row_stored"]
+__all__ = ["Buffer", "Cells", "Packed", "is_wrapped", "row_line", "row_stored"]

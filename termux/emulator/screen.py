@@ -227,7 +227,14 @@ class Screen(pyte.Screen):
 
     def _scroll_into_history(self, line: Any) -> None:
         """Keep the line leaving the top of the main screen (compactly)."""
-        self.history.append(compact_line(line, self.columns, self.default_char))
+        self.history.append(compact_line(line, self.columns, self.default_char), getattr(line, "wrapped", False))
+
+    def _mark_wrapped(self, y: int, wrapped: bool = True) -> None:
+        """Row y's text goes on on the next row by autowrap (soft-wrapped), or no longer does. Kept on
+        the row (`row.wrapped`; rows that do not exist are not made) and carried into the scrollback."""
+        row = self.buffer.get(y)
+        if row is not None:
+            row.wrapped = wrapped  # type: ignore[attr-defined]
 
     def index(self) -> None:
         top, bottom = self.margins or (0, self.lines - 1)
@@ -355,6 +362,8 @@ class Screen(pyte.Screen):
             super().erase_in_line(how)
             x = self.cursor.x
             self._fix_wide(self.cursor.y, x - 1 if how == 0 else x + 1)
+            if how != 1:  # the row's end is erased: it no longer goes on on the next row
+                self._mark_wrapped(self.cursor.y, False)
 
     # Editing a line can split a wide character from its "" stub. xterm then blanks the half that is
     # left, and so does termux (stock pyte keeps it, and its `display` raised on a stub left alone).
@@ -399,6 +408,9 @@ class Screen(pyte.Screen):
             self.history.clear()
         elif how in (0, 1, 2):
             super().erase_in_display(how)
+            y = self.cursor.y
+            for erased in range(y + 1, self.lines) if how == 0 else range(y) if how == 1 else range(self.lines):
+                self._mark_wrapped(erased, False)
 
     def set_margins(self, top: int | None = None, bottom: int | None = None, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("private"):
@@ -447,6 +459,7 @@ class Screen(pyte.Screen):
                 if mo.DECAWM in mode:
                     if cursor.x >= columns or width == 2:
                         dirty.add(cursor.y)
+                        self._mark_wrapped(cursor.y)
                         cursor.x = 0
                         self.index()
                 else:

@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import emu_strategies
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pyte.screens import StaticDefaultDict
 
@@ -23,7 +24,7 @@ import termux.emulator.history as history
 import termux.emulator.rows as rows
 import termux.emulator.screen as reference_screen
 import termux.emulator.stream as reference_stream
-from termux.emulator import ByteStream, Char, Screen, capture, preview, snapshot
+from termux.emulator import ByteStream, Char, Screen, capture, preview, snapshot, wrapped
 from termux.emulator.rows import Buffer, Cells, Packed
 from termux.emulator.screen import DEFAULT_CHAR
 
@@ -156,3 +157,79 @@ def test_a_row_of_runs_holds_what_writing_its_cells_would(writes: list[tuple[int
     # Its scrollback line is compact_line's of those cells.
     assert history.unpack_line(packed.stored(DEFAULT_CHAR)) == history.compact_line(model, 20, DEFAULT_CHAR)
     assert packed.text().rstrip() == "".join(model.get(x, DEFAULT_CHAR).data for x in range(20)).rstrip()
+
+
+# ---------------------------------------------------------------------- soft wraps (for reflow, capture -J)
+
+
+def _wraps(screen: Any) -> tuple[list[bool], list[bool]]:
+    return (
+        [wrapped(screen, y) for y in range(screen.lines)],
+        [wrapped(screen, -n) for n in range(len(screen.history), 0, -1)],
+    )
+
+
+@pytest.mark.parametrize(
+    ("screen_cls", "stream_cls"), [(Screen, ByteStream), (reference_screen.Screen, reference_stream.ByteStream)]
+)
+def test_rows_autowrap_continues_are_marked_and_the_mark_goes_into_the_scrollback(
+    screen_cls: Any, stream_cls: Any
+) -> None:
+    screen = screen_cls(10, 3, history=100)
+    stream = stream_cls(screen)
+    stream.feed(b"0123456789abc\r\n")  # 13 characters: the first row wraps
+    assert _wraps(screen) == ([True, False, False], [])
+    stream.feed(b"0123456789\r\n")  # exactly a row: the cursor waits at the edge, CR LF does not wrap
+    assert _wraps(screen)[0] == [False, False, False] and _wraps(screen)[1] == [True]
+    stream.feed(("\u4e2d" * 6 + "\r\n").encode())  # wide characters wrap too
+    assert _wraps(screen) == ([True, False, False], [True, False, False])
+    stream.feed(b"\x1b[1;1H\x1b[K")  # erasing the row's end: it no longer goes on
+    assert _wraps(screen)[0] == [False, False, False]
+    stream.feed(b"\x1b[3;1H" + b"x" * 25 + b"\r\n" + b"end\r\n" * 3)
+    assert _wraps(screen) == ([False, False, False], [True, False, False, False, False, True, True, False, False])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.integers(1, 30),
+    st.integers(1, 8),
+    st.sampled_from([0, 5, 10000]),
+    st.one_of(
+        emu_strategies.chunked().map(lambda case: case[1]),
+        st.lists(
+            st.tuples(
+                st.one_of(
+                    st.text(alphabet="abc \x1b[1m", max_size=70), st.sampled_from(["\x1b[31mxy\x1b[0m" * 9, "中文" * 9])
+                ),
+                st.sampled_from(["\r\n", "\r\n", "\n", "", "\x1b[K", "\x1b[2J", "\x1b[H"]),
+            ).map(lambda t: (t[0] + t[1]).encode()),
+            max_size=40,
+        ),
+    ),
+)
+def test_soft_wraps_are_the_reference_screens(
+    columns: int, lines: int, history_lines: int, chunks: list[bytes]
+) -> None:
+    screens = []
+    for screen_cls, stream_cls in ((Screen, ByteStream), (reference_screen.Screen, reference_stream.ByteStream)):
+        screen = screen_cls(columns, lines, history=history_lines)
+        stream = stream_cls(screen)
+        for chunk in chunks:
+            stream.feed(chunk)
+        screens.append(screen)
+    assert _wraps(screens[0]) == _wraps(screens[1])
+
+
+def test_the_scrollback_forgets_the_wraps_of_the_lines_it_drops() -> None:
+    kept = history.Scrollback(3)
+    kept.append_stored("a", True)
+    kept.extend_stored(["b", "c", "d"], [1])  # "c" wrapped; "a" is dropped
+    assert [line[0][0] for line in kept] == ["b", "c", "d"]
+    assert [kept.wrapped(i) for i in range(3)] == [False, True, False]
+    assert kept.wrapped(-2) is True
+    kept.extend_stored(["e", "f", "g", "h"], [0, 3])  # more than it holds at once
+    assert [line[0][0] for line in kept] == ["f", "g", "h"]
+    assert [kept.wrapped(i) for i in range(3)] == [False, False, True]
+    kept.clear()
+    kept.append_stored("i")
+    assert not kept.wrapped(0) and len(kept._wraps) == 0
