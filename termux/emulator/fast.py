@@ -36,6 +36,7 @@ after the line that raised.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from itertools import compress, repeat
 from operator import attrgetter, itemgetter, ne
@@ -470,13 +471,14 @@ class FastScreenMixin(_ReferenceScreen):
         if gone and self._scrolls_into_history(top, bottom):
             first = max(0, gone - self.history.maxlen)  # the ones before would be dropped on arrival
             gone_lines = self._text_rows_stored(rows[first:gone], attrs, blank_ends)
-            gone_wrapped = [w - first for w in wrapped if first <= w < gone]
+            gone_wrapped = wrapped[bisect_left(wrapped, first) : bisect_left(wrapped, gone)]
+            if first:
+                gone_wrapped = [w - first for w in gone_wrapped]
         cells = self._cells(attrs)
         default = self.default_char
         new = [Packed(default, 0, text, cells) for text in rows[gone:]]
-        for w in wrapped:
-            if w >= gone:
-                new[w - gone].wrapped = True
+        for w in wrapped[bisect_left(wrapped, gone) :]:
+            new[w - gone].wrapped = True
         self._scroll_in(new, len(rows), top, bottom, gone_lines, gone_wrapped)
         for text in reversed(texts[i:]):
             if text:
@@ -500,7 +502,7 @@ class FastScreenMixin(_ReferenceScreen):
             leaving = old[:m]
             self.history.extend_stored(
                 [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in leaving],
-                [i for i, row in enumerate(leaving) if is_wrapped(row)],
+                [i for i, row in enumerate(leaving) if getattr(row, "wrapped", False)],
             )
             self.history.extend_stored(gone_lines, gone_wrapped)
         rows[top:bottom] = [*old[m:], *new]

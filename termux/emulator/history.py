@@ -209,7 +209,7 @@ class Scrollback:
             self._lines.extend(lines)
             first = self._added
             self._added += len(lines)
-            self._wraps.extend([first + i for i in wrapped])
+            self._wraps.extend(map(first.__add__, wrapped))
             self._forget_wraps()
 
     def _forget_wraps(self) -> None:
