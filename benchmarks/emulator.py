@@ -293,6 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="GITREF",
         help="also measure termux.emulator as it is at GITREF (before/after in one run, runs interleaved)",
     )
+    ap.add_argument("--per-feed", action="store_true", help="also report the cost of one small feed() call")
     ap.add_argument("--memory", action="store_true", help="also report scrollback bytes per line")
     ap.add_argument("--memory-lines", type=int, default=2000, help="lines kept for --memory (default 2000)")
     ap.add_argument("--profile", action="store_true", help="profile termux's measured window (stderr)")
@@ -358,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
             if b_res is not None:
                 row.append(f"{t_res.mb_s / b_res.mb_s:.2f}x")
             print("| " + " | ".join(row) + " |", flush=True)
+    if args.per_feed:
+        report_per_feed(args, before)
     if args.memory:
         print()
         print(f"scrollback memory, bytes per line ({args.memory_lines} lines kept, shared objects counted once)")
@@ -372,6 +375,54 @@ def main(argv: list[str] | None = None) -> int:
             stock_b, ours_b = sizes
             print(f"| {DESCRIPTIONS[name]} | {stock_b:.0f} | {ours_b:.0f} | {stock_b / ours_b:.1f}x |", flush=True)
     return 0
+
+
+# --- the cost of one small feed ----------------------------------------------------------------
+
+PER_FEED = {
+    "one log line": b"2026-11-30T12:00:00.000Z INFO  [svc.worker-3] request handled upstream path=/api/v1/items/42\r\n",
+    "one SGR line": b"\x1b[32mINFO \x1b[0m worker-03 handled \x1b[1;31mrequest\x1b[0m id=12345 path=/api/items/7\r\n",
+    "a keystroke echo": b"a",
+}
+
+
+def per_feed_us(
+    make: Callable[..., tuple[object, Callable[[bytes], None]]],
+    data: bytes,
+    args: argparse.Namespace,
+    history: bool,
+    calls: int = 20_000,
+) -> float:
+    """CPU microseconds per feed() of `data`, best of --repeat runs of `calls` calls."""
+    best = float("inf")
+    for _ in range(max(1, args.repeat)):
+        _screen, feed = make(args.columns, args.lines, history)
+        gc.collect()
+        t0 = time.process_time()
+        for _ in range(calls):
+            feed(data)
+        best = min(best, time.process_time() - t0)
+    return best / calls * 1e6
+
+
+def report_per_feed(
+    args: argparse.Namespace, before: Callable[..., tuple[object, Callable[[bytes], None]]] | None
+) -> None:
+    """What a chatty session's chunk costs: one short piece of output per feed() call, as a program
+    printing a line at a time (or echoing a keystroke) produces."""
+    print()
+    print(f"one feed() call, {args.columns}x{args.lines}, CPU microseconds per call (best of {args.repeat})")
+    print()
+    header = ["chunk", "scrollback"] + ([f"termux @{args.baseline} us"] if before else []) + ["termux us"]
+    print("| " + " | ".join(header) + " |")
+    print("| --- | --- | " + " | ".join(["---:"] * (len(header) - 2)) + " |")
+    for name, data in PER_FEED.items():
+        for history in (False, True):
+            row = [name, "on" if history else "off"]
+            if before is not None:
+                row.append(f"{per_feed_us(before, data, args, history):.1f}")
+            row.append(f"{per_feed_us(termux, data, args, history):.1f}")
+            print("| " + " | ".join(row) + " |", flush=True)
 
 
 # --- scrollback memory -------------------------------------------------------------------------
