@@ -379,7 +379,8 @@ class FastScreenMixin(_ReferenceScreen):
             self.carriage_return()
 
     def delete_lines(self, count: int | None = None) -> None:
-        """DL, pyte's loop on the stored rows; like pyte's, a row only moves up over one that exists."""
+        """DL, pyte's loop on the stored rows. Like pyte's (the reference), a row is only replaced by
+        one below it that exists: over a row pyte never made, it stays."""
         count = count or 1
         top, bottom = self.margins or Margins(0, self.lines - 1)
         y0 = self.cursor.y

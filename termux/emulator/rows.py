@@ -26,7 +26,7 @@ from typing import Any
 
 from pyte.screens import StaticDefaultDict
 
-from .history import DEFAULT_STYLE, EMPTY_LINE, Line, Stored, compact_line, intern_style, pack_line, unpack_line
+from .history import DEFAULT_STYLE, EMPTY_LINE, Line, Stored, compact_line, intern_style, unpack_line
 
 
 class Cells(dict[str, Any]):
@@ -340,12 +340,4 @@ def row_line(row: Any, columns: int, default: Any) -> Line:
     return compact_line(row, columns, default)
 
 
-def row_stored(row: Any, columns: int, default: Any) -> Stored:
-    if row is None:
-        return ""
-    if row.__class__ is Packed:
-        return row.stored(default)  # type: ignore[no-any-return]
-    return pack_line(compact_line(row, columns, default))
-
-
-__all__ = ["Buffer", "Cells", "Packed", "is_wrapped", "row_line", "row_stored"]
+__all__ = ["Buffer", "Cells", "Packed", "is_wrapped", "row_line"]
