@@ -469,7 +469,7 @@ def scrollback_bytes_per_line(name: str, lines_wanted: int, args: argparse.Names
     pyte.ByteStream(stock_screen).feed(data)
     stock_lines = stock_screen.history.top
     stock_bytes = deep_size(stock_lines, set()) - sys.getsizeof(stock_lines)
-    ours = list(probe.history)
+    ours = [probe.history.stored(i) for i in range(len(probe.history))]  # as kept, not as read
     ours_bytes = deep_size(ours, set()) - sys.getsizeof(ours)
     return stock_bytes / max(1, len(stock_lines)), ours_bytes / max(1, len(ours))
 

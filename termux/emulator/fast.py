@@ -48,7 +48,7 @@ from pyte import modes as mo
 from pyte.screens import Margins
 
 from .history import DEFAULT_STYLE, Stored, compact_line, intern_style, pack_line
-from .rows import Buffer, Cells, Packed, is_wrapped
+from .rows import Buffer, Cells, Packed, is_wrapped, stored_runs
 from .screen import Screen as _ReferenceScreen
 from .stream import ByteStream as _ReferenceByteStream
 from .stream import Stream as _ReferenceStream
@@ -789,13 +789,15 @@ class FastStreamMixin(_ReferenceStream):
             else:
                 counts = [1] * len(lines)
             first_seen = sum(counts) - (bottom - top)  # rows before this one scroll away unseen
-        rows: list[Packed | None] = []
+        # A row: its runs (texts, their cells) and its length; None for one never built.
+        rows: list[tuple[list[str], list[Any], int] | None] = []
+        wrapped: list[int] = []  # the rows autowrap continues on the next one
         sgr_cache = self._f_sgr
         cells_for = screen._cells
-        mode = screen.mode
         default = screen.default_char
-        cells = cells_for(cursor.attrs)
-        reverse = DECSCNM in mode  # (SGR changes no mode)
+        attrs = cursor.attrs
+        cells = cells_for(attrs)
+        reverse = DECSCNM in screen.mode  # (SGR changes no mode)
         last_piece = ""
         for text, count in zip(lines, counts, strict=True):
             build = len(rows) + count > first_seen
@@ -803,18 +805,18 @@ class FastStreamMixin(_ReferenceStream):
             runs_c: list[Any] = []
             for sgrs, piece in _PIECE.findall(text):
                 if sgrs:
-                    current = cursor.attrs
-                    sgr_key = (id(current), sgrs, reverse)
+                    sgr_key = (id(attrs), sgrs, reverse)
                     hit = sgr_cache.get(sgr_key)
-                    if hit is None or hit[0] is not current:
+                    if hit is None or hit[0] is not attrs:
+                        cursor.attrs = attrs
                         self._apply_sgrs(sgrs)
                         if len(sgr_cache) >= _SGR_CACHE_LIMIT:
                             sgr_cache.clear()
-                        hit = sgr_cache[sgr_key] = [current, cursor.attrs, None]
-                    cursor.attrs = hit[1]
+                        hit = sgr_cache[sgr_key] = [attrs, cursor.attrs, None]
+                    attrs = hit[1]
                     cells = hit[2]
                     if cells is None:
-                        cells = hit[2] = cells_for(hit[1])
+                        cells = hit[2] = cells_for(attrs)
                 if piece:
                     last_piece = piece
                     if build:
@@ -828,26 +830,27 @@ class FastStreamMixin(_ReferenceStream):
                 continue
             length = sum(map(len, runs_t))
             if length <= columns:
-                rows.append(Packed.of_runs(default, runs_t, runs_c, length))
+                rows.append((runs_t, runs_c, length))
             elif autowrap:
-                pieces = _wrap_runs(default, runs_t, runs_c, columns)
-                for row in pieces[:-1]:
-                    row.wrapped = True
+                pieces = _wrap_runs(runs_t, runs_c, columns)
+                wrapped.extend(range(len(rows), len(rows) + len(pieces) - 1))
                 rows.extend(pieces)
             else:
                 # No autowrap: each character past the margin lands in the last column.
                 head_t, head_c = _first_columns(runs_t, runs_c, columns - 1)
                 head_t.append(runs_t[-1][-1])
                 head_c.append(runs_c[-1])
-                rows.append(Packed.of_runs(default, head_t, head_c, columns))
+                rows.append((head_t, head_c, columns))
+        cursor.attrs = attrs
         gone = max(0, len(rows) - (bottom - top))
+        seen = bisect_left(wrapped, gone)
         gone_lines: list[Stored] = []
-        gone_wrapped: list[int] = []
         if keep_all:  # (then every row was built)
-            gone_rows: list[Any] = rows[:gone]
-            gone_lines = [row.stored(default) for row in gone_rows]
-            gone_wrapped = [i for i, row in enumerate(gone_rows) if row.wrapped]
-        screen._scroll_in(rows[gone:], len(rows), top, bottom, gone_lines, gone_wrapped)  # type: ignore[arg-type]
+            gone_lines = [stored_runs(t, c, default) for t, c, _ in rows[:gone]]  # type: ignore[misc]
+        new = [Packed.of_runs(default, t, c, n) for t, c, n in rows[gone:]]  # type: ignore[misc]
+        for w in wrapped[seen:]:
+            new[w - gone].wrapped = True
+        screen._scroll_in(new, len(rows), top, bottom, gone_lines, wrapped[:seen] if keep_all else [])
         if last_piece:
             screen._last_char = last_piece[-1]
         screen.dirty.update(range(screen.lines))
@@ -925,9 +928,9 @@ def _first_columns(texts: list[str], cells: list[Any], limit: int) -> tuple[list
     return out_t, out_c
 
 
-def _wrap_runs(default: Any, texts: list[str], cells: list[Any], columns: int) -> list[Packed]:
-    """A line of runs cut into rows of `columns` characters (autowrap)."""
-    rows: list[Packed] = []
+def _wrap_runs(texts: list[str], cells: list[Any], columns: int) -> list[tuple[list[str], list[Any], int]]:
+    """A line of runs cut into rows of `columns` characters (autowrap): each row's runs and length."""
+    rows: list[tuple[list[str], list[Any], int]] = []
     row_t: list[str] = []
     row_c: list[Any] = []
     room = columns
@@ -939,10 +942,10 @@ def _wrap_runs(default: Any, texts: list[str], cells: list[Any], columns: int) -
             room -= len(piece)
             t = t[len(piece) :]
             if not room:
-                rows.append(Packed.of_runs(default, row_t, row_c, columns))
+                rows.append((row_t, row_c, columns))
                 row_t, row_c, room = [], [], columns
     if row_t:
-        rows.append(Packed.of_runs(default, row_t, row_c, columns - room))
+        rows.append((row_t, row_c, columns - room))
     return rows
 
 

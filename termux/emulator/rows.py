@@ -162,55 +162,59 @@ class Packed:
         return " " * self.start + "".join(self.texts)
 
     def stored(self, default: Any) -> Stored:
-        """The row's scrollback line (as `compact_line` of its cells makes it, in its stored form):
-        trailing cells equal to `default` dropped, neighbouring runs of one style merged."""
-        texts = self.texts
-        cells = self.cells
-        k = len(texts)
-        last = ""
-        while k:
-            run = cells[k - 1]
-            last = texts[k - 1]
-            if not run.plain or run.blank != default:
-                break
-            last = last.rstrip(" ")
-            if last:
-                break
-            k -= 1
-        if not k:
-            return ""
-        if k == 1 and not self.start:
-            style = cells[0].style
-            return last if style == DEFAULT_STYLE else (last, style)
-        parts = texts[:k]
-        parts[-1] = last
-        styles = list(map(_style_of, cells[:k]))
-        if self.start:  # the columns before the row's stretch are default cells
-            parts.insert(0, " " * self.start)
-            styles.insert(0, intern_style(default))
-        if any(map(eq, styles, styles[1:])):  # neighbours of one style become one run
-            merged_parts = [parts[0]]
-            merged_styles = [styles[0]]
-            for part, style in zip(parts[1:], styles[1:], strict=True):
-                if style == merged_styles[-1]:
-                    merged_parts[-1] += part
-                else:
-                    merged_parts.append(part)
-                    merged_styles.append(style)
-            parts, styles = merged_parts, merged_styles
-            if len(parts) == 1:
-                return parts[0] if styles[0] == DEFAULT_STYLE else (parts[0], styles[0])
-        out: list[Any] = [None] * (2 * len(parts))
-        out[0] = "".join(parts)
-        out[1::2] = styles
-        out[2::2] = list(accumulate(map(len, parts[:-1])))
-        return tuple(out)
+        """The row's scrollback line (as `compact_line` of its cells makes it, in its stored form)."""
+        return stored_runs(self.texts, self.cells, default, self.start)
 
     def __repr__(self) -> str:
         return f"Packed({self.start}, {self.end}, {self.texts!r})"
 
 
 _style_of = attrgetter("style")
+
+
+def stored_runs(texts: list[str], cells: list[Cells], default: Any, start: int = 0) -> Stored:
+    """A row of runs from column `start` (before it: default cells) as its scrollback line, as
+    `compact_line` of its cells makes it, in its stored form: trailing cells equal to `default`
+    dropped, neighbouring runs of one style merged."""
+    k = len(texts)
+    last = ""
+    while k:
+        run = cells[k - 1]
+        last = texts[k - 1]
+        if not run.plain or run.blank != default:
+            break
+        last = last.rstrip(" ")
+        if last:
+            break
+        k -= 1
+    if not k:
+        return ""
+    if k == 1 and not start:
+        style = cells[0].style
+        return last if style == DEFAULT_STYLE else (last, style)
+    parts = texts[:k]
+    parts[-1] = last
+    styles = list(map(_style_of, cells[:k]))
+    if start:  # the columns before the row's stretch are default cells
+        parts.insert(0, " " * start)
+        styles.insert(0, intern_style(default))
+    if any(map(eq, styles, styles[1:])):  # neighbours of one style become one run
+        merged_parts = [parts[0]]
+        merged_styles = [styles[0]]
+        for part, style in zip(parts[1:], styles[1:], strict=True):
+            if style == merged_styles[-1]:
+                merged_parts[-1] += part
+            else:
+                merged_parts.append(part)
+                merged_styles.append(style)
+        parts, styles = merged_parts, merged_styles
+        if len(parts) == 1:
+            return parts[0] if styles[0] == DEFAULT_STYLE else (parts[0], styles[0])
+    out: list[Any] = [None] * (2 * len(parts))
+    out[0] = "".join(parts)
+    out[1::2] = styles
+    out[2::2] = list(accumulate(map(len, parts[:-1])))
+    return tuple(out)
 
 
 class Buffer:
@@ -340,4 +344,4 @@ def row_line(row: Any, columns: int, default: Any) -> Line:
     return compact_line(row, columns, default)
 
 
-__all__ = ["Buffer", "Cells", "Packed", "is_wrapped", "row_line"]
+__all__ = ["Buffer", "Cells", "Packed", "is_wrapped", "row_line", "stored_runs"]
