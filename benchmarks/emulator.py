@@ -19,8 +19,10 @@ ByteStream in fixed-size chunks (default 4096 bytes, about what one PTY read ret
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import random
+import shutil
 import sys
 import time
 from collections import deque
@@ -180,6 +182,7 @@ def load_baseline(ref: str) -> object:
         return _baselines[ref]
     root = Path(__file__).resolve().parent.parent
     where = Path(tempfile.mkdtemp(prefix="tx-emu-baseline-"))
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
     archive = subprocess.run(
         ["git", "-C", str(root), "archive", ref, "termux/emulator"], check=True, capture_output=True
     )
