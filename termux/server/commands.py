@@ -143,10 +143,11 @@ def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     # The rows are copied now (immutable runs, cheap), so the reply is this moment's screen even
     # though rendering them may take several loop passes.
     rows = emulator.capture_rows(screen, args.start, args.end)
+    x, y = emulator.cursor_position(screen)
     head = {
         "cols": screen.columns,
         "rows": screen.lines,
-        "cursor": {"x": screen.cursor.x, "y": screen.cursor.y, "hidden": screen.cursor.hidden},
+        "cursor": {"x": x, "y": y, "hidden": screen.cursor.hidden},
         "offset": session.bytes_parsed,
     }
     if len(rows) <= CAPTURE_CHECK_ROWS:
