@@ -24,14 +24,6 @@ SIDEBAR = 28  # columns the sidebar takes (27 + its border)
 STATUS = 1  # the status line
 
 
-@pytest.fixture(autouse=True)
-def plain_shell(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sessions run /bin/sh (set before the server starts): what a user's shell start-up files do
-    is not under test, and they can take seconds (an interactive bash here runs pyenv's rehash,
-    behind a lock every shell on the machine shares)."""
-    monkeypatch.setenv("SHELL", "/bin/sh")
-
-
 def started(tui: Start, *args: str, cols: int = 100, rows: int = 30) -> Terminal:
     term = tui(*args, cols=cols, rows=rows)
     term.wait_for("ctrl+b then", timeout=30)
