@@ -55,6 +55,7 @@ MIN_REST = 0.001
 # What background output changes in the sidebar (previews, the * and ! marks) and the activity
 # view's harvest are applied by one timer at most this often, whatever the rate of chunks.
 MARK_PERIOD = 0.25
+BACKGROUND_BATCH = 0.1  # background output waits at most this long to be parsed, with what follows it
 MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it padded
 
 
@@ -155,6 +156,7 @@ class TermuxApp(App[str]):
         self._activity_tails: dict[str, bytes] = {}  # each session's newest output not harvested yet
         self.marks_pacer = FramePacer(MARK_PERIOD, clock=self.feeder.clock)
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
+        self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._main: MainScreen | None = None
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
@@ -285,7 +287,6 @@ class TermuxApp(App[str]):
             while taken < PUSH_BATCH and not pushes.empty():
                 self.handle_push(pushes.get_nowait())
                 taken += 1
-            self._work.set()
             if taken == PUSH_BATCH:
                 await asyncio.sleep(0)
 
@@ -305,6 +306,9 @@ class TermuxApp(App[str]):
             self.feeder.push(sid, int(push.get("offset", 0)), _unb64(push.get("data")), self.focused_id)
             if sid == self.focused_id:
                 self._end_rest()
+                self._work.set()
+            else:
+                self._background_output()
         elif kind == "snapshot":
             sid = push.get("session", "")
             self._reset_from(sid, push)
@@ -417,6 +421,9 @@ class TermuxApp(App[str]):
         while True:
             await self._work.wait()
             self._work.clear()
+            if self._background_timer is not None:  # this run parses what it was armed for
+                self._background_timer.cancel()
+                self._background_timer = None
             self._request_snapshots()
             owed = 0.0  # rest not taken yet (waiting for work above was rest too)
             clock = self.feeder.clock
@@ -438,6 +445,18 @@ class TermuxApp(App[str]):
                 else:
                     await asyncio.sleep(0)
                 self._request_snapshots()
+
+    def _background_output(self) -> None:
+        """Background output is parsed at most every BACKGROUND_BATCH, all that came meanwhile at
+        once (what is on view of it, the sidebar's rows, changes only a few times a second): one
+        timer, armed by the first chunk, instead of a wake-up of the pump per chunk."""
+        if self._background_timer is None:
+            loop = asyncio.get_running_loop()
+            self._background_timer = loop.call_later(BACKGROUND_BATCH, self._background_due)
+
+    def _background_due(self) -> None:
+        self._background_timer = None
+        self._work.set()
 
     async def _rest(self, seconds: float) -> None:
         """Rest after background work; output for the focused session ends the rest at once."""
@@ -802,10 +821,10 @@ class TermuxApp(App[str]):
         self.activity.names = {sid: row.name for sid, row in self.rows.items()}
 
     async def on_unmount(self) -> None:
-        for timer in (self._frame_timer, self._marks_timer):
+        for timer in (self._frame_timer, self._marks_timer, self._background_timer):
             if timer is not None:
                 timer.cancel()
-        self._frame_timer = self._marks_timer = None
+        self._frame_timer = self._marks_timer = self._background_timer = None
         for task in list(self._tasks):
             task.cancel()
 

@@ -220,20 +220,29 @@ class Feeder:
         while shadow.backlog and fed < budget:
             if deadline is not None and fed and self.clock() >= deadline:
                 break  # always some progress, then at most PIECE bytes past the time budget
-            offset, data = shadow.backlog[0]
             room = min(budget - fed, PIECE if deadline is not None else budget)
-            if len(data) > room:
-                view = memoryview(data)
-                part = bytes(view[:room])
-                shadow.backlog[0] = (offset + room, bytes(view[room:]))
-            else:
-                part = data
+            # Queued chunks are fed together up to the room: one parse of many small chunks
+            # (log lines, one push each) costs far less than one parse per chunk.
+            parts: list[bytes] = []
+            taken = 0
+            while shadow.backlog and taken < room:
+                offset, data = shadow.backlog[0]
+                if len(data) > room - taken:
+                    view = memoryview(data)
+                    cut = room - taken
+                    parts.append(bytes(view[:cut]))
+                    shadow.backlog[0] = (offset + cut, bytes(view[cut:]))
+                    offset, taken = offset + cut, taken + cut
+                    break
+                parts.append(data)
                 shadow.backlog.popleft()
-            shadow.stream.feed(part)
-            last = part
-            fed += len(part)
-            shadow.backlog_bytes -= len(part)
-            shadow.offset = offset + len(part)
+                offset, taken = offset + len(data), taken + len(data)
+            piece = parts[0] if len(parts) == 1 else b"".join(parts)
+            shadow.stream.feed(piece)
+            last = piece
+            fed += taken
+            shadow.backlog_bytes -= taken
+            shadow.offset = offset
         # The newest bytes of the slice, for the activity view (it looks at a chunk's tail only).
         return Step(shadow.id, fed, focused, [last] if fed else [])
 

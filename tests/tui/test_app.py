@@ -597,3 +597,30 @@ async def test_the_focused_preview_follows_a_program_leaving_the_alternate_scree
         await wait_until(pilot, lambda: app.rows[sid].preview == "second" and app._marks_timer is None)
         assert "second" in "".join(text for text, _ in app.sidebar.row_pieces(0, app.rows[sid])[1])
     await client.close()
+
+
+async def test_background_output_wakes_the_pump_once_per_batch(server: RunningServer) -> None:
+    """A background chunk arms one timer; chunks until it fires are parsed with it; focused output
+    wakes the pump at once; with nothing unparsed, no timer."""
+    with server.client() as c:
+        c.request("session.new", name="front", command=["/bin/cat"])
+        back = c.request("session.new", name="back", command=["/bin/cat"])["session"]["id"]
+    app, client = await start(server, focus="front")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        await wait_until(pilot, lambda: not app._work.is_set() and app._background_timer is None)
+        for n in range(20):
+            data = _b64(b"background line %d\r\n" % n)
+            app.handle_push({"push": "output", "session": back, "offset": app.feeder.shadows[back].end, "data": data})
+        timer = app._background_timer
+        assert timer is not None and not app._work.is_set()  # one timer, no wake-up yet
+        assert app.feeder.shadows[back].backlog_bytes > 0
+        await wait_until(pilot, lambda: not app.feeder.has_work())
+        assert app._background_timer is None  # fired once, all 20 parsed
+        assert "background line 19" in shadow_text(app, back)
+        front = app.focused_id
+        assert front is not None
+        end = app.feeder.shadows[front].end
+        app.handle_push({"push": "output", "session": front, "offset": end, "data": _b64(b"x")})
+        assert app._work.is_set() and app._background_timer is None  # the focused session: at once
+    await client.close()

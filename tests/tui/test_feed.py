@@ -167,3 +167,25 @@ def test_a_keys_echo_is_drawn_at_once_and_streaming_output_once_a_frame() -> Non
     assert abs(pacer.delay() - 0.015) < 1e-9
     now[0] += 0.02
     assert pacer.delay() == 0  # a frame period has passed
+
+
+def test_queued_chunks_are_parsed_together_within_the_slice() -> None:
+    """Many small pushes (a log line each) cost one parse per slice, not one per chunk; the
+    result is the screen of every chunk parsed in order."""
+    feeder = Feeder(background_slice=1000, **BYTES_ONLY)
+    shadow = feeder.add("bg", 40, 10)
+    feeds: list[int] = []
+    stream_feed = shadow.stream.feed
+    shadow.stream.feed = lambda data: (feeds.append(len(data)), stream_feed(data))[1]
+    lines = [b"line %02d of the log\r\n" % n for n in range(60)]
+    offset = 0
+    for line in lines:
+        feeder.push("bg", offset, line, focused=None)
+        offset += len(line)
+    while feeder.step(None) is not None:
+        pass
+    assert sum(feeds) == offset and len(feeds) == -(-offset // 1000)  # a parse per slice
+    assert shadow.offset == offset and not shadow.backlog
+    reference = Screen(40, 10)
+    ByteStream(reference).feed(b"".join(lines))
+    assert screen_text(shadow.screen) == screen_text(reference)
