@@ -3,7 +3,6 @@ numbering into scrollback) and `preview` (one line for a sidebar)."""
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import pyte
