@@ -35,8 +35,14 @@ TEXT = [
 ]
 
 
-def mode(lines: Sequence[str | Line] = TEXT, cursor: tuple[int, int] = (0, 0), height: int = 5, **kw: object) -> CopyMode:
-    return CopyMode(ListSource([], lines, width=kw.pop("width", 40)), height, cursor=cursor, **kw)  # type: ignore[arg-type]
+def mode(
+    lines: Sequence[str | Line] = TEXT,
+    cursor: tuple[int, int] = (0, 0),
+    height: int = 5,
+    width: int = 40,
+    bindings: dict[str, str] = VI_KEYS,
+) -> CopyMode:
+    return CopyMode(ListSource([], lines, width=width), height, cursor=cursor, bindings=bindings)
 
 
 def press(copy_mode: CopyMode, *keys: str) -> object:
