@@ -60,7 +60,8 @@ def _compile(text: str, *, literal: bool, ignore_case: bool) -> Any:
 
 def _reason(exc: Exception) -> str:
     reason = exc.args[0] if exc.args else exc
-    return reason.decode(errors="replace") if isinstance(reason, bytes) else str(reason)
+    text = reason.decode(errors="replace") if isinstance(reason, bytes) else str(reason)
+    return text.replace("(?m)", "", 1)  # RE2 quotes the pattern it was given: ours has the flag
 
 
 def search_pattern(text: str) -> Pattern:

@@ -131,6 +131,7 @@ def session_capture(ctx: Context, args: CaptureArgs) -> dict[str, Any]:
         "rows": screen.lines,
         "cursor": {"x": screen.cursor.x, "y": screen.cursor.y, "hidden": screen.cursor.hidden},
         "offset": session.bytes_parsed,
+        "history": len(screen.history),  # lines of scrollback: line -history is the oldest
     }
 
 
@@ -188,4 +189,4 @@ def lookup(name: str) -> Command:
 
 
 # Commands defined in other modules register themselves with @command when imported here.
-from termux.server import event_commands, gauge  # noqa: E402, F401
+from termux.server import buffer_commands, event_commands, gauge  # noqa: E402, F401

@@ -56,7 +56,8 @@ def test_a_pattern_that_blows_up_backtracking_is_linear() -> None:
 
 @pytest.mark.parametrize(
     ("typed", "message"),
-    [("", "empty"), ("f(x", "bad regular expression 'f(x': missing )"), ("(\\w)\\1", "no backreferences"),
+    [("", "empty"), ("f(x", "bad regular expression 'f(x': missing ): f(x (RE2 syntax"),
+     ("(\\w)\\1", "no backreferences"),
      ("(a{500}){4}", "invalid repetition size"), ("(?:abcdefghij){200}", "too complex"),
      ("x" * 5000, "over 4096 characters")],
 )  # fmt: skip
