@@ -12,7 +12,7 @@ so a caller can yield between steps however long the history: each step reads at
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -89,37 +89,80 @@ class Group:
         return Hit(tuple(spans))
 
 
-def group_lines(start: int, lines: Sequence[Line], width: int) -> list[Group]:
-    """Split rows into logical lines; `lines[0]` is row `start` and begins one. A logical line
-    ends at a row that does not wrap, after MAX_JOIN rows, or at the end of `lines`."""
-    groups: list[Group] = []
-    begin = 0
-    for i, line in enumerate(lines):
-        if not line.wrapped or i - begin + 1 == MAX_JOIN or i == len(lines) - 1:
-            groups.append(Group(start + begin, lines[begin : i + 1], width))
-            begin = i + 1
-    return groups
+def group_starts(lines: Sequence[Line]) -> Sequence[int]:
+    """Where each logical line begins, as offsets into `lines` (whose first row begins one). A
+    logical line ends at a row that does not wrap, after MAX_JOIN rows, or at the end of `lines`."""
+    if not any(map(_wrapped, lines)):
+        return range(len(lines))  # nothing wraps: a row is a line (the common case, kept cheap)
+    starts = [0]
+    for i, line in enumerate(lines[:-1]):
+        if not line.wrapped or i + 1 - starts[-1] == MAX_JOIN:
+            starts.append(i + 1)
+    return starts
 
 
-def matches(groups: Sequence[Group], pattern: Pattern) -> Iterator[tuple[Group, int, int]]:
-    """Every non-empty match in the groups, in order: (group, start, end) as offsets of its text.
-    One search over all of them joined with newlines (a match never crosses one), in UTF-8,
-    RE2's own form, so offsets are converted only for the matches found."""
-    encoded = [group.text.encode("utf-8", "surrogateescape") for group in groups]
-    starts = list(accumulate((len(data) + 1 for data in encoded), initial=0))
-    data = b"\n".join(encoded)
-    index = 0
-    for byte_start, byte_end in pattern.spans(data):
-        while starts[index + 1] <= byte_start:
-            index += 1
-        group, base = groups[index], starts[index]
-        raw = encoded[index]
-        if len(raw) == len(group.text):  # ASCII: bytes are characters
-            yield group, byte_start - base, byte_end - base
+class Batch:
+    """Consecutive rows split into logical lines (at `starts`), searched in one call: each row is
+    looked at once, in C (joining, encoding, RE2), and a logical line becomes a `Group` only if a
+    match is found in it."""
+
+    def __init__(self, start: int, lines: Sequence[Line], starts: Sequence[int], width: int) -> None:
+        self.start = start
+        self.lines = lines
+        self.starts = starts
+        self.width = width
+        if isinstance(starts, range):
+            texts = list(map(_text, lines))
         else:
-            start = len(raw[: byte_start - base].decode("utf-8", "surrogateescape"))
-            end = start + len(raw[byte_start - base : byte_end - base].decode("utf-8", "surrogateescape"))
-            yield group, start, end
+            ends = [*starts[1:], len(lines)]
+            texts = [Group(0, lines[a:b], width).text for a, b in zip(starts, ends, strict=True)]
+        self.data = "\n".join(texts).encode("utf-8", "surrogateescape")
+        self.ascii = len(self.data) == sum(map(len, texts)) + len(texts) - 1
+        self._groups: dict[int, Group] = {}
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def row_range(self, k: int) -> tuple[int, int]:
+        """Rows [first, stop) of logical line k."""
+        stop = self.starts[k + 1] if k + 1 < len(self.starts) else len(self.lines)
+        return self.start + self.starts[k], self.start + stop
+
+    def group(self, k: int) -> Group:
+        if (group := self._groups.get(k)) is None:
+            first, stop = self.row_range(k)
+            group = self._groups[k] = Group(first, self.lines[first - self.start : stop - self.start], self.width)
+        return group
+
+    def groups(self) -> list[Group]:
+        return [self.group(k) for k in range(len(self))]
+
+    def matches(self, pattern: Pattern) -> Iterator[tuple[int, int, int]]:
+        """Every non-empty match, in order: (logical line, start, end), offsets of its text. The
+        newlines joining the lines are never part of a match (never_nl)."""
+        data = self.data
+        k = 0
+        at = 0  # the last match's start: newlines before it are counted
+        line_start = 0  # where line k's bytes begin
+        for byte_start, byte_end in pattern.spans(data):
+            newlines = data.count(b"\n", at, byte_start)
+            if newlines:
+                k += newlines
+                line_start = data.rfind(b"\n", at, byte_start) + 1
+            at = byte_start
+            if self.ascii:  # bytes are characters
+                yield k, byte_start - line_start, byte_end - line_start
+            else:
+                offset = len(data[line_start:byte_start].decode("utf-8", "surrogateescape"))
+                yield k, offset, offset + len(data[byte_start:byte_end].decode("utf-8", "surrogateescape"))
+
+
+def _wrapped(line: Line) -> bool:
+    return line.wrapped
+
+
+def _text(line: Line) -> str:
+    return line.text
 
 
 def window_hits(source: LineSource, pattern: Pattern, top: int, rows: Sequence[Line]) -> list[Hit]:
@@ -145,8 +188,10 @@ def window_hits(source: LineSource, pattern: Pattern, top: int, rows: Sequence[L
             end += 1
         lines.extend(below[: end + 1])
     hits: list[Hit] = []
-    for group, begin_offset, end_offset in matches(group_lines(start, lines, source.width), pattern):
-        spans = tuple(span for span in group.hit(begin_offset, end_offset).spans if top <= span[0] < top + len(rows))
+    batch = Batch(start, lines, group_starts(lines), source.width)
+    for k, begin_offset, end_offset in batch.matches(pattern):
+        hit = batch.group(k).hit(begin_offset, end_offset)
+        spans = tuple(span for span in hit.spans if top <= span[0] < top + len(rows))
         if spans:
             hits.append(Hit(spans))
     return hits
@@ -198,14 +243,14 @@ class Scan:
             return
         lo, hi = self._segments[0]
         if self.forward:
-            groups = self._forward_batch(lo, hi, budget)
-            self._next = groups[-1].stop
+            batch = self._forward_batch(hi, budget)
+            self._next = batch.start + len(batch.lines)
             exhausted = self._next >= hi
         else:
-            groups = self._backward_batch(lo, hi, budget)
-            self._next = groups[0].start
+            batch = self._backward_batch(lo, budget)
+            self._next = batch.start
             exhausted = self._next <= lo
-        self._visit(groups, wrapped=len(self._segments) == 1 and self._two_segments)
+        self._visit(batch, wrapped=len(self._segments) == 1 and self._two_segments)
         if self.done:
             return
         if exhausted:
@@ -243,16 +288,17 @@ class Scan:
         self._next = self._segments[0][0] if self.forward else self._segments[0][1]
         self._begun = True
 
-    def _forward_batch(self, lo: int, hi: int, budget: int) -> list[Group]:
+    def _forward_batch(self, hi: int, budget: int) -> Batch:
         start = self._next
         lines = self._read(start, min(hi, start + budget + MAX_JOIN))
-        groups = group_lines(start, lines, self.source.width)
+        starts = group_starts(lines)
         # Keep the logical lines that start within the budget: the last of them is complete, since
         # MAX_JOIN more rows were read (the rest are read again next step).
-        kept = [group for group in groups if group.start < start + budget]
-        return kept or groups[:1]
+        kept = max(1, bisect_left(starts, budget))
+        rows = starts[kept] if kept < len(starts) else len(lines)
+        return Batch(start, lines[:rows], starts[:kept], self.source.width)
 
-    def _backward_batch(self, lo: int, hi: int, budget: int) -> list[Group]:
+    def _backward_batch(self, lo: int, budget: int) -> Batch:
         stop = self._next
         read_lo = max(lo, stop - budget - MAX_JOIN)
         lines = self._read(read_lo, stop)
@@ -264,45 +310,54 @@ class Scan:
             begin -= 1
         if begin > lo and lines[begin - 1 - read_lo].wrapped:
             begin = wanted  # a logical line longer than what was read: cut it
-        return group_lines(begin, lines[begin - read_lo :], self.source.width)
+        rows = lines[begin - read_lo :]
+        return Batch(begin, rows, group_starts(rows), self.source.width)
 
-    def _visit(self, groups: Sequence[Group], wrapped: bool) -> None:
-        """Count the matches in `groups` (consecutive, top to bottom) and pick the target."""
-        oy = self.origin[0]
-        found = list(matches(groups, self.pattern))
-        if not found:
-            return
-        self.total += len(found)
-        after: list[tuple[Group, int, int]] = []  # matches starting after the origin
-        before: list[tuple[Group, int, int]] = []  # matches starting before it
-        for item in found:
-            group = item[0]
-            if group.stop <= oy:
-                before.append(item)
-            elif group.start > oy:
-                after.append(item)
+    def _visit(self, batch: Batch, wrapped: bool) -> None:
+        """Count the matches in the batch and pick the target: one pass, keeping only the
+        matches that may become the target (the first and last, the nearest after and before)."""
+        oy, origin = self.origin[0], self.origin
+        first = last = first_after = last_before = None
+        count = after = before = 0
+        for item in batch.matches(self.pattern):
+            count += 1
+            if first is None:
+                first = item
+            last = item
+            row, stop = batch.row_range(item[0])
+            if stop <= oy:
+                side = -1
+            elif row > oy:
+                side = 1
             else:
-                position = group.position(item[1])
-                if position < self.origin:
-                    before.append(item)
-                elif position > self.origin:
-                    after.append(item)
-        self._below += len(before)
-        self._upto += len(found) - len(after)
+                position = batch.group(item[0]).position(item[1])
+                side = -1 if position < origin else 1 if position > origin else 0
+            if side < 0:
+                before += 1
+                last_before = item
+            elif side > 0:
+                after += 1
+                if first_after is None:
+                    first_after = item
+        if first is None or last is None:
+            return
+        self.total += count
+        self._below += before
+        self._upto += count - after
         if self._fallback is None:
-            edge = found[0] if self.forward else found[-1]
-            self._fallback = edge[0].hit(edge[1], edge[2])
+            edge = first if self.forward else last
+            self._fallback = batch.group(edge[0]).hit(edge[1], edge[2])
         if self.target is not None:
             return
         if wrapped:  # past an end: the first (last) match there is the one
-            chosen = found[0] if self.forward else found[-1]
-        elif self.forward and after:
-            chosen = after[0]
-        elif not self.forward and before:
-            chosen = before[-1]
+            chosen = first if self.forward else last
+        elif self.forward and first_after is not None:
+            chosen = first_after
+        elif not self.forward and last_before is not None:
+            chosen = last_before
         else:
             return
-        self.target = chosen[0].hit(chosen[1], chosen[2])
+        self.target = batch.group(chosen[0]).hit(chosen[1], chosen[2])
         self._wrapped = wrapped
         if not self.count:
             self.done = True

@@ -310,6 +310,21 @@ def test_counting_goes_on_in_steps_while_the_cursor_has_jumped() -> None:
     assert steps >= 40 and "50002/50003" in copy_mode.view().status()  # numbered from the top
 
 
+def test_a_search_finds_text_the_terminal_wrapped_and_marks_both_rows() -> None:
+    rows = [Line("$ echo ready; a very lo", True), Line("ng line here"), Line("$ ")]
+    copy_mode = CopyMode(ListSource([], rows, width=23), 3, cursor=(2, 0))
+    typed(copy_mode, "?", "l", "o", "n", "g", " ", "l")
+    assert copy_mode.cursor == (0, 21)
+    view = copy_mode.view()
+    assert [(row.y, row.matches, row.current) for row in view.rows] == [
+        (0, ((21, 23),), ((21, 23),)),
+        (1, ((0, 4),), ((0, 4),)),
+        (2, (), ()),
+    ]
+    typed(copy_mode, "Enter", "v", "E")  # the word goes on across the wrap too
+    assert copy_mode.cursor == (1, 1) and copy_mode.selection_text() == "long"
+
+
 def test_a_search_over_missing_lines_asks_for_them() -> None:
     class Fetching(ListSource):
         held: set[int]
