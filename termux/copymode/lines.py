@@ -12,7 +12,9 @@ the model then changes nothing and tells its caller which lines to fetch before 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import NamedTuple, Protocol
 
 from pyte.screens import wcwidth  # the emulator's width function, so cells line up with its columns
@@ -131,27 +133,13 @@ def columns(text: str) -> int:
 def cell_at(laid: Sequence[Cell], x: int) -> int:
     """The index of the cell covering column `x` (the last cell when `x` is past the text; -1 for
     an empty line)."""
-    if not laid:
-        return -1
-    if laid[-1].x + laid[-1].width <= x:
-        return len(laid) - 1
-    lo, hi = 0, len(laid) - 1
-    while lo < hi:  # the last cell starting at or before x
-        mid = (lo + hi + 1) // 2
-        if laid[mid].x <= x:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    return max(0, bisect_right(laid, x, key=_column_of) - 1) if laid else -1
 
 
 def cell_of_char(laid: Sequence[Cell], offset: int) -> int:
     """The index of the cell holding the character at `offset` of the line's text."""
-    lo, hi = 0, len(laid) - 1
-    while lo < hi:  # the last cell starting at or before offset
-        mid = (lo + hi + 1) // 2
-        if laid[mid].start <= offset:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    return bisect_right(laid, offset, key=_start_of) - 1
+
+
+_column_of = attrgetter("x")
+_start_of = attrgetter("start")

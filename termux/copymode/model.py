@@ -30,7 +30,7 @@ from termux.keys import ALT, CTRL, META, SHIFT, parse_key_name
 
 from .lines import Cell, Line, LineSource, Unavailable, cell_at, cells, columns
 from .pattern import Pattern, search_pattern
-from .scan import STEP_LINES, Hit, Pos, Scan, Span, window_hits
+from .scan import STEP_LINES, Hit, Pos, Scan, window_hits
 
 WORD_SCAN_ROWS = 256  # rows a word motion looks through for the next word at most
 END = 1 << 30  # the column `$` asks for: the end of every line it moves to
@@ -249,6 +249,25 @@ class _Step(NamedTuple):
     y: int
     x: int  # -1 for the break between two lines (a blank nothing can land on)
     kind: int
+
+
+def _end_of_run(steps: Iterator[_Step], stop_on_empty: bool) -> _Step | None:
+    """e and b: past the cursor's step, skip blanks (and empty lines, unless `stop_on_empty`: vi's
+    b stops on one), then follow the run of steps of one kind to its last."""
+    next(steps)
+    last: _Step | None = None
+    for step in steps:
+        if last is None:
+            if step.kind == BLANK or (step.kind == EMPTY and not stop_on_empty):
+                continue
+            last = step
+            if step.kind == EMPTY:
+                break
+        elif step.kind == last.kind:
+            last = step
+        else:
+            break
+    return last
 
 
 # -- the machine ---------------------------------------------------------------------------------
@@ -668,37 +687,11 @@ class CopyMode:
             self._move_to(state, (landing.y, landing.x))
 
     def _word_end(self, state: State, big: bool) -> None:
-        steps = self._forward(state.cursor, big)
-        next(steps)
-        last: _Step | None = None
-        for step in steps:
-            if last is None:
-                if step.kind in (BLANK, EMPTY):
-                    continue
-                last = step
-            elif step.kind == last.kind:
-                last = step
-            else:
-                break
-        if last is not None:
+        if (last := _end_of_run(self._forward(state.cursor, big), stop_on_empty=False)) is not None:
             self._move_to(state, (last.y, last.x))
 
     def _previous_word(self, state: State, big: bool) -> None:
-        steps = self._backward(state.cursor, big)
-        next(steps)
-        last: _Step | None = None
-        for step in steps:
-            if last is None:
-                if step.kind == BLANK:
-                    continue
-                last = step
-                if step.kind == EMPTY:
-                    break
-            elif step.kind == last.kind:
-                last = step
-            else:
-                break
-        if last is not None:
+        if (last := _end_of_run(self._backward(state.cursor, big), stop_on_empty=True)) is not None:
             self._move_to(state, (last.y, last.x))
 
     # -- selection ---------------------------------------------------------------------------
@@ -860,24 +853,3 @@ def _columns_text(text: str, left: int, right: int) -> str:
             out.append(text[cell.start : cell.end])
     return "".join(out).rstrip(" ")
 
-
-__all__ = [
-    "CONTINUE",
-    "EMACS_KEYS",
-    "LEAVE",
-    "VI_KEYS",
-    "Continue",
-    "Copy",
-    "CopyMode",
-    "Leave",
-    "NeedLines",
-    "Outcome",
-    "Row",
-    "SearchStatus",
-    "Selection",
-    "Span",
-    "View",
-    "canonical_key",
-    "key_name",
-    "key_table",
-]

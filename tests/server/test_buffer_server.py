@@ -48,6 +48,9 @@ def test_bad_requests_get_clear_errors_and_the_server_goes_on(server: RunningSer
         assert _error(client, "buffer.get", index=0, name="x").message == "give `index` or `name`, not both"
         client.request("buffer.set", text="x")
         assert _error(client, "buffer.paste", target="nope").code == "no_session"
+        client.request("session.new", name="gone", command=["true"])
+        client.request("session.wait", target="gone", exit=True)
+        assert _error(client, "buffer.paste", target="gone").code == "not_running"
         assert _error(client, "buffer.delete", name="nope").message == "no paste buffer named 'nope'"
         assert client.request("buffer.list")["buffers"][0]["name"] == "buffer0"
 
