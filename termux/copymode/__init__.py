@@ -1,6 +1,6 @@
-"""Copy mode, sans-I/O: a state machine over lines read lazily, its search, and the patterns
-shared with `termux capture --grep`. No Textual and no sockets: a view feeds it keys and draws
-what it returns (docs/tui.md, "Copy mode")."""
+"""Copy mode, sans-I/O: a state machine over lines read lazily, and its search (patterns from
+termux/patterns.py). No Textual and no sockets: a view feeds it keys and draws what it returns
+(docs/tui.md, "Copy mode")."""
 
 from .lines import Line, LineSource, ListSource, Unavailable
 from .model import (
@@ -22,7 +22,6 @@ from .model import (
     key_name,
     key_table,
 )
-from .pattern import Pattern, PatternError, grep, grep_pattern, search_pattern
 
 __all__ = [
     "CONTINUE",
@@ -38,17 +37,12 @@ __all__ = [
     "ListSource",
     "NeedLines",
     "Outcome",
-    "Pattern",
-    "PatternError",
     "Row",
     "SearchStatus",
     "Selection",
     "Unavailable",
     "View",
     "canonical_key",
-    "grep",
-    "grep_pattern",
     "key_name",
     "key_table",
-    "search_pattern",
 ]

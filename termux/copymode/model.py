@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from termux.keys import ALT, CTRL, META, SHIFT, parse_key_name
+from termux.patterns import Pattern, search_pattern
 
 from .lines import Cell, Line, LineSource, Unavailable, cell_at, cells, columns
-from .pattern import Pattern, search_pattern
 from .scan import STEP_LINES, Hit, Pos, Scan, window_hits
 
 WORD_SCAN_ROWS = 256  # rows a word motion looks through for the next word at most

@@ -17,8 +17,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
+from termux.patterns import Pattern
+
 from .lines import Line, LineSource, cell_of_char, cells, columns
-from .pattern import Pattern
 
 # Rows joined into one logical line at most: a longer line is searched in pieces of this many rows
 # (a match across the boundary of two pieces is not found).

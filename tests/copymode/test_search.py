@@ -15,13 +15,10 @@ from termux.copymode import (
     Line,
     ListSource,
     NeedLines,
-    PatternError,
     Unavailable,
-    grep,
-    grep_pattern,
-    search_pattern,
 )
 from termux.copymode.scan import MAX_JOIN, Group, Hit, Scan, window_hits
+from termux.patterns import PatternError, grep, grep_pattern, search_pattern
 
 # -- patterns ------------------------------------------------------------------------------------
 
@@ -40,6 +37,7 @@ from termux.copymode.scan import MAX_JOIN, Group, Hit, Scan, window_hits
         ("a*", "baab", ["aa"], False),  # empty matches are not matches
         ("(a{500}){4}", "aaa", [], True),  # beyond RE2's repetition limit: plain text
         ("(?:abcdefghij){200}", "abcdefghij", [], True),  # too large a program: plain text
+        ("y" * 2500 + "(", "a" + "y" * 2500 + "(", ["y" * 2500 + "("], True),  # however long that text is
     ],
 )
 def test_search_pattern(typed: str, text: str, found: list[str], literal: bool) -> None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from tests.conftest import RunningServer, wait_for_screen
+from tests.server.slicing import answered_midway
 
 PROGRAM = "seq 1 300; echo 'marker one'; seq 1 40; echo 'marker two'; echo done; exec cat"
 
@@ -38,11 +42,28 @@ def test_grep_within_a_range(server: RunningServer) -> None:
     assert server.run("capture", "-t", "log", "--grep", "nothing matches this").stdout == ""
 
 
-def test_bad_patterns_are_usage_errors(server: RunningServer) -> None:
+def test_bad_patterns_are_refused_in_words(server: RunningServer) -> None:
     server.run("new", "-d", "-s", "log", "--", "cat")
     bad = server.run("capture", "-t", "log", "--grep", "(")
-    assert bad.returncode == 2 and bad.stderr.startswith("termux: bad regular expression '(': missing ")
+    assert (bad.returncode, bad.stderr) == (
+        1, "termux: bad regular expression '(': missing ): ( (RE2 syntax: no backreferences or lookaround) (bad_args)\n"
+    )
     lookaround = server.run("capture", "-t", "log", "--grep", "a(?=b)")
-    assert lookaround.returncode == 2 and "no backreferences or lookaround" in lookaround.stderr
+    assert lookaround.returncode == 1 and "no backreferences or lookaround" in lookaround.stderr
     escapes = server.run("capture", "-t", "log", "--grep", "x", "-e")
     assert (escapes.returncode, escapes.stderr) == (2, "termux: --grep matches the text: give it without -e\n")
+
+
+async def test_a_long_grep_is_matched_in_slices_that_let_other_requests_through(
+    socket_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from termux.server import grep_commands
+
+    session = {"name": "s", "command": ["sh", "-c", "seq 1 3000; echo 'the end'"], "rows": 10}
+    at_list, rendered, result = await answered_midway(
+        socket_dir, monkeypatch, grep_commands, session, "session.grep", target="s", pattern="^(7|the end)"
+    )
+    assert 0 < at_list < rendered  # session.list was answered in the middle of the grep
+    texts = [m["text"] for m in result["matches"]]
+    assert texts[:3] == ["7", "70", "71"] and texts[-1] == "the end" and len(texts) == 1 + 10 + 100 + 1  # 7, 7x, 7xx
+    assert rendered >= 3000 and result["history"] >= 2990

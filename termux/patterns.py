@@ -1,9 +1,11 @@
-"""Search patterns: RE2 regular expressions, so matching time is linear in the text searched
+"""Regular expressions from people and scripts: RE2, so matching time is linear in the text searched
 whatever the pattern (no backtracking blow-up as with `^(a+)+$`); backreferences and lookaround are
-not part of RE2's syntax. Shared by copy mode's search and `termux capture --grep`.
+not part of RE2's syntax. A pattern's compiled program is at most MAX_PROGRAM instructions (its cost
+per character). One compiler for `session.wait` (termux/server/matcher.py), `session.grep` and
+copy mode's search; `^` and `$` match at the ends of each line.
 
-Every pattern is compiled with `never_nl`: a match never spans a newline, so many lines can be
-joined with "\\n" and searched in one call, with `^` and `$` matching at each line's ends.
+Line patterns (`grep_pattern`, `search_pattern`) are compiled with `never_nl`: a match never spans
+a newline, so many lines can be joined with "\\n" and searched in one call.
 """
 
 from __future__ import annotations
@@ -43,14 +45,20 @@ class Pattern:
                 yield start, end
 
 
-def _compile(text: str, *, literal: bool, ignore_case: bool) -> Any:
+def compile_regex(text: str, *, never_nl: bool, literal: bool = False, ignore_case: bool = False) -> Any:
+    """`text` as an RE2 pattern with `^`/`$` at line ends; PatternError saying why it cannot be one."""
     options = re2.Options()
     options.log_errors = False
-    options.never_nl = True
+    options.never_nl = never_nl
     options.literal = literal
     options.case_sensitive = not ignore_case
-    pattern = re2.compile(text if literal else "(?m)" + text, options)
-    if pattern.programsize > MAX_PROGRAM:
+    try:
+        pattern = re2.compile(text if literal else "(?m)" + text, options)
+    except re2.error as exc:
+        raise PatternError(
+            f"bad regular expression {text!r}: {_reason(exc)} (RE2 syntax: no backreferences or lookaround)"
+        ) from None
+    if pattern.programsize > MAX_PROGRAM and not literal:  # plain text costs the same per character however long
         raise PatternError(
             f"regular expression {text!r} is too complex ({pattern.programsize} instructions, at most "
             f"{MAX_PROGRAM}): use fewer or smaller repetitions"
@@ -68,28 +76,23 @@ def search_pattern(text: str) -> Pattern:
     """Copy mode's search, as tmux's: case is ignored unless the text has a capital letter (one
     after a backslash, as in `\\S`, does not count); text that is not a valid (or is too complex a)
     regular expression is searched for as plain text, so `f(x` finds "f(x"."""
-    if len(text) > MAX_PATTERN:
-        text = text[:MAX_PATTERN]
+    text = text[:MAX_PATTERN]
     ignore_case = not any(char.isupper() for char in _ESCAPED.sub("", text))
     try:
-        return Pattern(text, _compile(text, literal=False, ignore_case=ignore_case), False, ignore_case)
-    except (re2.error, PatternError):
-        return Pattern(text, _compile(text, literal=True, ignore_case=ignore_case), True, ignore_case)
+        regex, literal = compile_regex(text, never_nl=True, ignore_case=ignore_case), False
+    except PatternError:
+        regex, literal = compile_regex(text, never_nl=True, literal=True, ignore_case=ignore_case), True
+    return Pattern(text, regex, literal, ignore_case)
 
 
 def grep_pattern(text: str) -> Pattern:
-    """`capture --grep`: a regular expression, case-sensitive as grep's; PatternError when it is
-    not a valid one."""
+    """`session.grep`: a regular expression, case-sensitive as grep's; PatternError when it is not
+    a valid one."""
     if not text:
         raise PatternError("the regular expression is empty")
     if len(text) > MAX_PATTERN:
         raise PatternError(f"the regular expression is over {MAX_PATTERN} characters")
-    try:
-        return Pattern(text, _compile(text, literal=False, ignore_case=False), False, False)
-    except re2.error as exc:
-        raise PatternError(
-            f"bad regular expression {text!r}: {_reason(exc)} (RE2 syntax: no backreferences or lookaround)"
-        ) from None
+    return Pattern(text, compile_regex(text, never_nl=True), False, False)
 
 
 def grep(lines: Sequence[str], first: int, pattern: Pattern) -> list[tuple[int, str]]:
