@@ -4,44 +4,55 @@
     with Client.connect() as c:
         c.request("session.new", name="build", command=["make"])
 
-`Client` is synchronous; `AsyncClient` is the same for asyncio programs. Both start a server when
-none answers (`autostart=True`), exactly once even when many clients race to do it.
+`Client` is synchronous; `AsyncClient` (termux/client/aio.py) is the same for asyncio programs.
+Both start a server when none answers (`autostart=True`), exactly once even when many clients race
+to do it. A one-shot CLI call imports only this module: asyncio is imported with `AsyncClient`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import fcntl
 import itertools
+import json
 import os
 import select
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
-
-import msgspec
+from typing import TYPE_CHECKING, Any, Self
 
 from termux.paths import log_path, socket_path
 from termux.protocol.errors import ProtocolError
 from termux.protocol.framing import MAX_REPLY_LINE
 
+if TYPE_CHECKING:
+    from termux.client.aio import AsyncClient
+
 __all__ = ["AsyncClient", "Client", "TermuxError", "socket_path", "start_server"]
 
 START_TIMEOUT = 15.0
-PUSH_QUEUE = 65_536  # pushed lines buffered for an async consumer; past that, reading the socket waits
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AsyncClient":  # imported on first use: it brings asyncio
+        from termux.client.aio import AsyncClient
+
+        return AsyncClient
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class TermuxError(ProtocolError):
     """An error reply from the server, or a failure to reach one (code `no_server`)."""
 
 
+# The client speaks JSON with the standard library: importing msgspec would cost a one-shot
+# `termux ls` a quarter of its start-up, and a reply decodes in microseconds either way.
 def _decode(line: bytes) -> dict[str, Any]:
-    obj = msgspec.json.decode(line)
+    try:
+        obj = json.loads(line)
+    except ValueError:  # not JSON, or not UTF-8
+        raise TermuxError("bad_reply", f"server sent a line that is not JSON: {line[:80]!r}") from None
     if not isinstance(obj, dict):
         raise TermuxError("bad_reply", f"server sent a non-object line: {line[:80]!r}")
     return obj
@@ -56,7 +67,7 @@ def _result(reply: dict[str, Any]) -> dict[str, Any]:
 
 
 def _encode(request_id: int, cmd: str, args: dict[str, Any]) -> bytes:
-    return msgspec.json.encode({"id": request_id, "cmd": cmd, "args": args}) + b"\n"
+    return json.dumps({"id": request_id, "cmd": cmd, "args": args}, separators=(",", ":")).encode() + b"\n"
 
 
 # -- starting a server ---------------------------------------------------------------------------
@@ -85,6 +96,8 @@ def start_server(path: Path, timeout: float = START_TIMEOUT) -> None:
         fcntl.flock(lock_fd, fcntl.LOCK_EX)
         if _answers(path):
             return
+        import subprocess  # only when starting a server
+
         ready_r, ready_w = os.pipe()
         log = log_path(path)
         with open(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log_file:
@@ -208,74 +221,3 @@ class Client:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-# -- the asyncio client --------------------------------------------------------------------------
-
-
-class AsyncClient:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: Path) -> None:
-        self.path = path
-        self._reader = reader
-        self._writer = writer
-        self._ids = itertools.count(1)
-        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self.pushes: asyncio.Queue[dict[str, Any]] = asyncio.Queue(PUSH_QUEUE)
-        self.closed = asyncio.Event()
-        self._reading = asyncio.create_task(self._read_loop())
-
-    @classmethod
-    async def connect(cls, path: Path | str | None = None, *, name: str | None = None, autostart: bool = True) -> Self:
-        resolved = socket_path(name, path)
-        sock = await asyncio.to_thread(_connect_socket, resolved, autostart)
-        reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_REPLY_LINE)
-        return cls(reader, writer, resolved)
-
-    async def request(self, cmd: str, **args: Any) -> dict[str, Any]:
-        if self.closed.is_set():
-            raise TermuxError("disconnected", "the server closed the connection")
-        request_id = next(self._ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[request_id] = future
-        self._writer.write(_encode(request_id, cmd, args))
-        try:
-            return _result(await future)
-        finally:
-            self._waiting.pop(request_id, None)
-
-    def send_nowait(self, cmd: str, **args: Any) -> None:
-        """Fire a request whose reply nobody awaits (keystrokes: the fastest path to the server)."""
-        request_id = next(self._ids)
-        self._writer.write(_encode(request_id, cmd, args))
-
-    async def _read_loop(self) -> None:
-        try:
-            while line := await self._reader.readline():
-                message = _decode(line)
-                if "push" in message:
-                    await self.pushes.put(message)
-                elif (future := self._waiting.get(message.get("id"))) is not None and not future.done():  # type: ignore[arg-type]
-                    future.set_result(message)
-        except (ConnectionError, ValueError, asyncio.IncompleteReadError, msgspec.DecodeError):
-            pass
-        finally:
-            self.closed.set()
-            for future in self._waiting.values():
-                if not future.done():
-                    future.set_exception(TermuxError("disconnected", "the server closed the connection"))
-
-    async def close(self) -> None:
-        self._reading.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._reading
-        self._writer.close()
-        with contextlib.suppress(ConnectionError):
-            await self._writer.wait_closed()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
