@@ -520,7 +520,7 @@ class TermuxApp(App[str]):
             if not self._fit(sid) and refresh and sid in self.feeder.shadows:
                 if not self.feeder.shadows[sid].resyncing:
                     self._spawn(self._resync(sid))
-        self._refresh_sidebar()
+        self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
         self.view.focus()
         self._work.set()
 

@@ -431,3 +431,42 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
         await wait_until(pilot, lambda: app._frame_timer is None and not app.feeder.shadows[sid].screen.dirty)
         assert app.feeder.shadows[sid].resyncs == 0
     await client.close()
+
+
+async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server: RunningServer) -> None:
+    cols, rows = SIZE[0] - 28, SIZE[1] - 1  # the view's size: no resize on focus
+    with server.client() as c:
+        ids = [
+            c.request("session.new", name=f"s{n}", command=["/bin/cat"], cols=cols, rows=rows)["session"]["id"]
+            for n in range(3)
+        ]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.pause(0.1)
+        assert app.focused_id == ids[0]
+        layouts: list[int] = []
+        drawn: list[tuple[int, str]] = []
+        screen = app._main
+        assert screen is not None
+        refresh_layout, render_line = screen._refresh_layout, app.sidebar.render_line
+
+        def counting_layout(*args: Any, **kwargs: Any) -> None:
+            layouts.append(1)
+            refresh_layout(*args, **kwargs)
+
+        def recording_line(y: int) -> Any:
+            strip = render_line(y)
+            drawn.append((y, strip.text))
+            return strip
+
+        screen._refresh_layout = counting_layout  # type: ignore[method-assign]
+        app.sidebar.render_line = recording_line  # type: ignore[method-assign]
+        await pilot.press("ctrl+b", "n")
+        await wait_until(pilot, lambda: any(text.startswith("▌1:") for _, text in drawn))
+        await pilot.pause(0.1)
+        assert app.focused_id == ids[1]
+        assert layouts == []  # the prefix, its status line and the switch change no widget's size
+        assert {y for y, _ in drawn} <= {0, 1, 2, 3}  # the rows of s0 and s1 (two lines each), not s2's
+        assert any(y == 0 and not text.startswith("▌") for y, text in drawn)  # s0 lost the mark
+    await client.close()
