@@ -29,7 +29,7 @@ from termux.protocol.framing import MAX_REPLY_LINE
 if TYPE_CHECKING:
     from termux.client.aio import AsyncClient
 
-__all__ = ["AsyncClient", "Client", "TermuxError", "socket_path", "start_server"]
+__all__ = ["AsyncClient", "Client", "ServerStart", "TermuxError", "socket_path", "start_server"]
 
 START_TIMEOUT = 15.0
 
@@ -85,51 +85,92 @@ def _answers(path: Path) -> bool:
 
 
 def start_server(path: Path, timeout: float = START_TIMEOUT) -> None:
-    """Start a background server on `path` unless one answers; safe against racing clients.
+    """Start a background server on `path` unless one answers; safe against racing clients."""
+    ServerStart(path, timeout).wait()
 
-    A lock file beside the socket serialises starters: the first starts the server and waits for
-    it to say it is ready (on a pipe, no polling); the others, once they get the lock, find it
-    answering and return.
+
+class ServerStart:
+    """A background server starting on `path` (unless one answers); `wait()` until it is ready.
+
+    Made before the work that can overlap the server's start-up (the TUI imports its toolkit
+    meanwhile). A lock file beside the socket serialises starters: the first starts the server
+    and waits for it to say it is ready (on a pipe, no polling); the others, once they get the
+    lock, find it answering. The lock is held until `wait()` returns (or `close()`, for a start
+    given up on).
     """
-    lock_fd = os.open(path.with_name(path.name + ".start.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(lock_fd, fcntl.LOCK_EX)
-        if _answers(path):
-            return
+
+    def __init__(self, path: Path, timeout: float = START_TIMEOUT) -> None:
+        self.path = path
+        self.timeout = timeout
+        self._ready_r: int | None = None
+        self._starter: Any = None  # the intermediate process (subprocess.Popen)
+        self._lock_fd: int | None = os.open(
+            path.with_name(path.name + ".start.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
+        )
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            if not _answers(path):
+                self._spawn()
+        except BaseException:
+            self.close()
+            raise
+
+    def _spawn(self) -> None:
         import subprocess  # only when starting a server
 
         ready_r, ready_w = os.pipe()
-        log = log_path(path)
-        with open(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log_file:
-            starter = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "termux",
-                    "-S",
-                    str(path),
-                    "server",
-                    "--daemon",
-                    "--ready-fd",
-                    str(ready_w),
-                ],
-                pass_fds=(ready_w,),
-                stdin=subprocess.DEVNULL,
-                stdout=log_file,
-                stderr=log_file,
-                start_new_session=True,
-            )
-        os.close(ready_w)
+        with open(os.open(log_path(self.path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log_file:
+            try:
+                self._starter = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "termux",
+                        "-S",
+                        str(self.path),
+                        "server",
+                        "--daemon",
+                        "--ready-fd",
+                        str(ready_w),
+                    ],
+                    pass_fds=(ready_w,),
+                    stdin=subprocess.DEVNULL,
+                    stdout=log_file,
+                    stderr=log_file,
+                    start_new_session=True,
+                )
+            except BaseException:
+                os.close(ready_r)
+                raise
+            finally:
+                os.close(ready_w)
+        self._ready_r = ready_r
+
+    def wait(self) -> None:
+        """Return once the server is ready (at once if one answered), releasing the lock;
+        `no_server` if it never is."""
+        ready_r, self._ready_r = self._ready_r, None
+        if ready_r is None:
+            self.close()
+            return
         try:
-            starter.wait(timeout)  # the intermediate process exits as soon as the daemon forks
-            readable, _, _ = select.select([ready_r], [], [], timeout)
+            self._starter.wait(self.timeout)  # the intermediate process exits as soon as the daemon forks
+            readable, _, _ = select.select([ready_r], [], [], self.timeout)
             said = os.read(ready_r, 64) if readable else b""
         finally:
             os.close(ready_r)
+            self.close()
         if not said.startswith(b"ready"):
-            raise TermuxError("no_server", f"the server did not start on {path}{_log_tail(log)}")
-    finally:
-        os.close(lock_fd)
+            raise TermuxError("no_server", f"the server did not start on {self.path}{_log_tail(log_path(self.path))}")
+
+    def close(self) -> None:
+        """Release the lock: other starters go on (and start a server if this one never did)."""
+        if self._ready_r is not None:
+            os.close(self._ready_r)
+            self._ready_r = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
 
 def _log_tail(log: Path) -> str:

@@ -79,3 +79,35 @@ def _subparsers(parser: object) -> list[str]:
     assert isinstance(parser, argparse.ArgumentParser)
     (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return list(action.choices)
+
+
+# `termux` with no server, through the CLI's main, noting what was imported when the server's
+# start began (the ServerStart made before the TUI's modules load).
+COLD_PROBE = """
+import json, sys
+import termux.client as client
+made = client.ServerStart.__init__
+def noting(self, *args, **kwargs):
+    with open(sys.argv[1], "w") as out:
+        json.dump(sorted(sys.modules), out)
+    made(self, *args, **kwargs)
+client.ServerStart.__init__ = noting
+from termux.cli import main
+sys.exit(main([]))
+"""
+
+
+def test_termux_with_no_server_starts_it_before_loading_the_tui(socket_dir: Path, termux_env: dict[str, str]) -> None:
+    from e2e.terminal import Terminal
+
+    out = socket_dir / "modules.json"
+    term = Terminal([sys.executable, "-c", COLD_PROBE, str(out)], cols=100, rows=30, env=termux_env)
+    try:
+        term.wait_for("ctrl+b then", timeout=60)  # it attached to the server it started
+        term.write(b"\x02d")
+        term.wait_for("[detached]")
+    finally:
+        term.close()
+        subprocess.run([sys.executable, "-m", "termux", "kill-server"], env=termux_env, capture_output=True, timeout=30)
+    before = set(json.loads(out.read_text()))
+    assert not {"textual", "termux.tui.app", "termux.emulator", "asyncio"} & before
