@@ -3,6 +3,7 @@
 Off by default (marked `bench`); run it with
 
     python -m pytest e2e -m bench -s          # or: python -m e2e.test_latency [--keys K] [--floods 4,16]
+    python -m e2e.test_latency --trace        # and where each key's time goes, stage by stage
 
 Each multiplexer runs in a real PTY (read through a terminal emulator, as a user's terminal would),
 showing a session that runs a small raw-mode echo program (e2e/programs/echo.py). One key at a time
@@ -26,9 +27,11 @@ import os
 import random
 import select
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -66,6 +69,7 @@ class Settings:
     settle: float = float(os.environ.get("TERMUX_BENCH_SETTLE", "5"))  # per key, else SATURATED
     warmup: float = 1.0  # floods run this long before the first key of their phase
     seed: int = 7
+    trace: bool = False  # termux stamps each stage of each key (termux/trace.py); a breakdown follows
 
 
 @dataclass
@@ -75,6 +79,7 @@ class PhaseResult:
     keys: int
     saturated: bool = False
     diagnosis: str | None = None  # what the multiplexer said about itself at the end of the phase
+    windows: list[tuple[float, float]] = field(default_factory=list)  # each key: (written, echo seen)
 
 
 @dataclass
@@ -82,6 +87,7 @@ class MuxResult:
     name: str
     phases: dict[str, PhaseResult] = field(default_factory=dict)
     error: str | None = None
+    trace: Path | None = None  # the trace file its termux processes stamped
 
 
 class Awaited(Protocol):
@@ -141,8 +147,9 @@ class Termux:
 
     name = "termux"
 
-    def __init__(self) -> None:
-        self.server = IsolatedServer()
+    def __init__(self, trace: Path | None = None) -> None:
+        self.trace = trace  # TERMUX_TRACE for the server and the TUI
+        self.server = IsolatedServer(extra_env={"TERMUX_TRACE": str(trace)} if trace else None)
         self.floods = 0
 
     def _termux(self, *args: str) -> str:
@@ -273,8 +280,8 @@ class TermuxSocket(Termux):
 
     name = "termux (socket)"
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, trace: Path | None = None) -> None:
+        super().__init__(trace)
         self.view: SocketView | None = None
 
     def start(self) -> View:
@@ -297,6 +304,7 @@ class Typist:
         self.term = term
         self.count = 0
         self.rng = random.Random(seed)
+        self.windows: list[tuple[float, float]] = []  # each key echoed: (written, echo seen)
 
     def key(self, timeout: float) -> float | None:
         """Latency of one key in seconds, or None if its echo did not appear within `timeout`."""
@@ -307,9 +315,11 @@ class Typist:
         sent = time.monotonic()
         self.term.write(char.encode())
         try:
-            return echo.wait(timeout) - sent
+            seen = echo.wait(timeout)
         except TimeoutError:
             return None
+        self.windows.append((sent, seen))
+        return seen - sent
 
     def pause(self) -> None:
         # Human-like gaps, randomised so keys do not phase-lock with a renderer's frame timer.
@@ -331,6 +341,7 @@ def run_phase(
                 result.saturated = True
                 break
             result.samples.append(latency)
+            result.windows.append(typist.windows[-1])
         result.diagnosis = mux.diagnose()
     finally:
         for handle in handles:
@@ -349,7 +360,7 @@ def phases(cfg: Settings) -> list[tuple[str, list[str] | None, int]]:
 
 
 def measure(mux: Multiplexer, cfg: Settings) -> MuxResult:
-    result = MuxResult(mux.name)
+    result = MuxResult(mux.name, trace=getattr(mux, "trace", None))
     try:
         term = mux.start()
         term.wait_for("echo ready", timeout=60)
@@ -394,13 +405,43 @@ def render(results: Sequence[MuxResult], cfg: Settings) -> str:
         diagnoses = [f"{name}: {p.diagnosis}" for name, p in r.phases.items() if p.diagnosis]
         if diagnoses:
             notes.append(f"{r.name} at the end of each phase: " + "; ".join(diagnoses) + ".")
-    return markdown_table(header, rows) + "\n\n" + "\n".join(notes) + "\n"
+    out = markdown_table(header, rows) + "\n\n" + "\n".join(notes) + "\n"
+    if cfg.trace:
+        out += render_stages(results)
+    return out
+
+
+def render_stages(results: Sequence[MuxResult]) -> str:
+    """Per termux run that traced: where each key's time went, stage by stage (benchmarks/stages.py)."""
+    from benchmarks.stages import read_stamps, stage_table
+
+    out = ""
+    for r in results:
+        if r.trace is None or not r.trace.exists():
+            continue
+        phases = {name: p.windows for name, p in r.phases.items() if p.windows}
+        out += f"\n### {r.name}: where a keystroke's time goes (ms)\n\n"
+        out += stage_table(phases, read_stamps(r.trace)) + "\n"
+    return out
 
 
 def run(cfg: Settings, only: Sequence[str] = ("termux", "termux (socket)", "tmux")) -> tuple[list[MuxResult], str]:
-    muxes: list[Multiplexer] = [m for m in (Termux(), TermuxSocket(), Tmux()) if m.name in only]
-    results = [measure(m, cfg) for m in muxes]
-    return results, render(results, cfg)
+    traces = Path(tempfile.mkdtemp(prefix="termux-trace-")) if cfg.trace else None
+    muxes: list[Multiplexer] = [
+        m
+        for m in (
+            Termux(traces / "tui" if traces else None),
+            TermuxSocket(traces / "socket" if traces else None),
+            Tmux(),
+        )
+        if m.name in only
+    ]
+    try:
+        results = [measure(m, cfg) for m in muxes]
+        return results, render(results, cfg)
+    finally:
+        if traces is not None:
+            shutil.rmtree(traces, ignore_errors=True)
 
 
 @pytest.mark.bench
@@ -429,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only", default="termux,termux (socket),tmux", help="what to measure: termux, termux (socket), tmux"
     )
     parser.add_argument("--settle", type=float, default=Settings.settle, help="seconds a key may take")
+    parser.add_argument("--trace", action="store_true", help="termux stamps each stage: a breakdown by stage")
     args = parser.parse_args(argv)
     unknown = [p for p in args.programs.split(",") if p and p not in {**FLOOD_PROGRAMS, **CONTROL_PROGRAMS}]
     if unknown:
@@ -438,6 +480,7 @@ def main(argv: list[str] | None = None) -> int:
         floods=_ints(args.floods),
         programs=[p for p in args.programs.split(",") if p],
         settle=args.settle,
+        trace=args.trace,
     )
     _, table = run(cfg, only=args.only.split(","))
     print(table)

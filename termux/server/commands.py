@@ -28,6 +28,7 @@ from termux.protocol.messages import (
     TargetArgs,
     decode_b64,
 )
+from termux.trace import TRACE
 
 if TYPE_CHECKING:
     from termux.server.server import Connection, Server
@@ -110,6 +111,8 @@ def session_get(ctx: Context, args: TargetArgs) -> dict[str, Any]:
 @command("session.send", SendArgs)
 def session_send(ctx: Context, args: SendArgs) -> dict[str, Any]:
     session = ctx.server.find(args.target)
+    if TRACE.on:
+        TRACE.stamp("server.received", session.id)
     data = keys.encode_send(args.keys, literal=args.literal, mode=session.screen.mode)
     if args.data is not None:
         data += decode_b64(args.data, "data")

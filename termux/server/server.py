@@ -41,6 +41,7 @@ from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventSt
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
 from termux.server.scheduler import FORWARD_CATCH_UP, ForwardBudget, OutputPump, Parseable
 from termux.server.session import Session, SessionConfig, SessionHooks
+from termux.trace import TRACE
 
 log = logging.getLogger(__name__)
 
@@ -193,6 +194,8 @@ class Connection(asyncio.Protocol):
                     self._catch_up = asyncio.get_running_loop().call_later(FORWARD_CATCH_UP, self._caught_up)
                 return
         self.write(push("output", session=session.id, offset=offset, data=encode_b64(data)))
+        if TRACE.on:
+            TRACE.stamp("server.pushed", session.id)
 
     def _caught_up(self) -> None:
         self._catch_up = None
@@ -334,6 +337,8 @@ class Server:
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
+        if TRACE.on:
+            TRACE.stamp("server.parsed", session.id)
         self.activity.output(session, chunk)
         screen = session.screen
         title = getattr(screen, "title", "")

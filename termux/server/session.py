@@ -22,6 +22,7 @@ import ptyprocess
 import termux.emulator as emulator
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import SessionInfo
+from termux.trace import TRACE
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +137,8 @@ class Session:
             self._pty_eof = True
             self._stop_reading()
             return
+        if TRACE.on:
+            TRACE.stamp("server.echo_read", self.id)
         self._accept(data)
         if self.backlog.size >= HIGH_WATERMARK:
             self.pause_reading()
@@ -201,6 +204,8 @@ class Session:
                 written = 0
             except OSError as exc:
                 raise ProtocolError(ErrorCode.NOT_RUNNING, f"session {self.name!r}: {exc.strerror}") from None
+            if TRACE.on:
+                TRACE.stamp("server.pty_written", self.id)
             data = data[written:]
             if not data:
                 return written

@@ -35,6 +35,7 @@ from textual.widgets import Static
 
 from termux import emulator
 from termux.keys import encode_paste, encode_textual
+from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, FramePacer, Shadow, Step
@@ -275,6 +276,8 @@ class TermuxApp(App[str]):
         kind = push.get("push")
         if kind == "output":
             sid = push.get("session", "")
+            if TRACE.on:
+                TRACE.stamp("tui.received", sid)
             self.feeder.push(sid, int(push.get("offset", 0)), _unb64(push.get("data")), self.focused_id)
             if sid == self.focused_id:
                 self._focus_work.set()
@@ -456,6 +459,8 @@ class TermuxApp(App[str]):
         if shadow is None or row is None:
             return
         if sid == self.focused_id:
+            if TRACE.on:
+                TRACE.stamp("tui.parsed", sid)
             # Its preview waits until it loses focus (its screen is on view meanwhile): a sidebar
             # redraw per keystroke would cost a second frame.
             self._frame()
@@ -485,6 +490,8 @@ class TermuxApp(App[str]):
             self._frame_timer.cancel()
             self._frame_timer = None
         self.view.update_dirty()
+        if TRACE.on:
+            TRACE.stamp("tui.drawn", self.focused_id)
         self.pacer.drawn()
 
     def _update_rows(self) -> None:
@@ -646,6 +653,8 @@ class TermuxApp(App[str]):
         if self.focused_id is None:
             return
         self.client.send_nowait("session.send", target=self.focused_id, data=_b64(data))
+        if TRACE.on:
+            TRACE.stamp("tui.sent", self.focused_id)
         self.pacer.key_sent()
         self.sent.append(data)
         del self.sent[:-64]
