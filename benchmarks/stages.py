@@ -31,13 +31,17 @@ def read_stamps(path: Path) -> list[tuple[float, str]]:
     return sorted(stamps)
 
 
-def stage_times(window: tuple[float, float], stamps: Sequence[tuple[float, str]]) -> dict[str, float]:
+def stage_times(
+    window: tuple[float, float], stamps: Sequence[tuple[float, str]], until: float | None = None
+) -> dict[str, float]:
     """The time of each stage of the key typed at `window[0]` and seen at `window[1]`: the first
-    stamp of each stage, in the way's order, after the stage before it. Stages not stamped (the
+    stamp of each stage, in the way's order, after the stage before it, up to `until` (the next
+    key; the TUI may stamp its write after the benchmark saw it). Stages not stamped (the
     socket-only path has no TUI) are left out."""
     typed, seen = window
+    end = max(seen, until if until is not None else seen)
     times = {TYPED: typed}
-    inside = stamps[bisect.bisect_left(stamps, (typed, "")) : bisect.bisect_right(stamps, (seen, "~"))]
+    inside = stamps[bisect.bisect_left(stamps, (typed, "")) : bisect.bisect_right(stamps, (end, "~"))]
     last = typed
     for stage in STAGES:
         for t, name in inside:
@@ -54,14 +58,15 @@ def stage_table(phases: dict[str, list[tuple[float, float]]], stamps: Sequence[t
     deltas: dict[str, dict[str, list[float]]] = {}
     for phase, windows in phases.items():
         per_stage = deltas.setdefault(phase, {})
-        for window in windows:
-            times = stage_times(window, stamps)
+        for n, window in enumerate(windows):
+            until = windows[n + 1][0] if n + 1 < len(windows) else None
+            times = stage_times(window, stamps, until)
             previous = None
             for stage in order:
                 if stage not in times:
                     continue
-                if previous is not None:
-                    per_stage.setdefault(stage, []).append(times[stage] - times[previous])
+                if previous is not None:  # the last write may be stamped just after it was seen
+                    per_stage.setdefault(stage, []).append(max(0.0, times[stage] - times[previous]))
                 previous = stage
     header = ["stage (time since the one before)"]
     for phase in phases:

@@ -23,9 +23,13 @@ SERVER = ("server.received", "server.pty_written", "server.echo_read", "server.p
 TUI_OUTPUT = ("tui.received", "tui.parsed", "tui.drawn", "tui.composed", "tui.written")
 STAGES = TUI_INPUT + SERVER + TUI_OUTPUT
 
-# Each process's own stages, in order: the TUI's input and output halves are one sequence.
-_SEQUENCES = (TUI_INPUT + TUI_OUTPUT, SERVER)
+# Each process's stages, in order. The TUI's output half is a sequence of its own, armed by
+# `tui.sent` (a push counts as a key's echo only once the key was sent): the next key read while
+# this one's frame is still being written does not cut this one's record short.
+_SEQUENCES = (TUI_INPUT, TUI_OUTPUT, SERVER)
 _PLACE = {stage: (n, sequence.index(stage)) for n, sequence in enumerate(_SEQUENCES) for stage in sequence}
+_ARMS = {"tui.sent": 1}  # stage -> the sequence it arms
+_ARMED_ONLY = set(_ARMS.values())
 
 
 class Tracer:
@@ -34,16 +38,17 @@ class Tracer:
     def __init__(self, path: str | None) -> None:
         self.on = bool(path)
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600) if path else -1
-        self._next = [0] * len(_SEQUENCES)  # per sequence: the index of the stage awaited next
+        # Per sequence: the index of the stage awaited next (-1: an armed-only one, not armed).
+        self._next = [-1 if n in _ARMED_ONLY else 0 for n in range(len(_SEQUENCES))]
         self._session: list[str | None] = [None] * len(_SEQUENCES)  # the session the key went to
 
     def stamp(self, stage: str, session: str | None = None) -> None:
-        """`stage` happened (for `session`, when the caller knows it). The first stage of a process
-        starts a keystroke's record; a later one counts only right after the stage before it and,
-        once the session is known, only for that session."""
+        """`stage` happened (for `session`, when the caller knows it). A sequence's first stage
+        starts a keystroke's record (an armed-only sequence's, only once armed); a later stage
+        counts only right after the one before it and, once the session is known, only for it."""
         now = time.monotonic_ns()
         sequence, index = _PLACE[stage]
-        if index == 0:
+        if index == 0 and sequence not in _ARMED_ONLY:
             self._session[sequence] = session
         elif index != self._next[sequence]:
             return
@@ -53,6 +58,9 @@ class Tracer:
             elif session != self._session[sequence]:
                 return
         self._next[sequence] = index + 1
+        if (armed := _ARMS.get(stage)) is not None:
+            self._next[armed] = 0
+            self._session[armed] = self._session[sequence]
         os.write(self._fd, f"{now} {stage}\n".encode())
 
 

@@ -7,6 +7,10 @@
 `Client` is synchronous; `AsyncClient` (termux/client/aio.py) is the same for asyncio programs.
 Both start a server when none answers (`autostart=True`), exactly once even when many clients race
 to do it. A one-shot CLI call imports only this module: asyncio is imported with `AsyncClient`.
+
+Before sending anything, a client checks who answered (SO_PEERCRED) and refuses a server that runs
+as another user, root included (as tmux, which trusts only a server of its own uid): a socket
+another user could have planted or swapped never receives a request.
 """
 
 from __future__ import annotations
@@ -15,14 +19,16 @@ import fcntl
 import itertools
 import json
 import os
+import pwd
 import select
 import socket
+import struct
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from termux.paths import log_path, socket_path
+from termux.paths import SocketDirError, log_path, open_side_file, side_path, socket_path
 from termux.protocol.errors import ProtocolError
 from termux.protocol.framing import MAX_REPLY_LINE
 
@@ -32,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["AsyncClient", "Client", "ServerStart", "TermuxError", "socket_path", "start_server"]
 
 START_TIMEOUT = 15.0
+LOG_TAIL_BYTES = 4096  # read from the end of the server's log when it failed to start
 
 
 def __getattr__(name: str) -> Any:
@@ -43,7 +50,11 @@ def __getattr__(name: str) -> Any:
 
 
 class TermuxError(ProtocolError):
-    """An error reply from the server, or a failure to reach one (code `no_server`)."""
+    """An error reply from the server, or a failure to talk to one. The client's own codes:
+    `no_server` (nothing listens on the socket), `unreachable` (connecting failed otherwise),
+    `untrusted` (the server runs as another user), `start_failed` (a server was started and never
+    said it was ready), `disconnected` (the connection was lost, before the reply if a request was
+    waiting) and `bad_reply` (the server sent something that is not a reply)."""
 
 
 # The client speaks JSON with the standard library: importing msgspec would cost a one-shot
@@ -52,18 +63,23 @@ def _decode(line: bytes) -> dict[str, Any]:
     try:
         obj = json.loads(line)
     except ValueError:  # not JSON, or not UTF-8
-        raise TermuxError("bad_reply", f"server sent a line that is not JSON: {line[:80]!r}") from None
+        raise TermuxError("bad_reply", f"the server sent a line that is not JSON: {line[:80]!r}") from None
     if not isinstance(obj, dict):
-        raise TermuxError("bad_reply", f"server sent a non-object line: {line[:80]!r}")
+        raise TermuxError("bad_reply", f"the server sent a non-object line: {line[:80]!r}")
     return obj
 
 
 def _result(reply: dict[str, Any]) -> dict[str, Any]:
     if reply.get("ok"):
-        return reply.get("result") or {}
-    error = reply.get("error") or {}
+        result = reply.get("result") or {}
+        if not isinstance(result, dict):
+            raise TermuxError("bad_reply", "the server sent a result that is not an object")
+        return result
+    error = reply.get("error")
+    if not isinstance(error, dict):
+        raise TermuxError("bad_reply", "the server sent an error reply without an error object")
     extra = {k: v for k, v in error.items() if k not in ("code", "message")}
-    raise TermuxError(error.get("code", "unknown"), error.get("message", "unknown error"), **extra)
+    raise TermuxError(str(error.get("code", "unknown")), str(error.get("message", "unknown error")), **extra)
 
 
 def _encode(request_id: int, cmd: str, args: dict[str, Any]) -> bytes:
@@ -96,7 +112,8 @@ class ServerStart:
     meanwhile). A lock file beside the socket serialises starters: the first starts the server
     and waits for it to say it is ready (on a pipe, no polling); the others, once they get the
     lock, find it answering. The lock is held until `wait()` returns (or `close()`, for a start
-    given up on).
+    given up on). The lock file and the log are opened as `open_side_file` allows (never through
+    a symbolic link).
     """
 
     def __init__(self, path: Path, timeout: float = START_TIMEOUT) -> None:
@@ -104,9 +121,7 @@ class ServerStart:
         self.timeout = timeout
         self._ready_r: int | None = None
         self._starter: Any = None  # the intermediate process (subprocess.Popen)
-        self._lock_fd: int | None = os.open(
-            path.with_name(path.name + ".start.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600
-        )
+        self._lock_fd: int | None = open_side_file(side_path(path, "start.lock"), os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
             if not _answers(path):
@@ -119,7 +134,7 @@ class ServerStart:
         import subprocess  # only when starting a server
 
         ready_r, ready_w = os.pipe()
-        with open(os.open(log_path(self.path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log_file:
+        with open(open_side_file(log_path(self.path), os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab") as log_file:
             try:
                 self._starter = subprocess.Popen(
                     [
@@ -148,7 +163,7 @@ class ServerStart:
 
     def wait(self) -> None:
         """Return once the server is ready (at once if one answered), releasing the lock;
-        `no_server` if it never is."""
+        `start_failed` if it never is."""
         ready_r, self._ready_r = self._ready_r, None
         if ready_r is None:
             self.close()
@@ -161,7 +176,8 @@ class ServerStart:
             os.close(ready_r)
             self.close()
         if not said.startswith(b"ready"):
-            raise TermuxError("no_server", f"the server did not start on {self.path}{_log_tail(log_path(self.path))}")
+            log = log_path(self.path)
+            raise TermuxError("start_failed", f"the server did not start on {self.path}{_log_tail(log)}")
 
     def close(self) -> None:
         """Release the lock: other starters go on (and start a server if this one never did)."""
@@ -174,27 +190,54 @@ class ServerStart:
 
 
 def _log_tail(log: Path) -> str:
+    """The last lines of the server's log, on one line (an error is one line)."""
     try:
-        lines = log.read_text(errors="replace").strip().splitlines()[-3:]
-    except OSError:
+        fd = open_side_file(log, os.O_RDONLY)
+    except SocketDirError:
         return ""
-    return (f"; its log {log} says:\n  " + "\n  ".join(lines)) if lines else ""
+    with os.fdopen(fd, "rb") as file:
+        file.seek(max(0, os.fstat(fd).st_size - LOG_TAIL_BYTES))
+        lines = file.read().decode(errors="replace").strip().splitlines()[-3:]
+    return f"; its log {log} ends: " + " / ".join(lines) if lines else ""
+
+
+def _user(uid: int) -> str:
+    try:
+        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _check_peer(sock: socket.socket, path: Path) -> None:
+    """Refuse a server that is not running as us (read from the kernel, not from the server)."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, uid, _gid = struct.unpack("3i", creds)
+    if uid != os.getuid():
+        raise TermuxError(
+            "untrusted",
+            f"the server on {path} runs as {_user(uid)}, pid {pid}, not as you ({_user(os.getuid())});"
+            " refusing to talk to it",
+        )
 
 
 def _connect_socket(path: Path, autostart: bool) -> socket.socket:
     for attempt in range(2):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         try:
             sock.connect(str(path))
+            _check_peer(sock, path)
             return sock
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
+        except (FileNotFoundError, ConnectionRefusedError):
             sock.close()
             if not autostart or attempt:
-                raise TermuxError("no_server", f"no server on {path} ({exc.strerror})") from None
+                raise TermuxError("no_server", f"no server running on {path}") from None
             start_server(path)
         except OSError as exc:
             sock.close()
-            raise TermuxError("no_server", f"cannot connect to {path}: {exc.strerror}") from None
+            raise TermuxError("unreachable", f"cannot connect to {path}: {exc.strerror or exc}") from None
+        except BaseException:
+            sock.close()
+            raise
     raise AssertionError("unreachable")
 
 
@@ -216,7 +259,10 @@ class Client:
 
     def request(self, cmd: str, **args: Any) -> dict[str, Any]:
         request_id = next(self._ids)
-        self._sock.sendall(_encode(request_id, cmd, args))
+        try:
+            self._sock.sendall(_encode(request_id, cmd, args))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server closed first; read what it said before it did (capacity, forbidden)
         while True:
             message = self._read(None)
             assert message is not None
@@ -243,7 +289,10 @@ class Client:
                 readable, _, _ = select.select([self._sock], [], [], max(0.0, deadline - time.monotonic()))
                 if not readable:
                     return None
-            data = self._sock.recv(1 << 16)
+            try:
+                data = self._sock.recv(1 << 16)
+            except ConnectionResetError:
+                data = b""
             if not data:
                 raise TermuxError("disconnected", "the server closed the connection")
             self._buffer += data

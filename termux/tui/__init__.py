@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from termux.client import ServerStart
 
+from termux.text import visible
+
 __all__ = ["run", "run_tui"]
 
 
@@ -66,10 +68,10 @@ def run(
     except Exception as exc:  # the server is gone, a target is wrong, …
         code = getattr(exc, "code", None)
         message = getattr(exc, "message", None) or str(exc)
-        print(f"termux: {message}" if code else f"termux: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(visible(f"termux: {message}" if code else f"termux: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
     if reason:
-        print(f"[{reason}]")
+        print(visible(f"[{reason}]"))
     return 0 if reason in ("detached", "", None) else 1
 
 

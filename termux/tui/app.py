@@ -652,9 +652,9 @@ class TermuxApp(App[str]):
     def send_bytes(self, data: bytes) -> None:
         if self.focused_id is None:
             return
-        self.client.send_nowait("session.send", target=self.focused_id, data=_b64(data))
-        if TRACE.on:
+        if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
             TRACE.stamp("tui.sent", self.focused_id)
+        self.client.send_nowait("session.send", target=self.focused_id, data=_b64(data))
         self.pacer.key_sent()
         self.sent.append(data)
         del self.sent[:-64]
