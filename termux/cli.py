@@ -79,6 +79,7 @@ def cmd_server(args: argparse.Namespace) -> int:
         event_capacity=args.event_capacity,
         max_streams=args.max_streams,
         quiet_after=args.quiet_after,
+        background_nice=args.background_nice,
     )
 
 
@@ -111,6 +112,8 @@ def cmd_new(args: argparse.Namespace) -> int:
         request["cols"] = args.cols
     if args.rows is not None:
         request["rows"] = args.rows
+    if args.background_nice is not None:
+        request["background_nice"] = args.background_nice
     if not args.detached:
         from termux.tui import run_tui
 
@@ -243,6 +246,23 @@ def _server_options(sub: argparse.ArgumentParser) -> None:
         "--quiet-after", type=positive_seconds, default=5.0, metavar="S",
         help="seconds without output before session.quiet",
     )  # fmt: skip
+    from termux.server.priority import DEFAULT_BACKGROUND_NICE
+
+    sub.add_argument(
+        "--background-nice", type=_nice, default=DEFAULT_BACKGROUND_NICE, metavar="N",
+        help=f"CPU priority (nice 0-19) of sessions no view shows (default {DEFAULT_BACKGROUND_NICE}; 0: off)",
+    )  # fmt: skip
+
+
+def _nice(text: str) -> int:
+    """An argparse type: a nice value, 0 to 19."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a nice value: {text!r}") from None
+    if not 0 <= value <= 19:
+        raise argparse.ArgumentTypeError(f"must be 0 to 19, not {value}")
+    return value
 
 
 def _new_options(sub: argparse.ArgumentParser) -> None:
@@ -252,6 +272,10 @@ def _new_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-x", dest="cols", type=int, metavar="COLS", help="width")
     sub.add_argument("-y", dest="rows", type=int, metavar="ROWS", help="height")
     sub.add_argument("-e", dest="env", action="append", default=[], metavar="KEY=VALUE", help="environment")
+    sub.add_argument(
+        "--background-nice", type=_nice, metavar="N",
+        help="its CPU priority while no view shows it (nice 0-19; 0: never lowered; default: the server's)",
+    )  # fmt: skip
     with_json(sub)
     sub.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARG...]")
 

@@ -40,6 +40,7 @@ from termux.protocol.messages import (
 from termux.server import commands, gauge
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
+from termux.server.priority import DEFAULT_BACKGROUND_NICE, CpuPriority
 from termux.server.scheduler import FORWARD_CATCH_UP, ForwardBudget, OutputPump, Parseable
 from termux.server.session import Session, SessionConfig, SessionHooks
 from termux.trace import TRACE
@@ -234,9 +235,13 @@ class Server:
         event_capacity: int = 10_000,
         max_streams: int = DEFAULT_MAX_STREAMS,
         quiet_after: float = DEFAULT_QUIET_AFTER,
+        background_nice: int = DEFAULT_BACKGROUND_NICE,
     ) -> None:
         self.socket_path = socket_path
         self.history = history
+        self.background_nice = background_nice
+        # Sessions no view shows run at a lower CPU priority (termux/server/priority.py).
+        self.cpu = CpuPriority(lambda delay, retry: asyncio.get_running_loop().call_later(delay, retry))
         self.sessions: dict[str, Session] = {}
         self.connections: set[Connection] = set()
         self.events = EventLog(event_capacity, max_streams=max_streams)
@@ -303,11 +308,14 @@ class Server:
             cols=args.cols,
             rows=args.rows,
             history=self.history if args.history is None else args.history,
+            background_nice=self.background_nice if args.background_nice is None else args.background_nice,
         )
         hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited)
         session = Session(session_id, name, config, hooks)
         self._next_id += 1
         self.sessions[session_id] = session
+        session.cpu = self.cpu.add(session.id, session.proc.pid, config.background_nice)
+        self._follow_focus()
         self.events.append(
             "session.created",
             session=session.id,
@@ -326,6 +334,7 @@ class Server:
     async def kill_session(self, session: Session) -> None:
         await session.kill()
         if self.sessions.pop(session.id, None) is not None:
+            self.cpu.forget(session.id)
             self.pump.order.discard(session.id)
             self.pump.rates.forget(session.id)
             for conn in self.connections:
@@ -395,8 +404,13 @@ class Server:
     def set_focus(self, conn: Connection, session_id: str | None) -> None:
         conn.focus = session_id
         self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
+        self._follow_focus()
         if session_id is not None and session_id in conn.stale and not conn.lagging:
             conn.send_stale(only=session_id)  # the view is about to show it: bring it up to date now
+
+    def _follow_focus(self) -> None:
+        """CPU priority follows focus, while any view is attached (else every session has its own)."""
+        self.cpu.follow(self.pump.order.focused, any(c.attached for c in self.connections))
 
     def _push_event(self, event: Event) -> None:
         line = event.push_line
@@ -430,6 +444,7 @@ class Server:
             "event_streams": self.events.stream_count,
             "event_waiters": self.events.waiter_count,
             "event_streams_dropped": self.events.dropped_subscribers,
+            "cpu_priority": {"mechanism": self.cpu.mechanism, "writes": self.cpu.writes, "waiting": self.cpu.waiting()},
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
@@ -469,6 +484,7 @@ class Server:
                 if conn.transport is not None:
                     conn.transport.close()
             pump.cancel()
+            self.cpu.close()
             self.instruments.close()
             log.info("server stopped")
 

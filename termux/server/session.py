@@ -16,6 +16,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import ptyprocess
 
@@ -23,6 +24,9 @@ import termux.emulator as emulator
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import SessionInfo
 from termux.trace import TRACE
+
+if TYPE_CHECKING:
+    from termux.server.priority import Group
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +49,7 @@ class SessionConfig:
     cols: int = 80
     rows: int = 24
     history: int = 10_000
+    background_nice: int = 0  # its scheduling group's nice while no view shows it
 
 
 @dataclass
@@ -103,6 +108,7 @@ class Session:
         self.exit_signal: int | None = None
         self.title = ""
         self.bells = 0
+        self.cpu: Group | None = None  # its scheduling group, when the server manages it
         self._outbox = bytearray()
         self._pty_open = True
         self._pty_eof = False  # the PTY reported end of file; never read it again
@@ -333,4 +339,6 @@ class Session:
             created=self.created,
             bytes_out=self.bytes_read,
             title=self.title,
+            background_nice=self.config.background_nice,
+            nice=None if self.cpu is None else self.cpu.applied,
         )
