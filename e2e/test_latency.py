@@ -40,8 +40,9 @@ from typing import Any, Protocol
 
 import pytest
 
+from benchmarks.procstat import usage
 from benchmarks.report import markdown_table, ms, summary
-from e2e.isolated import IsolatedServer, TmuxServer
+from e2e.isolated import IsolatedServer, TmuxServer, descendants
 from e2e.terminal import Terminal, TerminalClosed
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"
@@ -70,6 +71,7 @@ class Settings:
     warmup: float = 1.0  # floods run this long before the first key of their phase
     seed: int = 7
     trace: bool = False  # termux stamps each stage of each key (termux/trace.py); a breakdown follows
+    compare: list[str] = field(default_factory=list)  # server arguments of a second termux column
 
 
 @dataclass
@@ -80,6 +82,7 @@ class PhaseResult:
     saturated: bool = False
     diagnosis: str | None = None  # what the multiplexer said about itself at the end of the phase
     windows: list[tuple[float, float]] = field(default_factory=list)  # each key: (written, echo seen)
+    programs_cpu: float | None = None  # CPUs the sessions' programs (floods, echo) took while keys were typed
 
 
 @dataclass
@@ -115,6 +118,8 @@ class Multiplexer(Protocol):
 
     def diagnose(self) -> str | None: ...
 
+    def root_pid(self) -> int | None: ...
+
     def close(self) -> None: ...
 
 
@@ -138,6 +143,9 @@ class Tmux:
     def diagnose(self) -> str | None:
         return None
 
+    def root_pid(self) -> int | None:
+        return self.tmux.pid()
+
     def close(self) -> None:
         self.tmux.stop()
 
@@ -147,9 +155,12 @@ class Termux:
 
     name = "termux"
 
-    def __init__(self, trace: Path | None = None) -> None:
+    def __init__(self, trace: Path | None = None, server_args: Sequence[str] = ()) -> None:
         self.trace = trace  # TERMUX_TRACE for the server and the TUI
         self.server = IsolatedServer(extra_env={"TERMUX_TRACE": str(trace)} if trace else None)
+        self.server_args = list(server_args)
+        if server_args:
+            self.name = f"{self.name} {' '.join(server_args)}"
         self.floods = 0
 
     def _termux(self, *args: str) -> str:
@@ -159,7 +170,7 @@ class Termux:
         return done.stdout.strip()
 
     def start(self) -> View:
-        self.server.start()
+        self.server.start(*self.server_args)
         self._termux("new", "-d", "-s", "echo", "--", *ECHO)
         return self.server.terminal("attach", "-t", "echo", cols=COLS, rows=ROWS)
 
@@ -181,6 +192,9 @@ class Termux:
         if not loop:
             return None
         return f"server loop {loop['utilisation']:.0%} busy, longest iteration {loop['busy_max_ms']:.0f} ms"
+
+    def root_pid(self) -> int | None:
+        return self.server.pid
 
     def close(self) -> None:
         self.server.stop()
@@ -334,6 +348,8 @@ def run_phase(
     try:
         if handles:
             time.sleep(cfg.warmup)
+        root = mux.root_pid()
+        began, cpu_before = time.monotonic(), programs_cpu(root)
         for _ in range(cfg.keys):
             typist.pause()
             latency = typist.key(cfg.settle)
@@ -342,6 +358,7 @@ def run_phase(
                 break
             result.samples.append(latency)
             result.windows.append(typist.windows[-1])
+        result.programs_cpu = (programs_cpu(root) - cpu_before) / (time.monotonic() - began)
         result.diagnosis = mux.diagnose()
     finally:
         for handle in handles:
@@ -349,6 +366,17 @@ def run_phase(
     # Recovered before the next phase: the echo answers again once the floods are gone.
     typist.key(60.0)
     return result
+
+
+def programs_cpu(root: int | None) -> float:
+    """CPU seconds used so far by every live process under `root` (the multiplexer's sessions)."""
+    total = 0.0
+    for pid in descendants(root) if root is not None else []:
+        try:
+            total += usage(pid).cpu
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # ended while we looked
+    return total
 
 
 def phases(cfg: Settings) -> list[tuple[str, list[str] | None, int]]:
@@ -405,6 +433,10 @@ def render(results: Sequence[MuxResult], cfg: Settings) -> str:
         diagnoses = [f"{name}: {p.diagnosis}" for name, p in r.phases.items() if p.diagnosis]
         if diagnoses:
             notes.append(f"{r.name} at the end of each phase: " + "; ".join(diagnoses) + ".")
+    for r in results:
+        taken = [f"{name} {p.programs_cpu:.2f}" for name, p in r.phases.items() if p.programs_cpu is not None]
+        if taken:
+            notes.append(f"{r.name}: CPUs its sessions' programs took while keys were typed: " + ", ".join(taken) + ".")
     out = markdown_table(header, rows) + "\n\n" + "\n".join(notes) + "\n"
     if cfg.trace:
         out += render_stages(results)
@@ -436,6 +468,8 @@ def run(cfg: Settings, only: Sequence[str] = ("termux", "termux (socket)", "tmux
         )
         if m.name in only
     ]
+    if cfg.compare:  # a second termux column: the same, with other server arguments
+        muxes.insert(1, Termux(traces / "compare" if traces else None, cfg.compare))
     try:
         results = [measure(m, cfg) for m in muxes]
         return results, render(results, cfg)
@@ -471,6 +505,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--settle", type=float, default=Settings.settle, help="seconds a key may take")
     parser.add_argument("--trace", action="store_true", help="termux stamps each stage: a breakdown by stage")
+    parser.add_argument(
+        "--compare", default="", metavar="ARGS", help="a second termux column whose server gets ARGS (shell words)"
+    )
     args = parser.parse_args(argv)
     unknown = [p for p in args.programs.split(",") if p and p not in {**FLOOD_PROGRAMS, **CONTROL_PROGRAMS}]
     if unknown:
@@ -481,6 +518,7 @@ def main(argv: list[str] | None = None) -> int:
         programs=[p for p in args.programs.split(",") if p],
         settle=args.settle,
         trace=args.trace,
+        compare=shlex.split(args.compare),
     )
     _, table = run(cfg, only=args.only.split(","))
     print(table)
