@@ -470,3 +470,33 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
         assert {y for y, _ in drawn} <= {0, 1, 2, 3}  # the rows of s0 and s1 (two lines each), not s2's
         assert any(y == 0 and not text.startswith("▌") for y, text in drawn)  # s0 lost the mark
     await client.close()
+
+
+async def test_an_attach_parses_the_focused_screen_first_and_the_others_after_it(
+    server: RunningServer, monkeypatch: Any
+) -> None:
+    import termux.tui.feed as feed
+
+    with server.client() as c:
+        for n in range(3):
+            c.request("session.new", name=f"s{n}", command=["/bin/sh", "-c", f"echo line-of-s{n}; exec cat"])
+        for n in range(3):
+            c.request("session.wait", target=f"s{n}", match=f"line-of-s{n}", timeout=30)
+    parsed_at_once: list[int] = []
+    make_screen = feed.make_screen
+
+    def counting(cols: int, rows: int, history: int, snapshot: bytes = b"") -> Any:
+        if snapshot:
+            parsed_at_once.append(len(snapshot))
+        return make_screen(cols, rows, history, snapshot)
+
+    monkeypatch.setattr(feed, "make_screen", counting)
+    app, client = await start(server, focus="s1")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert len(parsed_at_once) == 1  # s1's, before the first paint; s0 and s2 wait for the pump
+        ids = {row.name: sid for sid, row in app.rows.items()}
+        await wait_until(pilot, lambda: all(app.rows[ids[f"s{n}"]].preview == f"line-of-s{n}" for n in (0, 2)))
+        assert not any(row.unseen or row.bell for row in app.rows.values())  # a replay is nothing new
+        assert "line-of-s0" in shadow_text(app, ids["s0"])
+    await client.close()
