@@ -376,14 +376,20 @@ class Server:
         )
 
     def snapshot(self, session: Session) -> dict[str, Any]:
-        """The session's screen as replay bytes, and the output offset they stand for."""
+        """The session's screen as replay bytes, and the output offset they stand for. Made again
+        only once output was parsed or the session resized: attaching to idle sessions is free."""
+        cached = session.snapshot_cache
+        if cached is not None and cached[0] == session.bytes_parsed:
+            return cached[1]
         data = emulator.snapshot(session.screen)
-        return {
+        made = {
             "offset": session.bytes_parsed,
             "cols": session.screen.columns,
             "rows": session.screen.lines,
             "data": encode_b64(data),
         }
+        session.snapshot_cache = (session.bytes_parsed, made)
+        return made
 
     # -- attached clients ------------------------------------------------------------------------
 

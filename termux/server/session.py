@@ -16,7 +16,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import ptyprocess
 
@@ -109,6 +109,8 @@ class Session:
         self.title = ""
         self.bells = 0
         self.cpu: Group | None = None  # its scheduling group, when the server manages it
+        # The server's snapshot of the screen and the bytes_parsed it was made at; a resize drops it.
+        self.snapshot_cache: tuple[int, dict[str, Any]] | None = None
         self._outbox = bytearray()
         self._pty_open = True
         self._pty_eof = False  # the PTY reported end of file; never read it again
@@ -241,6 +243,7 @@ class Session:
     # -- size ----------------------------------------------------------------------------------
 
     def resize(self, cols: int, rows: int) -> None:
+        self.snapshot_cache = None
         self.screen.resize(rows, cols)
         self.config.cols, self.config.rows = cols, rows
         if self._pty_open:
