@@ -10,6 +10,7 @@ from pyte import modes as mo
 from pyte.screens import wcwidth
 
 from .history import Line, compact_line, line_text
+from .rows import is_wrapped
 from .screen import ALT_SCREEN_MODES, DECCOLM, DEFAULT_CHAR, Screen
 
 _FG_CODES = {name: code for code, name in {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}.items()}
@@ -114,20 +115,56 @@ def capture(screen: Screen, start: int | None = None, end: int | None = None, es
     line; defaults are the visible screen. Out-of-range bounds are clamped; trailing blanks trimmed;
     `escapes=True` keeps colours and attributes as SGR sequences (each line starts from a reset and
     ends reset)."""
+    return [render_row(line, escapes) for line in capture_rows(screen, start, end)]
+
+
+def capture_rows(screen: Screen, start: int | None = None, end: int | None = None) -> list[Line]:
+    """The rows `capture` renders, as immutable runs: a copy of the screen as it is now, cheap to
+    take, that can be rendered later (`render_row`, in slices) whatever the screen does meanwhile."""
     history = screen.history
     first = -len(history)
     last = screen.lines - 1
     lo = 0 if start is None else max(first, min(start, last))
     hi = last if end is None else max(first, min(end, last))
-    out: list[str] = []
+    rows: list[Line] = [history[len(history) + n] for n in range(lo, min(hi, -1) + 1)]
     default = screen.default_char
-    for n in range(lo, hi + 1):
-        if n < 0:
-            line = history[len(history) + n]
-        else:
-            line = compact_line(screen.buffer.get(n), screen.columns, default)
-        out.append(_styled(line) if escapes else line_text(line).rstrip(" "))
-    return out
+    rows.extend(_screen_line(screen, n, default) for n in range(max(lo, 0), hi + 1))
+    return rows
+
+
+def render_row(line: Line, escapes: bool = False) -> str:
+    """One captured row as text: trailing blanks trimmed; with `escapes`, SGR and OSC 8 kept."""
+    return _styled(line) if escapes else line_text(line).rstrip(" ")
+
+
+def wrapped(screen: Screen, n: int) -> bool:
+    """Whether line n (tmux numbering, as `capture`: 0 the top visible line, -1 the newest history
+    line) is soft-wrapped: autowrap carried its text on to the next line (what `capture -J` and
+    reflow join)."""
+    if n < 0:
+        return screen.history.wrapped(n)
+    peek = getattr(screen.buffer, "peek", None)
+    return is_wrapped(peek(n) if peek is not None else screen.buffer.get(n))
+
+
+def cursor_position(screen: Screen) -> tuple[int, int]:
+    """The cell the cursor is on, (x, y), as tmux reports it: after a program writes the last column
+    the cursor waits there to wrap (internally x == columns), and that is still the last column."""
+    return min(screen.cursor.x, screen.columns - 1), screen.cursor.y
+
+
+def _screen_line(screen: Screen, y: int, default: Any) -> Line:
+    """Visible row y as runs, without turning a row of runs into cells."""
+    line = getattr(screen.buffer, "line", None)
+    if line is not None:
+        return line(y, screen.columns, default)  # type: ignore[no-any-return]
+    return compact_line(screen.buffer.get(y), screen.columns, default)
+
+
+def _row(buffer: Any, y: int) -> Any:
+    """Row y of a buffer for reading only: the fast Screen's rows of runs are not turned into cells."""
+    view = getattr(buffer, "view", None)
+    return view(y) if view is not None else buffer.get(y)
 
 
 def preview(screen: Screen) -> str:
@@ -135,7 +172,15 @@ def preview(screen: Screen) -> str:
     lines from the bottom up and stops at the first with text: the sidebar asks often."""
     default = screen.default_char
     columns = range(screen.columns)
+    peek = getattr(screen.buffer, "peek", None)
     for y in range(screen.lines - 1, -1, -1):
+        if peek is not None:
+            row = peek(y)
+            if row is not None and not isinstance(row, dict):  # a row of runs
+                text = row.text().strip()
+                if text:
+                    return text  # type: ignore[no-any-return]
+                continue
         line = screen.buffer.get(y)
         if line:
             text = "".join([line.get(x, default).data for x in columns]).strip()
@@ -154,7 +199,7 @@ def _draw_buffer(buffer: Any, columns: int, lines: int) -> list[str]:
     code = sgr(style)
     link = ""
     for y in range(lines):
-        line = buffer.get(y)
+        line = _row(buffer, y)
         if not line:
             continue
         cells = sorted((x, c) for x, c in line.items() if x < columns)
@@ -204,7 +249,7 @@ def _cursor_state(cursor: Any, buffer: Any, columns: int, base: int = 0) -> list
     x, y = cursor.x, cursor.y
     if x >= columns:
         # Reach the pending-wrap state by redrawing the last cell of the line.
-        line = buffer.get(y) or {}
+        line = _row(buffer, y) or {}
         cx = columns - 1
         cell = line.get(cx, DEFAULT_CHAR)
         if cell.data == "" and cx > 0 and line.get(cx - 1, DEFAULT_CHAR).data:
@@ -294,4 +339,4 @@ def snapshot(screen: Screen) -> bytes:
     return "".join(out).encode("utf-8", "replace")
 
 
-__all__ = ["capture", "preview", "sgr", "snapshot"]
+__all__ = ["capture", "cursor_position", "preview", "sgr", "snapshot", "wrapped"]

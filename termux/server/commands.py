@@ -7,7 +7,9 @@ The CLI speaks to the server through these same commands.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -28,10 +30,13 @@ from termux.protocol.messages import (
     TargetArgs,
     decode_b64,
 )
+from termux.server.scheduler import FOCUSED_BUDGET
+from termux.server.session import INPUT_LOW
 from termux.trace import TRACE
 
 if TYPE_CHECKING:
     from termux.server.server import Connection, Server
+    from termux.server.session import Session
 
 A = TypeVar("A", bound=Args)
 Handler = Callable[["Context", Any], Any | Awaitable[Any]]
@@ -109,7 +114,7 @@ def session_get(ctx: Context, args: TargetArgs) -> dict[str, Any]:
 
 
 @command("session.send", SendArgs)
-def session_send(ctx: Context, args: SendArgs) -> dict[str, Any]:
+def session_send(ctx: Context, args: SendArgs) -> Any:
     session = ctx.server.find(args.target)
     if TRACE.on:
         TRACE.stamp("server.received", session.id)
@@ -120,21 +125,53 @@ def session_send(ctx: Context, args: SendArgs) -> dict[str, Any]:
         session.write(data)
         if session.id in ctx.server.pump.order.focused:
             ctx.server.pump.typed()  # someone is typing into what a view shows
+        if session.input_pending > INPUT_LOW:
+            return _sent_once_taken(session, len(data))  # the client goes at the program's pace
     return {"sent": len(data)}
 
 
+async def _sent_once_taken(session: Session, sent: int) -> dict[str, Any]:
+    await session.input_taken()
+    return {"sent": sent}
+
+
+# Rows rendered between checks of the clock while a capture renders in slices.
+CAPTURE_CHECK_ROWS = 16
+
+
 @command("session.capture", CaptureArgs)
-def session_capture(ctx: Context, args: CaptureArgs) -> dict[str, Any]:
+def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     session = ctx.server.find(args.target)
     screen = session.screen
-    lines = emulator.capture(screen, args.start, args.end, escapes=args.escapes)
-    return {
-        "lines": lines,
+    # The rows are copied now (immutable runs, cheap), so the reply is this moment's screen even
+    # though rendering them may take several loop passes.
+    rows = emulator.capture_rows(screen, args.start, args.end)
+    x, y = emulator.cursor_position(screen)
+    head = {
         "cols": screen.columns,
         "rows": screen.lines,
-        "cursor": {"x": screen.cursor.x, "y": screen.cursor.y, "hidden": screen.cursor.hidden},
+        "cursor": {"x": x, "y": y, "hidden": screen.cursor.hidden},
         "offset": session.bytes_parsed,
     }
+    if len(rows) <= CAPTURE_CHECK_ROWS:
+        return {"lines": [emulator.render_row(row, args.escapes) for row in rows], **head}
+    return _render_in_slices(rows, args.escapes, head)
+
+
+async def _render_in_slices(rows: list[Any], escapes: bool, head: dict[str, Any]) -> dict[str, Any]:
+    """Render rows a slice at a time (as long as a parse slice of the focused session), yielding
+    to the loop between slices: a long capture never holds up other requests or keystrokes."""
+    lines: list[str] = []
+    render = emulator.render_row
+    while True:
+        deadline = time.perf_counter() + FOCUSED_BUDGET
+        while True:  # at least one batch a slice, however small the budget
+            lines.extend(render(row, escapes) for row in rows[len(lines) : len(lines) + CAPTURE_CHECK_ROWS])
+            if len(lines) >= len(rows):
+                return {"lines": lines, **head}
+            if time.perf_counter() >= deadline:
+                break
+        await asyncio.sleep(0)
 
 
 @command("session.snapshot", TargetArgs)

@@ -6,7 +6,7 @@ import pytest
 from emu_strategies import streams
 from hypothesis import HealthCheck, given, settings
 
-from termux.emulator import ByteStream, Screen, capture, preview, snapshot
+from termux.emulator import ByteStream, Screen, capture, cursor_position, preview, snapshot
 
 
 def feed(screen: Screen, data: bytes | str) -> Screen:
@@ -127,3 +127,19 @@ def test_preview_is_what_capture_shows_last(data: str) -> None:
     ByteStream(screen).feed(data.encode())
     lines = [line.strip() for line in capture(screen) if line.strip()]
     assert preview(screen) == (lines[-1] if lines else "")
+
+
+def test_cursor_position_is_the_last_column_in_the_pending_wrap_state() -> None:
+    screen = Screen(10, 3)
+    stream = ByteStream(screen)
+    stream.feed(b"0123456789")
+    assert screen.cursor.x == 10  # internally: waiting to wrap
+    assert cursor_position(screen) == (9, 0)
+    # The pending-wrap state itself is kept: a snapshot replays it, and the next character wraps.
+    copy = Screen(10, 3)
+    ByteStream(copy).feed(snapshot(screen))
+    assert copy.cursor.x == 10
+    stream.feed(b"x")
+    assert cursor_position(screen) == (1, 1) and screen.buffer[1][0].data == "x"
+    stream.feed(b"\x1b[2;5H")
+    assert cursor_position(screen) == (4, 1)

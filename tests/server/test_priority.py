@@ -126,8 +126,8 @@ def test_focus_moves_the_group_nice_of_every_process_of_the_session_and_back(ser
         assert read_group_nice(shell["pid"]) == read_group_nice(sleeper) == 0  # the whole session back
         assert _task_nice(sleeper) == 15  # and the command keeps the niceness it was started with
         assert read_group_nice(other["pid"]) == 10
-    with server.client() as c:
-        c.request("server.stats")  # the view's hang-up has been handled by now
+    with server.client() as c:  # once the server has handled the view's hang-up (its event is after it)
+        assert c.request("events.read", cursor=0, types=["client.detached"], wait_ms=30_000)["events"]
     assert read_group_nice(other["pid"]) == 0  # no view left: nobody is lowered
 
 
