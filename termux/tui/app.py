@@ -535,6 +535,7 @@ class TermuxApp(App[str]):
         self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
         self.view.focus()
         self._work.set()
+        self._focus_work.set()  # a pump resting after background work parses the new focus now
 
     def _show_banner(self, shown: bool) -> None:
         if self._main is None:

@@ -500,3 +500,26 @@ async def test_an_attach_parses_the_focused_screen_first_and_the_others_after_it
         assert not any(row.unseen or row.bell for row in app.rows.values())  # a replay is nothing new
         assert "line-of-s0" in shadow_text(app, ids["s0"])
     await client.close()
+
+
+async def test_switching_to_a_session_ends_the_pump_s_rest_after_background_work(server: RunningServer) -> None:
+    cols, rows = SIZE[0] - 28, SIZE[1] - 1  # the view's size: no resize (and no snapshot) on focus
+    with server.client() as c:
+        ids = [
+            c.request("session.new", name=f"s{n}", command=["/bin/cat"], cols=cols, rows=rows)["session"]["id"]
+            for n in range(3)
+        ]
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: not any(s.backlog for s in app.feeder.shadows.values()))
+        app.background_rest = lambda elapsed: 3600.0  # type: ignore[method-assign]  # a rest that never ends by itself
+        with server.client() as c:
+            c.request("session.send", target=ids[1], data=_b64(b"into-s1\r"))
+        await wait_until(pilot, lambda: "into-s1" in shadow_text(app, ids[1]))  # parsed; now the pump rests
+        with server.client() as c:
+            c.request("session.send", target=ids[2], data=_b64(b"into-s2\r"))
+        await wait_until(pilot, lambda: bool(app.feeder.shadows[ids[2]].backlog))  # queued behind the rest
+        app.focus_session(ids[2])
+        await wait_until(pilot, lambda: "into-s2" in shadow_text(app, ids[2]))
+    await client.close()
