@@ -179,6 +179,10 @@ def cmd_capture(args: argparse.Namespace) -> int:
         request["start"] = args.start
     if args.end is not None:
         request["end"] = args.end
+    if args.grep is not None:
+        from termux.client.grep import capture_grep
+
+        return capture_grep(args, request)
     with connect(args) as client:
         result = client.request("session.capture", **request)
     if args.json:
@@ -292,6 +296,7 @@ def _capture_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-e", dest="escapes", action="store_true", help="keep colours and attributes as escapes")
     sub.add_argument("-S", dest="start", type=int, metavar="START", help="first line (negative: scrollback)")
     sub.add_argument("-E", dest="end", type=int, metavar="END", help="last line")
+    sub.add_argument("--grep", metavar="REGEX", help="only the lines that match, numbered (-S: history's start)")
     with_json(sub)
 
 
@@ -321,6 +326,7 @@ class VerbSpec(NamedTuple):
 
 
 def _verbs() -> list[VerbSpec]:
+    from termux.client.buffers import VERBS as BUFFER_VERBS
     from termux.client.events import VERBS as EVENT_VERBS
 
     return [
@@ -336,6 +342,7 @@ def _verbs() -> list[VerbSpec]:
         VerbSpec("stats", cmd_stats, "show server statistics", with_json),
         VerbSpec("kill-server", cmd_kill_server, "kill the server and every session", _no_options),
         *(VerbSpec(*spec) for spec in EVENT_VERBS),
+        *(VerbSpec(*spec) for spec in BUFFER_VERBS),
     ]
 
 

@@ -41,6 +41,7 @@ from termux.protocol.messages import (
     reply_ok,
 )
 from termux.server import commands, gauge
+from termux.server.buffers import PasteBuffers
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
 from termux.server.matcher import MatchWorker
@@ -326,6 +327,7 @@ class Server:
         self.events = EventLog(event_capacity, max_streams=max_streams)
         self.events.listeners.append(self._push_event)
         self.activity = ActivityMonitor(self.events, self.sessions.get, quiet_after)
+        self.buffers = PasteBuffers()
         self.started = time.time()
         self._next_id = 0
         self._next_name = 0
