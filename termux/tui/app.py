@@ -1,6 +1,6 @@
 """The termux TUI: a Textual app attached to a termux server.
 
-The loop's priorities (DESIGN.md):
+The loop's priorities (docs/architecture.md, "Priorities"):
 
 1. Input. Keys and pastes come from the driver's input thread straight onto the event loop
    (`TermuxDriver.input_hook`, `call_soon_threadsafe`), ahead of Textual's message queue, and are
@@ -37,6 +37,7 @@ from textual.widgets import Static
 
 from termux import emulator
 from termux.keys import encode_paste, encode_textual
+from termux.trace import TRACE
 from termux.tui.activity import TAIL_BYTES, ActivityView
 from termux.tui.config import Config, key_bytes
 from termux.tui.feed import Feeder, FramePacer, Shadow, Step
@@ -225,15 +226,12 @@ class TermuxApp(App[str]):
             "client.attach", coalesce=True, window_size=self.config.window_size, **self._view_size()
         )
         snapshots = reply.get("snapshots") or {}
-        for info in reply.get("sessions") or []:
-            snap = snapshots.get(info["id"]) or {}
-            self._add_session(info, snap)
-        focus = self._resolve(self.initial_focus) if self.initial_focus else None
-        last = reply.get("last_focus")  # the session a view focused last, as tmux re-attaches
-        if focus is None and last in self.infos and self.infos[last].get("state") == "running":
-            focus = last
-        if focus is None:
-            focus = next((s for s, i in self.infos.items() if i.get("state") == "running"), None)
+        infos = reply.get("sessions") or []
+        focus = self._initial_focus(infos, reply.get("last_focus"))
+        for info in infos:
+            # Only the focused screen is parsed before the first paint; the pump replays the
+            # others' snapshots after it, in background slices.
+            self._add_session(info, snapshots.get(info["id"]) or {}, replay_later=info["id"] != focus)
         self._refresh_sidebar()
         self._spawn(self._read_pushes())
         self._spawn(self._watch_server())
@@ -244,12 +242,16 @@ class TermuxApp(App[str]):
         for event in early:
             self.route_key(event)
 
-    def _resolve(self, target: str) -> str | None:
-        if target in self.infos:
-            return target
-        return next((s for s, i in self.infos.items() if i.get("name") == target), None)
+    def _initial_focus(self, infos: list[dict[str, Any]], last: str | None) -> str | None:
+        """The session asked for (an id or a name), else the one a view focused last (as tmux
+        re-attaches to the most recently used session) if it runs, else the first running one."""
+        target = self.initial_focus
+        chosen = next((i for i in infos if target in (i["id"], i.get("name"))), None) if target else None
+        running = [i for i in infos if i.get("state") == "running"]
+        chosen = chosen or next((i for i in running if i["id"] == last), None) or next(iter(running), None)
+        return None if chosen is None else str(chosen["id"])
 
-    def _add_session(self, info: dict[str, Any], snap: dict[str, Any]) -> Shadow:
+    def _add_session(self, info: dict[str, Any], snap: dict[str, Any], replay_later: bool = False) -> Shadow:
         sid = info["id"]
         self.infos[sid] = info
         self.rows[sid] = SessionRow(sid, info.get("name", sid), title=info.get("title") or "")
@@ -257,12 +259,12 @@ class TermuxApp(App[str]):
         cols = snap.get("cols") or info.get("cols") or 80
         rows = snap.get("rows") or info.get("rows") or 24
         data = _unb64(snap.get("data") or snap.get("snapshot"))
-        shadow = self.feeder.add(sid, cols, rows, data, snap.get("offset", 0))
+        shadow = self.feeder.add(sid, cols, rows, data, snap.get("offset", 0), deferred=replay_later)
         if not snap:
             # created elsewhere: buffer its output until the snapshot arrives
             shadow.resyncing = True
             self.feeder.need_snapshot.add(sid)
-        else:
+        elif not replay_later:  # else its preview comes with the replay (_after_step)
             self._bells[sid] = getattr(shadow.screen, "bell_count", 0)
             self.rows[sid].preview = emulator_preview(shadow.screen)
         return shadow
@@ -303,6 +305,8 @@ class TermuxApp(App[str]):
         kind = push.get("push")
         if kind == "output":
             sid = push.get("session", "")
+            if TRACE.on:
+                TRACE.stamp("tui.received", sid)
             self.feeder.push(sid, int(push.get("offset", 0)), _unb64(push.get("data")), self.focused_id)
             if sid == self.focused_id:
                 self._end_rest()
@@ -439,8 +443,8 @@ class TermuxApp(App[str]):
                 # the server; a backlog that grows meanwhile is coalesced by a snapshot.
                 if not step.focused:
                     owed += self.background_rest(elapsed)
-                if owed >= MIN_REST:
-                    await self._rest(min(owed, MAX_REST))
+                if owed >= MIN_REST:  # (at most MIN_REST past one slice's rest, MAX_REST)
+                    await self._rest(owed)
                     owed = 0.0
                 else:
                     await asyncio.sleep(0)
@@ -510,10 +514,15 @@ class TermuxApp(App[str]):
         if shadow is None or row is None:
             return
         if sid == self.focused_id:
+            if TRACE.on:
+                TRACE.stamp("tui.parsed", sid)
             self._frame()
             # Its preview too, but never sooner than a mark period away, so that a key's echo is
             # drawn alone, not with a sidebar row.
             self._mark(sid, delay=self.marks_pacer.period)
+        elif step.replay:  # its screen as of the attach: nothing the user has not seen
+            self._bells[sid] = getattr(shadow.screen, "bell_count", 0)
+            self._mark(sid)
         else:
             row.unseen = True
             bells = getattr(shadow.screen, "bell_count", 0)
@@ -521,7 +530,7 @@ class TermuxApp(App[str]):
                 row.bell = True
                 self._bells[sid] = bells
             self._mark(sid)
-        if step.chunks and not self.activity.has_class("-hidden"):
+        if step.chunks and not step.replay and not self.activity.has_class("-hidden"):
             self._observe_activity(sid, step.chunks[-1])
 
     def _frame(self) -> None:
@@ -537,6 +546,8 @@ class TermuxApp(App[str]):
             self._frame_timer.cancel()
             self._frame_timer = None
         self.view.update_dirty()
+        if TRACE.on:
+            TRACE.stamp("tui.drawn", self.focused_id)
         self.pacer.drawn()
 
     # -- background marks: the sidebar's rows and the activity view, at a bounded rate -----------
@@ -600,9 +611,10 @@ class TermuxApp(App[str]):
             row.unseen = row.bell = False
             self.status.set_state(session=row.name)
             self.client.send_nowait("client.focus", target=sid, **self._view_size())
-        self._refresh_sidebar()
+        self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
         self.view.focus()
         self._work.set()
+        self._end_rest()  # a pump resting after background work parses the new focus now
 
     def _show_banner(self, shown: bool) -> None:
         if self._main is None:
@@ -713,6 +725,8 @@ class TermuxApp(App[str]):
     def send_bytes(self, data: bytes) -> None:
         if self.focused_id is None:
             return
+        if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
+            TRACE.stamp("tui.sent", self.focused_id)
         self.client.send_nowait("session.send", target=self.focused_id, data=_b64(data))
         self.pacer.key_sent()
         self.sent.append(data)

@@ -45,6 +45,8 @@ from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 
+from termux.trace import TRACE
+
 ESCAPE_DELAY = 0.005  # seconds an ESC waits for the rest of a sequence
 # Signals that end the TUI, and why it says it ended (tmux's words).
 ENDING_SIGNALS = {
@@ -152,6 +154,8 @@ class TermuxDriver(LinuxDriver):
                         data = os.read(self.fileno, 4096)
                     except OSError:  # EIO: the terminal hung up
                         data = b""
+                    if TRACE.on:
+                        TRACE.stamp("tui.read")
                     if not data:
                         self._terminal_gone()
                         self._stopping = True
@@ -174,11 +178,15 @@ class TermuxDriver(LinuxDriver):
             return
         if data in (SYNC_START, SYNC_END):
             return  # Textual's own brackets: every write is bracketed below
+        if TRACE.on:
+            TRACE.stamp("tui.composed")
         try:
             out.write(f"{SYNC_START}{data}{SYNC_END}")
             out.flush()
         except OSError:  # EIO: it hung up; whatever the app still draws goes nowhere
             self._hung_up = True
+        if TRACE.on:
+            TRACE.stamp("tui.written")
 
     def process_message(self, message: Message) -> None:
         hook = self.input_hook

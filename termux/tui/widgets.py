@@ -306,6 +306,21 @@ class Sidebar(BaseStyled):
         drawn = self._drawn.get(index)
         if drawn is not None and drawn[0] == self._row_key(index, row):
             return False
+        return self._refresh_row(index)
+
+    def set_focus(self, focused_id: str | None) -> None:
+        """Move the focus mark: only the rows it leaves and reaches are drawn again (all of them
+        when the sidebar scrolls to show the focused one)."""
+        changed = {self.focused_id, focused_id}
+        self.focused_id = focused_id
+        first = self.first_row
+        self.scroll_to_focused()
+        if self.first_row == first:
+            for index in (self._index.get(sid) for sid in changed if sid is not None):
+                if index is not None:
+                    self._refresh_row(index)
+
+    def _refresh_row(self, index: int) -> bool:
         if not self.first_row <= index <= self.first_row + self.shown_rows:  # (a row half shown at the bottom)
             return False  # scrolled out of view: drawn afresh when it comes back
         self.row_refreshes += 1
@@ -412,7 +427,7 @@ class StatusLine(Static):
             text.append(f"{self.prefix} then: c new  n next  d detach  ? help")
         if self.message:
             text.append("  " + visible(self.message), style=Style(bold=True))
-        self.update(text)
+        self.update(text, layout=False)  # one line, as wide as the screen: its size never changes
 
 
 def blank_strip(width: int, style: Style | None = None) -> Strip:
