@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.color import Color, ColorParseError
-from textual.keys import key_to_character
 
 from termux.keys import encode_key, encode_textual, parse_key_name, textual_key_model
 from termux.server.sizing import POLICIES
@@ -126,6 +125,8 @@ def key_bytes(name: str) -> bytes:
     (ctrl+space arrives as Textual's ctrl+@: both are NUL, as in tmux)."""
     if len(name) == 1:
         return name.encode()
+    from textual.keys import key_to_character  # here: `termux` starts a server before loading Textual
+
     if textual_key_model(name, key_to_character(name)) is not None:
         return encode_textual(name, key_to_character(name))
     tmux = parse_key_name(name)
