@@ -169,7 +169,6 @@ async def worker(transport: str, path: str, count: int, cursor: int, expected: i
 # -- the driver ------------------------------------------------------------------------------------
 
 
-
 def burst(path: Path, count: int, names: list[str]) -> None:
     """`count` renames pipelined on one connection: `count` events committed as fast as possible."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
