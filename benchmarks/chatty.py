@@ -4,6 +4,7 @@
     python -m benchmarks.chatty --sessions 32 --modes background --seconds 5   # quicker
     python -m benchmarks.chatty --program agent --sessions 4,16                # agents redrawing
     python -m benchmarks.chatty --profile              # profile the termux server's measured window
+    python -m benchmarks.chatty --baseline main        # termux at another revision beside this one
 
 N sessions each run a program that prints moderately (e2e/programs/chatty.py: 50 short log lines a
 second, `print(..., flush=True)` then `sleep(0.02)`; or e2e/programs/agent.py: a 120x40 full-screen
@@ -34,7 +35,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.procstat import cpu_ns
-from benchmarks.report import markdown_table, profile_server, server_profile_env
+from benchmarks.report import baseline_checkout, markdown_table, profile_server, server_profile_env
 from e2e.isolated import IsolatedServer, TmuxServer, descendants
 from e2e.terminal import Terminal
 
@@ -121,12 +122,12 @@ def settle(term: Terminal, args: argparse.Namespace) -> None:
     time.sleep(args.warmup)
 
 
-def measure_termux(n: int, focused: bool, args: argparse.Namespace) -> Run:
+def measure_termux(n: int, focused: bool, args: argparse.Namespace, checkout: Path | None = None) -> Run:
     from termux.client import Client
 
     with tempfile.TemporaryDirectory(prefix="tx-tally-") as tmp:
         tally = Path(tmp)
-        server = IsolatedServer(extra_env=server_profile_env(args.profile)).start()
+        server = IsolatedServer(extra_env=server_profile_env(args.profile), checkout=checkout).start()
         try:
             with Client.connect(server.socket_path, autostart=False) as client:
                 client.request("session.new", name="home", command=["cat"], cwd="/")
@@ -161,6 +162,24 @@ def measure_tmux(n: int, focused: bool, args: argparse.Namespace) -> Run:
         return Run(server_cpu, client_cpu, args.seconds, read_tally(tally, n))
 
 
+def measure_all(n: int, focused: bool, args: argparse.Namespace, baseline: Path | None) -> list[list[str]]:
+    """Rows for N sessions in one mode: termux (and the baseline's) and tmux, one after another."""
+    runs: list[tuple[str, Run]] = []
+    if baseline is not None:
+        runs.append((f"termux {args.baseline}", measure_termux(n, focused, args, baseline)))
+    runs.append(("termux", measure_termux(n, focused, args)))
+    if not args.skip_tmux:
+        runs.append(("tmux", measure_tmux(n, focused, args)))
+    tmux_cpu = runs[-1][1].cpu if not args.skip_tmux else None
+    mode = "focused" if focused else "background"
+    print(f"  {n} {mode}: {' '.join(f'{k} {r.cpu:.2f}s' for k, r in runs)}", file=sys.stderr, flush=True)
+    rows = []
+    for name, run in runs:
+        ratio = f"{run.cpu / tmux_cpu:.1f}×" if tmux_cpu and name != "tmux" else ""
+        rows.append([*run.row([str(n), mode, name]), ratio])
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="CPU of many moderately busy sessions, termux and tmux")
     parser.add_argument("--sessions", default="8,32,128", help="session counts, comma-separated")
@@ -170,20 +189,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds between drawn and measured")
     parser.add_argument("--skip-tmux", action="store_true")
     parser.add_argument("--profile", action="store_true", help="profile the termux server's measured window")
+    parser.add_argument("--baseline", metavar="REV", help="also measure termux at this git revision")
     args = parser.parse_args(argv)
 
     rows: list[list[str]] = []
-    for n in [int(x) for x in args.sessions.split(",") if x]:
-        for mode in [m for m in args.modes.split(",") if m]:
-            focused = mode == "focused"
-            runs = [("termux", measure_termux(n, focused, args))]
-            if not args.skip_tmux:
-                runs.append(("tmux", measure_tmux(n, focused, args)))
-            tmux_cpu = runs[1][1].cpu if len(runs) == 2 else None
-            for name, run in runs:
-                ratio = f"{run.cpu / tmux_cpu:.1f}×" if tmux_cpu else "n/a"
-                rows.append([*run.row([str(n), mode, name]), ratio if name == "termux" else ""])
-            print(f"  {n} {mode}: {' '.join(f'{k} {r.cpu:.2f}s' for k, r in runs)}", file=sys.stderr, flush=True)
+    with baseline_checkout(args.baseline) as baseline:
+        for n in [int(x) for x in args.sessions.split(",") if x]:
+            for mode in [m for m in args.modes.split(",") if m]:
+                rows += measure_all(n, mode == "focused", args, baseline)
 
     unit = "lines" if args.program == "chatty" else "frames"
     print(f"## Many busy sessions ({args.program})\n")
