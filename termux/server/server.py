@@ -75,6 +75,7 @@ class Connection(asyncio.Protocol):
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
         self.stream: EventStream | None = None  # set by events.stream
+        self.queued: list[bytes] = []  # lines written while the server is corked (Server.corked)
 
     # -- asyncio.Protocol ------------------------------------------------------------------------
 
@@ -168,6 +169,20 @@ class Connection(asyncio.Protocol):
     # -- output ----------------------------------------------------------------------------------
 
     def write(self, line: bytes) -> None:
+        if self.server.corked:
+            if not self.queued:
+                self.server.queued.append(self)
+            self.queued.append(line)
+        else:
+            self._send(line)
+
+    def flush(self) -> None:
+        """Send what was written while the server was corked, in one socket write."""
+        lines, self.queued = self.queued, []
+        if lines:
+            self._send(lines[0] if len(lines) == 1 else b"".join(lines))
+
+    def _send(self, data: bytes) -> None:
         transport = self.transport
         if transport is None or transport.is_closing():
             return
@@ -175,24 +190,26 @@ class Connection(asyncio.Protocol):
             transport.write(push("error", error={"code": "dropped", "message": "client fell too far behind"}))
             transport.close()
             return
-        transport.write(line)
+        transport.write(data)
 
     def follows(self, session_id: str) -> bool:
         return self.attached and (self.follow is None or session_id in self.follow)
 
-    def send_output(self, session: Session, offset: int, data: bytes) -> None:
-        if session.id in self.stale:
-            return  # resumes with a snapshot (send_stale)
-        if session.id != self.focus:
+    def takes_output(self, session_id: str, nbytes: int, now: float) -> bool:
+        """Whether a chunk of `nbytes` of a session it follows is forwarded to this client now;
+        when not, the session is marked stale and a snapshot follows later."""
+        if session_id in self.stale:
+            return False  # resumes with a snapshot (send_stale)
+        if session_id != self.focus:
             if self.lagging:
-                self.stale.add(session.id)  # snapshots follow when the socket drains
-                return
-            if self.coalesce and not self.budget.take(session.id, len(data), asyncio.get_running_loop().time()):
-                self.stale.add(session.id)
+                self.stale.add(session_id)  # snapshots follow when the socket drains
+                return False
+            if self.coalesce and not self.budget.take(session_id, nbytes, now):
+                self.stale.add(session_id)
                 if self._catch_up is None:
                     self._catch_up = asyncio.get_running_loop().call_later(FORWARD_CATCH_UP, self._caught_up)
-                return
-        self.write(push("output", session=session.id, offset=offset, data=encode_b64(data)))
+                return False
+        return True
 
     def _caught_up(self) -> None:
         self._catch_up = None
@@ -243,7 +260,9 @@ class Server:
         self._next_name = 0
         self._shutdown = asyncio.Event()
         self._server: asyncio.AbstractServer | None = None
-        self.pump = OutputPump(self._lookup, self._on_parsed)
+        self.pump = OutputPump(self._lookup, self._on_parsed, batch=self.corking)
+        self.corked = False  # while true, Connection.write queues (see corking)
+        self.queued: list[Connection] = []  # connections with lines queued while corked
         self.bytes_forwarded = 0
         self.instruments = gauge.Instruments(None, None)  # the loop gauge, once serving
 
@@ -344,10 +363,28 @@ class Server:
         if bells != session.bells:
             session.bells = bells
             self.events.append("session.bell", session=session.id, name=session.name)
+        line = b""
+        now = asyncio.get_running_loop().time()
         for conn in self.connections:
-            if conn.follows(session.id):
-                conn.send_output(session, offset, chunk)
+            if conn.follows(session.id) and conn.takes_output(session.id, len(chunk), now):
+                if not line:  # encoded once, whoever is looking
+                    line = push("output", session=session.id, offset=offset, data=encode_b64(chunk))
+                conn.write(line)
                 self.bytes_forwarded += len(chunk)
+
+    @contextmanager
+    def corking(self) -> Iterator[None]:
+        """Writes to clients inside the block are queued, in order, and each connection's are sent
+        in one socket write at its end: a pass of the pump that forwards many sessions' chunks
+        costs a client one send() and one wake-up, not one per chunk."""
+        self.corked = True
+        try:
+            yield
+        finally:
+            self.corked = False
+            queued, self.queued = self.queued, []
+            for conn in queued:
+                conn.flush()
 
     def _session_exited(self, session: Session) -> None:
         self.activity.forget(session.id)
