@@ -39,7 +39,13 @@ from termux.protocol.messages import (
 from termux.server import commands, gauge
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
-from termux.server.scheduler import FORWARD_CATCH_UP, ForwardBudget, OutputPump, Parseable
+from termux.server.scheduler import (
+    FORWARD_CATCH_UP,
+    ForwardBudget,
+    OutputPump,
+    Parseable,
+    ReadPacer,
+)
 from termux.server.session import Session, SessionConfig, SessionHooks
 
 log = logging.getLogger(__name__)
@@ -261,6 +267,7 @@ class Server:
         self._shutdown = asyncio.Event()
         self._server: asyncio.AbstractServer | None = None
         self.pump = OutputPump(self._lookup, self._on_parsed, batch=self.corking)
+        self.read_pacer = ReadPacer()
         self.corked = False  # while true, Connection.write queues (see corking)
         self.queued: list[Connection] = []  # connections with lines queued while corked
         self.bytes_forwarded = 0
@@ -319,7 +326,7 @@ class Server:
             rows=args.rows,
             history=self.history if args.history is None else args.history,
         )
-        hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited)
+        hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited, read_rest=self._read_rest)
         session = Session(session_id, name, config, hooks)
         self._next_id += 1
         self.sessions[session_id] = session
@@ -343,6 +350,7 @@ class Server:
         if self.sessions.pop(session.id, None) is not None:
             self.pump.order.discard(session.id)
             self.pump.rates.forget(session.id)
+            self.read_pacer.forget(session.id)
             for conn in self.connections:
                 conn.forget(session.id)
             self.activity.forget(session.id)
@@ -350,6 +358,11 @@ class Server:
 
     def _output_ready(self, session: Session) -> None:
         self.pump.notify(session.id)
+
+    def _read_rest(self, session: Session, nbytes: int) -> float:
+        """How long a session's reading rests after a read of `nbytes` (see READ_REST)."""
+        rest = self.read_pacer.rest_after(session.id, nbytes, asyncio.get_running_loop().time())
+        return 0.0 if session.id in self.pump.order.focused else rest
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
@@ -426,6 +439,8 @@ class Server:
     def set_focus(self, conn: Connection, session_id: str | None) -> None:
         conn.focus = session_id
         self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
+        if session_id is not None and (session := self.sessions.get(session_id)) is not None:
+            session.wake()  # what a view shows is read at once
         if session_id is not None and session_id in conn.stale and not conn.lagging:
             conn.send_stale(only=session_id)  # the view is about to show it: bring it up to date now
 
@@ -462,7 +477,10 @@ class Server:
             "event_waiters": self.events.waiter_count,
             "event_streams_dropped": self.events.dropped_subscribers,
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
-            "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
+            "paused": [
+                s.id for s in self.sessions.values() if s.reading_paused and not s.resting and s.state == "running"
+            ],
+            "resting": [s.id for s in self.sessions.values() if s.resting],
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
             "event_queues": gauge.stream_queues(self.connections),
             **self.instruments.report(),

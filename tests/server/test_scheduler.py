@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import select
 import socket
 from pathlib import Path
 
@@ -16,12 +17,14 @@ from termux.server.scheduler import (
     FOCUSED_BUDGET,
     PARSE_CHUNK,
     QUIET_BACKGROUND_BUDGET,
+    READ_REST,
     SLICE_BYTES,
     TYPING_HOLD,
     TYPING_SHARE,
     ForwardBudget,
     OutputPump,
     ParseRate,
+    ReadPacer,
     Slice,
     SliceOrder,
 )
@@ -387,3 +390,63 @@ async def test_a_chunk_is_encoded_once_for_every_client_that_takes_it(tmp_path: 
     peer1.close()
     peer2.close()
     await server.kill_session(session)
+
+
+async def _first_output(server: Server, session: Session) -> None:
+    arrived = asyncio.Event()
+    session.hooks.output_ready = lambda s: arrived.set()
+    await arrived.wait()
+    await asyncio.sleep(0)
+
+
+async def test_a_background_session_printing_a_little_rests_its_reads_and_a_focus_wakes_it(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    session = server.new_session(NewArgs(name="chatty", command=["sh", "-c", "echo one line; exec cat"]))
+    await _first_output(server, session)
+    assert session.resting and not _reading(session)  # a small read: the next waits in the PTY
+    (rest,) = [h for h in asyncio.get_running_loop()._scheduled if h._callback == session.wake]  # type: ignore[attr-defined]
+    assert not rest.cancelled() and rest.when() - asyncio.get_running_loop().time() <= READ_REST
+    assert server.stats()["resting"] == [session.id] and server.stats()["paused"] == []
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
+    server.attach(conn, AttachArgs(focus=session.id))  # a view shows it: read at once from now on
+    assert not session.resting and _reading(session) and rest.cancelled()
+    assert server._read_rest(session, 1) == 0 and READ_REST > 0
+    theirs.close()
+    await server.kill_session(session)
+
+
+async def test_a_rest_ends_with_what_waited_read_in_one_go(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    program = "stty -echo; echo one; read x; echo two; exec cat"
+    session = server.new_session(NewArgs(name="chatty", command=["sh", "-c", program]))
+    await _first_output(server, session)
+    assert session.resting
+    (rest,) = [h for h in asyncio.get_running_loop()._scheduled if h._callback == session.wake]  # type: ignore[attr-defined]
+    rest.cancel()
+    read = session.bytes_read
+    session.write(b"go\n")  # the program prints "two" now: it waits in the PTY, nobody reads it
+    readable = await asyncio.to_thread(select.select, [session.fd], [], [], 30)
+    assert readable[0] and session.bytes_read == read
+    assert session.resting and b"two" not in b"".join(session.backlog.chunks)
+    session.wake()  # its time is up
+    assert session.bytes_read > read and b"two" in b"".join(session.backlog.chunks)
+    assert session.resting  # a little again: the next rest follows
+    await server.kill_session(session)
+
+
+def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one() -> None:
+    pacer = ReadPacer(period=0.05, small=4096)
+    assert pacer.rest_after("chatty", 60, now=0.0) == 0.05  # a line at a time
+    assert pacer.rest_after("chatty", 150, now=0.05) == 0.05
+    assert pacer.rest_after("chatty", 150, now=0.10) == 0.05
+    # A flood: its first read may rest, but what waited meanwhile fills the window, and then
+    # every read goes on at once, however small (a fast reader takes a few KiB at a time).
+    assert pacer.rest_after("flood", 2000, now=0.0) == 0.05
+    assert pacer.rest_after("flood", 78_000, now=0.05) == 0
+    for i in range(1, 60):
+        assert pacer.rest_after("flood", 2000, now=0.05 + i * 0.002) == 0
+    # A session that turned quiet rests again once two windows held little.
+    assert pacer.rest_after("flood", 100, now=1.0) == 0.05  # the window before was long ago
+    pacer.forget("flood")
+    assert pacer.rest_after("flood", 5000, now=1.0) == 0  # a big read: at once
