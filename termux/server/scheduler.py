@@ -49,12 +49,13 @@ TYPING_HOLD = 1.0
 # batch gets what is left of it, so a request waits for at most BATCH_BUDGET or one slice.
 BATCH_BUDGET = BACKGROUND_BUDGET
 # A session that no view focuses and that printed less than SMALL_READ bytes in each of the last
-# two READ_REST windows is not read again for READ_REST seconds after a read (`ReadPacer`): what
-# it prints meanwhile waits in the PTY, and is then read in one go. A session printing a line at a
-# time then costs a read, a parse and a push per READ_REST instead of per line (and a parse of
-# several lines is cheaper per line). Faster output is read at once, as before; what a view
-# focuses is never held back. The PTY's buffer holds far more than SMALL_READ, so a program
-# never blocks on a resting session.
+# two READ_REST windows is not read again after a read until the next tick of a READ_REST clock
+# (`ReadPacer`; one timer for every resting session, armed only while one rests): what it prints
+# meanwhile waits in the PTY, and every resting session is then read in one go, in one pass of the
+# loop. A session printing a line at a time then costs a read, a parse and a push per tick instead
+# of per line (and a parse of several lines is cheaper per line). Faster output is read at once,
+# as before; what a view focuses is never held back. The PTY's buffer holds far more than
+# SMALL_READ, so a program never blocks on a resting session.
 READ_REST = 0.05
 SMALL_READ = 4096
 
@@ -256,7 +257,8 @@ class ReadPacer:
     """Whether a session's reading rests after a read (sans-I/O: the caller says when).
 
     Output is counted in windows of `period` seconds per session; after a read, the session rests
-    for `period` when its current window and the one before it both hold less than `small` bytes.
+    (until the next tick) when its current window and the one before it both hold less than
+    `small` bytes.
     """
 
     def __init__(self, period: float = READ_REST, small: int = SMALL_READ) -> None:
@@ -264,15 +266,19 @@ class ReadPacer:
         self.small = small
         self._windows: dict[str, tuple[float, int, int]] = {}  # session -> (start, bytes, previous bytes)
 
-    def rest_after(self, session_id: str, nbytes: int, now: float) -> float:
-        """`nbytes` were just read: seconds to rest before reading the session again (0: read on)."""
+    def rests(self, session_id: str, nbytes: int, now: float) -> bool:
+        """`nbytes` were just read: True when the session should rest before it is read again."""
         start, total, previous = self._windows.get(session_id, (now, 0, 0))
         if now - start >= self.period:
             previous = total if now - start < 2 * self.period else 0
             start, total = now, 0
         total += nbytes
         self._windows[session_id] = (start, total, previous)
-        return self.period if total < self.small and previous < self.small else 0.0
+        return total < self.small and previous < self.small
+
+    def next_tick(self, now: float) -> float:
+        """When the rests that begin at `now` end: the next multiple of `period`."""
+        return (now // self.period + 1) * self.period
 
     def forget(self, session_id: str) -> None:
         self._windows.pop(session_id, None)

@@ -268,6 +268,8 @@ class Server:
         self._server: asyncio.AbstractServer | None = None
         self.pump = OutputPump(self._lookup, self._on_parsed, batch=self.corking)
         self.read_pacer = ReadPacer()
+        self.resting: dict[str, Session] = {}  # sessions whose reading rests until the next tick
+        self._rest_tick: asyncio.TimerHandle | None = None  # armed only while a session rests
         self.corked = False  # while true, Connection.write queues (see corking)
         self.queued: list[Connection] = []  # connections with lines queued while corked
         self.bytes_forwarded = 0
@@ -351,6 +353,7 @@ class Server:
             self.pump.order.discard(session.id)
             self.pump.rates.forget(session.id)
             self.read_pacer.forget(session.id)
+            self.resting.pop(session.id, None)
             for conn in self.connections:
                 conn.forget(session.id)
             self.activity.forget(session.id)
@@ -359,10 +362,22 @@ class Server:
     def _output_ready(self, session: Session) -> None:
         self.pump.notify(session.id)
 
-    def _read_rest(self, session: Session, nbytes: int) -> float:
-        """How long a session's reading rests after a read of `nbytes` (see READ_REST)."""
-        rest = self.read_pacer.rest_after(session.id, nbytes, asyncio.get_running_loop().time())
-        return 0.0 if session.id in self.pump.order.focused else rest
+    def _read_rest(self, session: Session, nbytes: int) -> bool:
+        """Whether a session's reading rests after a read of `nbytes` (see READ_REST); if so, it
+        is woken at the next tick, with every other resting session."""
+        loop = asyncio.get_running_loop()
+        if not self.read_pacer.rests(session.id, nbytes, loop.time()) or session.id in self.pump.order.focused:
+            return False
+        self.resting[session.id] = session
+        if self._rest_tick is None:
+            self._rest_tick = loop.call_at(self.read_pacer.next_tick(loop.time()), self._end_rests)
+        return True
+
+    def _end_rests(self) -> None:
+        self._rest_tick = None
+        resting, self.resting = self.resting, {}
+        for session in resting.values():
+            session.wake()  # may rest again, for the next tick
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
@@ -401,6 +416,7 @@ class Server:
 
     def _session_exited(self, session: Session) -> None:
         self.activity.forget(session.id)
+        self.resting.pop(session.id, None)
         self.events.append(
             "session.exited",
             session=session.id,
@@ -439,7 +455,7 @@ class Server:
     def set_focus(self, conn: Connection, session_id: str | None) -> None:
         conn.focus = session_id
         self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
-        if session_id is not None and (session := self.sessions.get(session_id)) is not None:
+        if session_id is not None and (session := self.resting.pop(session_id, None)) is not None:
             session.wake()  # what a view shows is read at once
         if session_id is not None and session_id in conn.stale and not conn.lagging:
             conn.send_stale(only=session_id)  # the view is about to show it: bring it up to date now
@@ -480,7 +496,7 @@ class Server:
             "paused": [
                 s.id for s in self.sessions.values() if s.reading_paused and not s.resting and s.state == "running"
             ],
-            "resting": [s.id for s in self.sessions.values() if s.resting],
+            "resting": sorted(self.resting),
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
             "event_queues": gauge.stream_queues(self.connections),
             **self.instruments.report(),

@@ -52,8 +52,9 @@ class SessionHooks:
 
     output_ready: Callable[[Session], None]
     exited: Callable[[Session], None]
-    # Seconds to stop reading after a read of this many bytes (0: read on); see scheduler.READ_REST.
-    read_rest: Callable[[Session, int], float] | None = None
+    # After a read of this many bytes: True when the session's reading should rest until the
+    # server calls wake() (see scheduler.ReadPacer).
+    read_rest: Callable[[Session, int], bool] | None = None
 
 
 @dataclass
@@ -109,7 +110,7 @@ class Session:
         self._pty_eof = False  # the PTY reported end of file; never read it again
         self._child_reaped = False
         self._killing = False
-        self._rest: asyncio.TimerHandle | None = None  # reading rests until this fires (rest())
+        self.resting = False  # reading rests until the server calls wake()
         self._exited = asyncio.get_running_loop().create_future()
         self._loop = asyncio.get_running_loop()
         try:
@@ -150,8 +151,9 @@ class Session:
     def _after_reading(self, nbytes: int) -> None:
         if self.backlog.size >= HIGH_WATERMARK:
             self.pause_reading()
-        elif self.hooks.read_rest is not None and (seconds := self.hooks.read_rest(self, nbytes)) > 0:
-            self.rest(seconds)
+        elif self.hooks.read_rest is not None and self.hooks.read_rest(self, nbytes):
+            self.pause_reading()
+            self.resting = True
 
     def _accept(self, data: bytes) -> None:
         self.backlog.push(data)
@@ -164,32 +166,27 @@ class Session:
             self.reading_paused = True
 
     def resume_reading(self) -> None:
-        if self.reading_paused and self._pty_open and not self._pty_eof and self._rest is None:
+        if self.reading_paused and self._pty_open and not self._pty_eof and not self.resting:
             self._loop.add_reader(self.fd, self._on_readable)
             self.reading_paused = False
 
-    def rest(self, seconds: float) -> None:
-        """Do not read the PTY for `seconds`: output waits there and is read in one go after.
-        Only while reading (a rest never overlaps a pause for the high watermark)."""
-        if self._rest is None and not self.reading_paused and self._pty_open:
-            self.pause_reading()
-            self._rest = self._loop.call_later(seconds, self.wake)
-
     def wake(self) -> None:
         """End a rest (its time is up, or a view now shows the session): read what waited in
-        the PTY in one go (up to the high watermark), then read on as usual (or rest again)."""
-        if self._rest is None:
+        the PTY in one go (up to the high watermark), then rest again or read on as usual."""
+        if not self.resting:
             return
-        self._rest.cancel()
-        self._rest = None
+        self.resting = False
         nbytes = 0
         while self._pty_open and not self._pty_eof and self.backlog.size < HIGH_WATERMARK:
             if not (got := self._read_once()):
                 break
             nbytes += got
+        if self.backlog.size >= HIGH_WATERMARK:
+            return  # paused for the watermark now: parsing resumes it
+        if nbytes and self.hooks.read_rest is not None and self.hooks.read_rest(self, nbytes):
+            self.resting = True  # still not reading: no reader to remove and add again
+            return
         self.resume_reading()
-        if nbytes:
-            self._after_reading(nbytes)
 
     def _stop_reading(self) -> None:
         if self._pty_open and not self.reading_paused:
@@ -210,10 +207,6 @@ class Session:
         if self.reading_paused and self.backlog.size <= LOW_WATERMARK:
             self.resume_reading()
         return offset, chunk
-
-    @property
-    def resting(self) -> bool:
-        return self._rest is not None
 
     @property
     def has_backlog(self) -> bool:
@@ -312,9 +305,7 @@ class Session:
     def _close_pty(self) -> None:
         if not self._pty_open:
             return
-        if self._rest is not None:
-            self._rest.cancel()
-            self._rest = None
+        self.resting = False
         self._stop_reading()
         if self._outbox:
             self._loop.remove_writer(self.fd)

@@ -392,61 +392,81 @@ async def test_a_chunk_is_encoded_once_for_every_client_that_takes_it(tmp_path: 
     await server.kill_session(session)
 
 
-async def _first_output(server: Server, session: Session) -> None:
-    arrived = asyncio.Event()
-    session.hooks.output_ready = lambda s: arrived.set()
-    await arrived.wait()
+async def _first_output(*sessions: Session) -> None:
+    """Until each of `sessions` (just created: no await since) has read its first output."""
+    arrived = [asyncio.Event() for _ in sessions]
+    for session, event in zip(sessions, arrived, strict=True):
+        session.hooks.output_ready = lambda s, event=event: event.set()  # type: ignore[misc]
+    for event in arrived:
+        await event.wait()
     await asyncio.sleep(0)
+
+
+def _rest_ticks(server: Server) -> list[asyncio.TimerHandle]:
+    scheduled = asyncio.get_running_loop()._scheduled  # type: ignore[attr-defined]
+    return [h for h in scheduled if h._callback == server._end_rests and not h.cancelled()]
+
+
+def _tick(server: Server) -> None:
+    """The rest clock's tick, now: as its timer would."""
+    for handle in _rest_ticks(server):
+        handle.cancel()
+    server._end_rests()
 
 
 async def test_a_background_session_printing_a_little_rests_its_reads_and_a_focus_wakes_it(tmp_path: Path) -> None:
     server = Server(tmp_path / "sock")
-    session = server.new_session(NewArgs(name="chatty", command=["sh", "-c", "echo one line; exec cat"]))
-    await _first_output(server, session)
-    assert session.resting and not _reading(session)  # a small read: the next waits in the PTY
-    (rest,) = [h for h in asyncio.get_running_loop()._scheduled if h._callback == session.wake]  # type: ignore[attr-defined]
-    assert not rest.cancelled() and rest.when() - asyncio.get_running_loop().time() <= READ_REST
-    assert server.stats()["resting"] == [session.id] and server.stats()["paused"] == []
+    command = ["sh", "-c", "echo a line; exec cat"]
+    sessions = [server.new_session(NewArgs(name=f"c{i}", command=command)) for i in range(2)]
+    await _first_output(*sessions)
+    assert all(s.resting and not _reading(s) for s in sessions)  # a small read: the next waits in the PTY
+    (tick,) = _rest_ticks(server)  # one timer for every resting session
+    assert tick.when() - asyncio.get_running_loop().time() <= READ_REST
+    assert server.stats()["resting"] == sorted(s.id for s in sessions) and server.stats()["paused"] == []
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
-    server.attach(conn, AttachArgs(focus=session.id))  # a view shows it: read at once from now on
-    assert not session.resting and _reading(session) and rest.cancelled()
-    assert server._read_rest(session, 1) == 0 and READ_REST > 0
+    server.attach(conn, AttachArgs(focus=sessions[0].id))  # a view shows it: read at once from now on
+    assert not sessions[0].resting and _reading(sessions[0]) and sessions[1].resting
+    assert not server._read_rest(sessions[0], 1)
     theirs.close()
-    await server.kill_session(session)
+    for session in sessions:
+        await server.kill_session(session)
 
 
-async def test_a_rest_ends_with_what_waited_read_in_one_go(tmp_path: Path) -> None:
+async def test_the_tick_reads_what_waited_in_one_go_and_the_session_rests_again(tmp_path: Path) -> None:
     server = Server(tmp_path / "sock")
     program = "stty -echo; echo one; read x; echo two; exec cat"
     session = server.new_session(NewArgs(name="chatty", command=["sh", "-c", program]))
-    await _first_output(server, session)
+    await _first_output(session)
     assert session.resting
-    (rest,) = [h for h in asyncio.get_running_loop()._scheduled if h._callback == session.wake]  # type: ignore[attr-defined]
-    rest.cancel()
+    for handle in _rest_ticks(server):
+        handle.cancel()  # the tick comes when the test says (_tick)
     read = session.bytes_read
     session.write(b"go\n")  # the program prints "two" now: it waits in the PTY, nobody reads it
-    readable = await asyncio.to_thread(select.select, [session.fd], [], [], 30)
+    readable: tuple[list[int], list[int], list[int]] = await asyncio.to_thread(select.select, [session.fd], [], [], 30)
     assert readable[0] and session.bytes_read == read
-    assert session.resting and b"two" not in b"".join(session.backlog.chunks)
-    session.wake()  # its time is up
+    _tick(server)
     assert session.bytes_read > read and b"two" in b"".join(session.backlog.chunks)
-    assert session.resting  # a little again: the next rest follows
+    assert session.resting and not _reading(session)  # a little again: it rests on, the reader never re-added
+    assert len(_rest_ticks(server)) == 1  # the next tick
+    _tick(server)  # nothing printed meanwhile: read on as usual, no timer left
+    assert not session.resting and _reading(session) and _rest_ticks(server) == []
     await server.kill_session(session)
 
 
 def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one() -> None:
     pacer = ReadPacer(period=0.05, small=4096)
-    assert pacer.rest_after("chatty", 60, now=0.0) == 0.05  # a line at a time
-    assert pacer.rest_after("chatty", 150, now=0.05) == 0.05
-    assert pacer.rest_after("chatty", 150, now=0.10) == 0.05
+    assert pacer.rests("chatty", 60, now=0.0)  # a line at a time
+    assert pacer.rests("chatty", 150, now=0.05)
+    assert pacer.rests("chatty", 150, now=0.10)
     # A flood: its first read may rest, but what waited meanwhile fills the window, and then
     # every read goes on at once, however small (a fast reader takes a few KiB at a time).
-    assert pacer.rest_after("flood", 2000, now=0.0) == 0.05
-    assert pacer.rest_after("flood", 78_000, now=0.05) == 0
+    assert pacer.rests("flood", 2000, now=0.0)
+    assert not pacer.rests("flood", 78_000, now=0.05)
     for i in range(1, 60):
-        assert pacer.rest_after("flood", 2000, now=0.05 + i * 0.002) == 0
+        assert not pacer.rests("flood", 2000, now=0.05 + i * 0.002)
     # A session that turned quiet rests again once two windows held little.
-    assert pacer.rest_after("flood", 100, now=1.0) == 0.05  # the window before was long ago
+    assert pacer.rests("flood", 100, now=1.0)  # the window before was long ago
     pacer.forget("flood")
-    assert pacer.rest_after("flood", 5000, now=1.0) == 0  # a big read: at once
+    assert not pacer.rests("flood", 5000, now=1.0)  # a big read: at once
+    assert pacer.next_tick(1.01) == pytest.approx(1.05)
