@@ -49,7 +49,9 @@ def run(
 
     freeze_startup_objects()
     try:
-        asyncio.run(Server(socket_path, history=history, **options).serve(ready))
+        import uvloop
+
+        uvloop.run(Server(socket_path, history=history, **options).serve(ready))
     except ServerError as exc:
         print(f"termux server: {exc}", file=sys.stderr)
         return 1
