@@ -49,9 +49,7 @@ def run(
 
     freeze_startup_objects()
     try:
-        import uvloop
-
-        uvloop.run(Server(socket_path, history=history, **options).serve(ready))
+        asyncio.run(Server(socket_path, history=history, **options).serve(ready))
     except ServerError as exc:
         print(f"termux server: {exc}", file=sys.stderr)
         return 1
