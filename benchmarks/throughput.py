@@ -3,6 +3,7 @@
     python -m benchmarks.throughput                    # 5 MB of each workload, both modes
     python -m benchmarks.throughput --mb 2 --only yes  # quicker
     python -m benchmarks.throughput --profile          # profile the termux server's measured window
+    python -m benchmarks.throughput --baseline main    # termux at another revision beside this one
 
 Workloads (generators in benchmarks/emulator.py): `yes` lines, log lines of 90 characters, SGR-heavy
 `ls --color` listings, full-screen `top`-like redraws. Each is written to a file first and printed by
@@ -46,7 +47,7 @@ if __package__ in (None, ""):
 
 from benchmarks.emulator import gen_logs, gen_sgr, gen_top, gen_yes
 from benchmarks.procstat import cpu_ns
-from benchmarks.report import markdown_table, profile_server, server_profile_env
+from benchmarks.report import baseline_checkout, markdown_table, profile_server, server_profile_env
 from e2e.isolated import IsolatedServer, TmuxServer, descendants
 from e2e.terminal import Terminal
 
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modes", default="background,focused", help="background,focused")
     parser.add_argument("--skip-tmux", action="store_true", help="measure termux (and the raw PTY) only")
     parser.add_argument("--profile", action="store_true", help="profile the termux server's measured runs")
+    parser.add_argument("--baseline", metavar="REV", help="also measure termux at this git revision")
     args = parser.parse_args(argv)
 
     names = [n for n in args.only.split(",") if n] or list(WORKLOADS)
@@ -177,16 +179,19 @@ def main(argv: list[str] | None = None) -> int:
     modes = [m for m in args.modes.split(",") if m]
     size = int(args.mb * MB)
     rows: list[list[str]] = []
-    with tempfile.TemporaryDirectory(prefix="tx-tp-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="tx-tp-") as tmp, baseline_checkout(args.baseline) as checkout:
         files: dict[str, Path] = {}
         for name in names:
             files[name] = Path(tmp) / f"{name}.bin"
             files[name].write_bytes(WORKLOADS[name](size)[:size])
 
         server = IsolatedServer(extra_env=server_profile_env(args.profile)).start()
+        before = IsolatedServer(checkout=checkout).start() if checkout else None
         tmux = TmuxServer("set", "-g", "history-limit", str(HISTORY))
         try:
-            server.run("new", "-d", "-s", "home", "--", "cat", check=True, timeout=30)
+            for each in (server, before):
+                if each is not None:
+                    each.run("new", "-d", "-s", "home", "--", "cat", check=True, timeout=30)
             term = None
             if not args.skip_tmux:
                 term = tmux.terminal(["cat"], cols=COLS, rows=ROWS)  # main:0, idle
@@ -201,17 +206,22 @@ def main(argv: list[str] | None = None) -> int:
                     with profile_server(args.profile, server.socket_path, f"throughput-{name}-{mode}"):
                         t_termux = termux_run(server, files[name], focused, label)
                     t_tmux = None if term is None else tmux_run(tmux, term, files[name], focused, label)
-                    rows.append(_row(name, mode, nbytes, raw, t_termux, t_tmux))
+                    t_before = None if before is None else termux_run(before, files[name], focused, label)
+                    rows.append(_row(name, mode, nbytes, raw, t_termux, t_tmux, t_before))
                     print(f"  {name} {mode}: termux {t_termux.seconds:.2f}s", file=sys.stderr, flush=True)
         finally:
             tmux.stop()
             server.stop()
+            if before is not None:
+                before.stop()
 
     print("## Throughput\n")
     header = [
         "workload", "mode", "MB", "raw PTY MB/s", "tmux MB/s", "termux MB/s", "termux/tmux",
         "tmux CPU s/MB", "termux CPU s/MB",
     ]  # fmt: skip
+    if args.baseline:
+        header += [f"termux {args.baseline} MB/s", f"termux {args.baseline} CPU s/MB"]
     print(markdown_table(header, rows))
     print(
         f"\n`cat` of a prepared file; clock from the newline that starts it to its end (termux: every byte"
@@ -221,12 +231,16 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _row(name: str, mode: str, nbytes: int, raw: Timed, termux: Timed, tmux: Timed | None) -> list[str]:
+def _row(
+    name: str, mode: str, nbytes: int, raw: Timed, termux: Timed, tmux: Timed | None, before: Timed | None
+) -> list[str]:
     mb = nbytes / MB
     row = [DESCRIPTIONS[name], mode, f"{mb:.1f}", f"{mb / raw.seconds:.1f}"]
     row += [f"{mb / tmux.seconds:.2f}" if tmux else "", f"{mb / termux.seconds:.2f}"]
     row += [f"{tmux.seconds / termux.seconds:.2f}×" if tmux else ""]
     row += [f"{tmux.cpu / mb:.2f}" if tmux else "", f"{termux.cpu / mb:.2f}"]
+    if before is not None:
+        row += [f"{mb / before.seconds:.2f}", f"{before.cpu / mb:.2f}"]
     return row
 
 
