@@ -41,7 +41,7 @@ from typing import Any, Protocol
 import pytest
 
 from benchmarks.procstat import cpu_ns
-from benchmarks.report import markdown_table, ms, summary
+from benchmarks.report import baseline_checkout, markdown_table, ms, summary
 from e2e.isolated import IsolatedServer, TmuxServer, descendants
 from e2e.terminal import Terminal, TerminalClosed
 
@@ -165,8 +165,9 @@ class Termux:
 
     name = "termux"
 
-    def __init__(self) -> None:
-        self.server = IsolatedServer()
+    def __init__(self, checkout: Path | None = None, name: str | None = None) -> None:
+        self.server = IsolatedServer(checkout=checkout)
+        self.name = name or self.name
         self.floods = 0
         self.tui: Terminal | None = None
 
@@ -453,9 +454,16 @@ def _cpu(phase: PhaseResult) -> str:
     return total if len(shares) == 1 else f"{total} ({'+'.join(f'{s * 100:.0f}' for s in shares)})"
 
 
-def run(cfg: Settings, only: Sequence[str] = ("termux", "termux (socket)", "tmux")) -> tuple[list[MuxResult], str]:
-    muxes: list[Multiplexer] = [m for m in (Termux(), TermuxSocket(), Tmux()) if m.name in only]
-    results = [measure(m, cfg) for m in muxes]
+def run(
+    cfg: Settings, only: Sequence[str] = ("termux", "termux (socket)", "tmux"), baseline: str | None = None
+) -> tuple[list[MuxResult], str]:
+    """Every multiplexer in `only`, one after another; with `baseline` (a git revision) first the
+    TUI of termux at that revision, as "termux REV"."""
+    with baseline_checkout(baseline) as checkout:
+        muxes: list[Multiplexer] = [m for m in (Termux(), TermuxSocket(), Tmux()) if m.name in only]
+        if checkout is not None:
+            muxes.insert(0, Termux(checkout, name=f"termux {baseline}"))
+        results = [measure(m, cfg) for m in muxes]
     return results, render(results, cfg)
 
 
@@ -488,6 +496,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only", default="termux,termux (socket),tmux", help="what to measure: termux, termux (socket), tmux"
     )
     parser.add_argument("--settle", type=float, default=Settings.settle, help="seconds a key may take")
+    parser.add_argument("--baseline", metavar="REV", help="also measure termux's TUI at this git revision")
     args = parser.parse_args(argv)
     unknown = [p for p in args.programs.split(",") if p and p not in {**FLOOD_PROGRAMS, **CONTROL_PROGRAMS}]
     if unknown:
@@ -500,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
         programs=[p for p in args.programs.split(",") if p],
         settle=args.settle,
     )
-    _, table = run(cfg, only=args.only.split(","))
+    _, table = run(cfg, only=args.only.split(","), baseline=args.baseline)
     print(table)
     return 0
 
