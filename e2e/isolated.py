@@ -34,9 +34,7 @@ def make_socket_dir() -> Path:
     return path
 
 
-def termux_env(
-    socket_dir: Path, base: Mapping[str, str] | None = None, checkout: Path = REPO_ROOT
-) -> dict[str, str]:
+def termux_env(socket_dir: Path, base: Mapping[str, str] | None = None, checkout: Path = REPO_ROOT) -> dict[str, str]:
     """os.environ (or `base`) with TERMUX_SOCKET_DIR pointing at `socket_dir` and `checkout` (this
     repo unless told) importable."""
     env = dict(os.environ if base is None else base)
