@@ -1,8 +1,10 @@
 """The `termux` command: one verb a subcommand, each a thin layer over one protocol command.
 
 Exit statuses (docs/cli.md): 0 success, 1 the server refused the request (its error code and
-message on stderr), 2 bad usage, 3 no server could be reached or started, 124 a wait timed out,
-130 interrupted.
+message on stderr) or no server is running, 2 bad usage, 3 no server could be talked to (unsafe
+socket, another user's server, the connection lost before the reply, a failed start), 124 a wait
+timed out, 130 interrupted. Text from the server is printed with its control characters escaped
+(termux.text.visible); only a closed stdout ends the command quietly.
 """
 
 from __future__ import annotations
@@ -19,9 +21,13 @@ from typing import Any
 from termux import __version__
 from termux.client import Client, TermuxError
 from termux.paths import SocketDirError, inherited_session, socket_path
+from termux.text import visible
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 124, 130
 STDIN_CHUNK = 512 * 1024  # raw bytes per session.send; base64 keeps each request under 1 MiB
+# Client error codes that mean the server could not be talked to (exit 3); `no_server`, nothing
+# listening, is exit 1 as in tmux.
+UNREACHABLE = ("unreachable", "untrusted", "disconnected", "bad_reply", "start_failed")
 
 Verb = Callable[[argparse.Namespace], int]
 
@@ -40,7 +46,8 @@ def _socket_options(parser: argparse.ArgumentParser, top: bool, short_s: bool = 
     group.add_argument(*flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly")
 
 
-def connect(args: argparse.Namespace, autostart: bool = True) -> Client:
+def connect(args: argparse.Namespace, autostart: bool = False) -> Client:
+    """Only verbs that make something (`new`, the TUI, `server`) start a server."""
     return Client.connect(args.socket_path, name=args.socket_name, autostart=autostart)
 
 
@@ -63,8 +70,8 @@ def cmd_server(args: argparse.Namespace) -> int:
     from termux.server.main import run
 
     path = socket_path(args.socket_name, args.socket_path)
-    if args.event_capacity < 1 or args.max_streams < 0 or not args.quiet_after > 0:
-        raise UsageError("--event-capacity must be at least 1, --max-streams 0 or more, --quiet-after positive")
+    if args.event_capacity < 1 or args.max_streams < 0:
+        raise UsageError("--event-capacity must be at least 1, --max-streams 0 or more")
     return run(
         path,
         daemon=args.daemon,
@@ -109,9 +116,9 @@ def cmd_new(args: argparse.Namespace) -> int:
         from termux.tui import run_tui
 
         return run_tui(args, new_session=request)
-    with connect(args) as client:
+    with connect(args, autostart=True) as client:
         session = client.request("session.new", **request)["session"]
-    print_json(session) if args.json else print(session["name"])
+    print_json(session) if args.json else print(visible(session["name"]))
     return EXIT_OK
 
 
@@ -123,10 +130,11 @@ def _format_session(s: dict[str, Any]) -> list[str]:
     else:
         state = f"exited {s['exit_code']}"
     created = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(s["created"]))
-    return [
+    cells = [
         s["id"], s["name"], state, str(s["pid"]), f"{s['cols']}x{s['rows']}", created,
         str(s["bytes_out"]), s["title"], " ".join(s["command"]),
     ]  # fmt: skip
+    return [visible(cell) for cell in cells]
 
 
 def print_table(header: list[str], rows: list[list[str]]) -> None:
@@ -201,7 +209,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print_json(stats)
     else:
         for key, value in stats.items():
-            print(f"{key}: {value}")
+            print(visible(f"{key}: {value}"))
     return EXIT_OK
 
 
@@ -215,6 +223,8 @@ def cmd_kill_server(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from termux.client.events import positive_seconds
+
     parser = argparse.ArgumentParser(prog="termux", description="A terminal multiplexer where typing never waits.")
     parser.add_argument("--version", action="version", version=f"termux {__version__}")
     _socket_options(parser, top=True)
@@ -239,8 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--event-capacity", type=int, default=10_000, metavar="N", help="events kept (default 10000)")
     sub.add_argument("--max-streams", type=int, default=256, metavar="N", help="event streams (default 256)")
     sub.add_argument(
-        "--quiet-after", type=float, default=5.0, metavar="S", help="seconds without output before session.quiet"
-    )
+        "--quiet-after", type=positive_seconds, default=5.0, metavar="S",
+        help="seconds without output before session.quiet",
+    )  # fmt: skip
 
     sub = verb("attach", cmd_attach, "attach the TUI (focused on -t TARGET)")
     with_target(sub)
@@ -300,17 +311,27 @@ def main(argv: list[str] | None = None) -> int:
 
         run = run_tui
     try:
-        return run(args)
+        status = run(args)
+        sys.stdout.flush()  # a closed stdout shows here, where BrokenPipeError is handled
+        return status
     except UsageError as exc:
-        print(f"termux: {exc}", file=sys.stderr)
+        print(visible(f"termux: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except SocketDirError as exc:
-        print(f"termux: {exc}", file=sys.stderr)
+        print(visible(f"termux: {exc}"), file=sys.stderr)
         return EXIT_NO_SERVER
     except TermuxError as exc:
-        print(f"termux: {exc.message} ({exc.code})", file=sys.stderr)
-        return EXIT_NO_SERVER if exc.code in ("no_server", "disconnected") else EXIT_ERROR
+        print(visible(f"termux: {exc.message} ({exc.code})"), file=sys.stderr)
+        return EXIT_NO_SERVER if exc.code in UNREACHABLE else EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
+    except BrokenPipeError:  # stdout was closed (`termux ls | head -1`); the socket's are TermuxErrors
+        _discard_stdout()
         return EXIT_OK
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null, so that flushing it at exit does not fail a second time."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

@@ -6,6 +6,10 @@
 
 `Client` is synchronous; `AsyncClient` is the same for asyncio programs. Both start a server when
 none answers (`autostart=True`), exactly once even when many clients race to do it.
+
+Before sending anything, a client checks who answered (SO_PEERCRED) and refuses a server that runs
+as another user, root included (as tmux, which trusts only a server of its own uid): a socket
+another user could have planted or swapped never receives a request.
 """
 
 from __future__ import annotations
@@ -15,8 +19,10 @@ import contextlib
 import fcntl
 import itertools
 import os
+import pwd
 import select
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -26,33 +32,46 @@ from typing import Any, Self
 
 import msgspec
 
-from termux.paths import log_path, socket_path
+from termux.paths import SocketDirError, log_path, open_side_file, side_path, socket_path
 from termux.protocol.errors import ProtocolError
 from termux.protocol.framing import MAX_REPLY_LINE
 
 __all__ = ["AsyncClient", "Client", "TermuxError", "socket_path", "start_server"]
 
 START_TIMEOUT = 15.0
+LOG_TAIL_BYTES = 4096  # read from the end of the server's log when it failed to start
 PUSH_QUEUE = 65_536  # pushed lines buffered for an async consumer; past that, reading the socket waits
 
 
 class TermuxError(ProtocolError):
-    """An error reply from the server, or a failure to reach one (code `no_server`)."""
+    """An error reply from the server, or a failure to talk to one. The client's own codes:
+    `no_server` (nothing listens on the socket), `unreachable` (connecting failed otherwise),
+    `untrusted` (the server runs as another user), `start_failed` (a server was started and never
+    said it was ready), `disconnected` (the connection was lost, before the reply if a request was
+    waiting) and `bad_reply` (the server sent something that is not a reply)."""
 
 
 def _decode(line: bytes) -> dict[str, Any]:
-    obj = msgspec.json.decode(line)
+    try:
+        obj = msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        raise TermuxError("bad_reply", f"the server sent a line that is not JSON: {line[:80]!r}") from None
     if not isinstance(obj, dict):
-        raise TermuxError("bad_reply", f"server sent a non-object line: {line[:80]!r}")
+        raise TermuxError("bad_reply", f"the server sent a non-object line: {line[:80]!r}")
     return obj
 
 
 def _result(reply: dict[str, Any]) -> dict[str, Any]:
     if reply.get("ok"):
-        return reply.get("result") or {}
-    error = reply.get("error") or {}
+        result = reply.get("result") or {}
+        if not isinstance(result, dict):
+            raise TermuxError("bad_reply", "the server sent a result that is not an object")
+        return result
+    error = reply.get("error")
+    if not isinstance(error, dict):
+        raise TermuxError("bad_reply", "the server sent an error reply without an error object")
     extra = {k: v for k, v in error.items() if k not in ("code", "message")}
-    raise TermuxError(error.get("code", "unknown"), error.get("message", "unknown error"), **extra)
+    raise TermuxError(str(error.get("code", "unknown")), str(error.get("message", "unknown error")), **extra)
 
 
 def _encode(request_id: int, cmd: str, args: dict[str, Any]) -> bytes:
@@ -78,16 +97,17 @@ def start_server(path: Path, timeout: float = START_TIMEOUT) -> None:
 
     A lock file beside the socket serialises starters: the first starts the server and waits for
     it to say it is ready (on a pipe, no polling); the others, once they get the lock, find it
-    answering and return.
+    answering and return. The lock file and the log are opened as `open_side_file` allows
+    (never through a symbolic link).
     """
-    lock_fd = os.open(path.with_name(path.name + ".start.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    lock_fd = open_side_file(side_path(path, "start.lock"), os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(lock_fd, fcntl.LOCK_EX)
         if _answers(path):
             return
         ready_r, ready_w = os.pipe()
         log = log_path(path)
-        with open(os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab") as log_file:
+        with open(open_side_file(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab") as log_file:
             starter = subprocess.Popen(
                 [
                     sys.executable,
@@ -114,33 +134,60 @@ def start_server(path: Path, timeout: float = START_TIMEOUT) -> None:
         finally:
             os.close(ready_r)
         if not said.startswith(b"ready"):
-            raise TermuxError("no_server", f"the server did not start on {path}{_log_tail(log)}")
+            raise TermuxError("start_failed", f"the server did not start on {path}{_log_tail(log)}")
     finally:
         os.close(lock_fd)
 
 
 def _log_tail(log: Path) -> str:
+    """The last lines of the server's log, on one line (an error is one line)."""
     try:
-        lines = log.read_text(errors="replace").strip().splitlines()[-3:]
-    except OSError:
+        fd = open_side_file(log, os.O_RDONLY)
+    except SocketDirError:
         return ""
-    return (f"; its log {log} says:\n  " + "\n  ".join(lines)) if lines else ""
+    with os.fdopen(fd, "rb") as file:
+        file.seek(max(0, os.fstat(fd).st_size - LOG_TAIL_BYTES))
+        lines = file.read().decode(errors="replace").strip().splitlines()[-3:]
+    return f"; its log {log} ends: " + " / ".join(lines) if lines else ""
+
+
+def _user(uid: int) -> str:
+    try:
+        return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _check_peer(sock: socket.socket, path: Path) -> None:
+    """Refuse a server that is not running as us (read from the kernel, not from the server)."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    pid, uid, _gid = struct.unpack("3i", creds)
+    if uid != os.getuid():
+        raise TermuxError(
+            "untrusted",
+            f"the server on {path} runs as {_user(uid)}, pid {pid}, not as you ({_user(os.getuid())});"
+            " refusing to talk to it",
+        )
 
 
 def _connect_socket(path: Path, autostart: bool) -> socket.socket:
     for attempt in range(2):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         try:
             sock.connect(str(path))
+            _check_peer(sock, path)
             return sock
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
+        except (FileNotFoundError, ConnectionRefusedError):
             sock.close()
             if not autostart or attempt:
-                raise TermuxError("no_server", f"no server on {path} ({exc.strerror})") from None
+                raise TermuxError("no_server", f"no server running on {path}") from None
             start_server(path)
         except OSError as exc:
             sock.close()
-            raise TermuxError("no_server", f"cannot connect to {path}: {exc.strerror}") from None
+            raise TermuxError("unreachable", f"cannot connect to {path}: {exc.strerror or exc}") from None
+        except BaseException:
+            sock.close()
+            raise
     raise AssertionError("unreachable")
 
 
@@ -162,7 +209,10 @@ class Client:
 
     def request(self, cmd: str, **args: Any) -> dict[str, Any]:
         request_id = next(self._ids)
-        self._sock.sendall(_encode(request_id, cmd, args))
+        try:
+            self._sock.sendall(_encode(request_id, cmd, args))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server closed first; read what it said before it did (capacity, forbidden)
         while True:
             message = self._read(None)
             assert message is not None
@@ -189,7 +239,10 @@ class Client:
                 readable, _, _ = select.select([self._sock], [], [], max(0.0, deadline - time.monotonic()))
                 if not readable:
                     return None
-            data = self._sock.recv(1 << 16)
+            try:
+                data = self._sock.recv(1 << 16)
+            except ConnectionResetError:
+                data = b""
             if not data:
                 raise TermuxError("disconnected", "the server closed the connection")
             self._buffer += data
@@ -256,7 +309,7 @@ class AsyncClient:
                     await self.pushes.put(message)
                 elif (future := self._waiting.get(message.get("id"))) is not None and not future.done():  # type: ignore[arg-type]
                     future.set_result(message)
-        except (ConnectionError, ValueError, asyncio.IncompleteReadError, msgspec.DecodeError):
+        except (ConnectionError, ValueError, asyncio.IncompleteReadError, TermuxError):
             pass
         finally:
             self.closed.set()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -18,7 +19,8 @@ from typing import Any, TextIO
 
 from termux.client import Client, TermuxError
 from termux.paths import inherited_session
-from termux.server.events import EVENT_TYPES  # sans-I/O: the one list of event types
+from termux.server.events import EVENT_TYPES, MAX_WAIT_SECONDS  # sans-I/O: the one list of event types
+from termux.text import visible
 
 LONG_POLL_MS = 30_000  # one events.read waits at most this long on the server, then asks again
 READ_LIMIT = 1000
@@ -46,7 +48,7 @@ def format_event(event: dict[str, Any]) -> str:
     for key, value in (event.get("data") or {}).items():
         text = value if isinstance(value, str) and value and " " not in value else json.dumps(value)
         parts.append(f"{key}={text}")
-    return " ".join(parts)
+    return visible(" ".join(parts))
 
 
 class Follower:
@@ -81,7 +83,7 @@ class Follower:
         self.err = err
 
     def notice(self, message: str) -> None:
-        print(f"termux events: {message}", file=self.err, flush=True)
+        print(visible(f"termux events: {message}"), file=self.err, flush=True)
 
     def remaining(self) -> float | None:
         return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
@@ -121,7 +123,7 @@ class Follower:
             if self.progressed:
                 failures, self.progressed = 0, False
             if failures >= len(RECONNECT_DELAYS):
-                raise TermuxError("no_server", "lost the server and could not reconnect")
+                raise TermuxError("disconnected", "lost the server and could not reconnect")
             remaining = self.remaining()
             delay = RECONNECT_DELAYS[failures]
             time.sleep(delay if remaining is None else min(delay, remaining))
@@ -192,13 +194,14 @@ class Follower:
 # -- verbs ---------------------------------------------------------------------------------------
 
 
-def _client(args: argparse.Namespace, autostart: bool) -> Client:
-    return Client.connect(args.socket_path, name=args.socket_name, autostart=autostart)
+def _client(args: argparse.Namespace) -> Client:
+    """Reading verbs never start a server (as tmux: `no server running on PATH`)."""
+    return Client.connect(args.socket_path, name=args.socket_name, autostart=False)
 
 
 def cmd_events(args: argparse.Namespace) -> int:
     follower = Follower(
-        lambda first: _client(args, autostart=first),
+        lambda first: _client(args),
         cursor=args.cursor,
         types=parse_types(args.types),
         session=args.target,
@@ -225,12 +228,12 @@ def cmd_wait(args: argparse.Namespace) -> int:
         request["quiet"] = args.quiet
     if args.timeout is not None:
         request["timeout"] = args.timeout
-    with _client(args, autostart=False) as client:
+    with _client(args) as client:
         try:
             result = client.request("session.wait", **request)
         except TermuxError as exc:
             if exc.code == "timeout":
-                print(f"termux wait: {exc.message}", file=sys.stderr)
+                print(visible(f"termux wait: {exc.message}"), file=sys.stderr)
                 return EXIT_TIMEOUT
             raise
     if args.json:
@@ -238,15 +241,29 @@ def cmd_wait(args: argparse.Namespace) -> int:
     elif args.exit:
         print(result["exit_code"] if result["exit_code"] is not None else f"signal {result['exit_signal']}")
     elif args.match is not None:
-        print(result["match"])
+        print(visible(result["match"]))
     return EXIT_OK
 
 
-def _positive(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+def _seconds(text: str, zero_allowed: bool) -> float:
+    """Seconds from the command line: finite (`inf` would mean "forever" to no one's benefit) and
+    at most MAX_WAIT_SECONDS (30 days)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value > MAX_WAIT_SECONDS:
+        limit = f"{MAX_WAIT_SECONDS:.0f} (30 days)"
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds up to {limit}, not {text}")
+    if value < 0 or (value == 0 and not zero_allowed):
+        least = "0 or more" if zero_allowed else "more than 0"
+        raise argparse.ArgumentTypeError(f"must be {least} seconds, not {text}")
     return value
+
+
+def positive_seconds(text: str) -> float:
+    """An argparse type: seconds above 0 (see _seconds)."""
+    return _seconds(text, zero_allowed=False)
 
 
 def _nonnegative_int(text: str) -> int:
@@ -257,10 +274,7 @@ def _nonnegative_int(text: str) -> int:
 
 
 def _nonnegative(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
-    return value
+    return _seconds(text, zero_allowed=True)
 
 
 def add_verbs(
@@ -286,5 +300,5 @@ def add_verbs(
     what = sub.add_mutually_exclusive_group(required=True)
     what.add_argument("--exit", action="store_true", help="until it exits; print its exit code")
     what.add_argument("--match", metavar="REGEX", help="until its screen or new output matches; print the match")
-    what.add_argument("--quiet", type=_positive, metavar="S", help="until it has printed nothing for S seconds")
-    sub.add_argument("--timeout", type=_positive, metavar="S", help="give up after S seconds (exit status 124)")
+    what.add_argument("--quiet", type=positive_seconds, metavar="S", help="until it has printed nothing for S seconds")
+    sub.add_argument("--timeout", type=positive_seconds, metavar="S", help="give up after S seconds (exit status 124)")

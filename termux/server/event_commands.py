@@ -22,6 +22,7 @@ from termux.server.event_io import EventStream
 from termux.server.events import (
     DEFAULT_READ_LIMIT,
     MAX_READ_LIMIT,
+    MAX_WAIT_SECONDS,
     SESSION_CLOSED,
     SESSION_EXITED,
     ActivityTracker,
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from termux.server.session import Session
 
 MAX_WAIT_MS = 3_600_000
-MAX_WAIT_SECONDS = 30 * 86_400.0
 MATCH_LINE_LIMIT = 64 << 10  # characters of an unterminated output line kept for --match
 
 # -- arguments -----------------------------------------------------------------------------------

@@ -53,6 +53,7 @@ EVENT_TYPES: tuple[str, ...] = (
 )
 
 DEFAULT_CAPACITY = 10_000
+MAX_WAIT_SECONDS = 30 * 86_400.0  # the longest wait anyone may ask for: session.wait, termux events --timeout
 DEFAULT_MAX_STREAMS = 256
 DEFAULT_MAX_WAITERS = 1024
 # How far (in events) a stream subscriber whose peer stopped reading may fall behind the log before

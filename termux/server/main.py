@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from termux.heap import freeze_startup_objects
-from termux.paths import log_path
+from termux.paths import log_path, open_side_file
 from termux.server.server import Server, ServerError
 
 
@@ -57,7 +57,7 @@ def run(
 
 
 def _redirect_to_log(socket_path: Path) -> None:
-    log_fd = os.open(log_path(socket_path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    log_fd = open_side_file(log_path(socket_path), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     null_fd = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null_fd, 0)
     os.dup2(log_fd, 1)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import termux.emulator as emulator
+from termux.paths import open_side_file, side_path
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.framing import LineSplitter, Oversized
 from termux.protocol.messages import (
@@ -541,8 +542,7 @@ class Server:
 @contextmanager
 def _bind_lock(socket_path: Path) -> Iterator[None]:
     """Serialise the stale-socket check and bind between servers racing for one socket."""
-    lock_path = socket_path.with_name(socket_path.name + ".lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    fd = open_side_file(side_path(socket_path, "lock"), os.O_RDWR | os.O_CREAT)  # never through a symlink
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -553,11 +553,13 @@ def _bind_lock(socket_path: Path) -> Iterator[None]:
 def _claim_socket(socket_path: Path) -> None:
     """Refuse a live socket; remove a stale one left by a killed server."""
     try:
-        mode = socket_path.lstat().st_mode
+        info = socket_path.lstat()
     except FileNotFoundError:
         return
-    if not stat.S_ISSOCK(mode):
+    if not stat.S_ISSOCK(info.st_mode):
         raise ServerError(f"{socket_path} exists and is not a socket; not touching it")
+    if info.st_uid != os.getuid():  # another user's, in a sticky directory like /tmp
+        raise ServerError(f"{socket_path} is a socket of uid {info.st_uid}, not yours; not touching it")
     probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         probe.connect(str(socket_path))

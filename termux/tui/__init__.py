@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from termux.text import visible
+
 __all__ = ["run", "run_tui"]
 
 
@@ -55,10 +57,10 @@ def run(
     except Exception as exc:  # the server is gone, a target is wrong, …
         code = getattr(exc, "code", None)
         message = getattr(exc, "message", None) or str(exc)
-        print(f"termux: {message}" if code else f"termux: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(visible(f"termux: {message}" if code else f"termux: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
     if reason:
-        print(f"[{reason}]")
+        print(visible(f"[{reason}]"))
     return 0 if reason in ("detached", "", None) else 1
 
 

@@ -17,6 +17,8 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from termux.text import visible
+
 TAIL_BYTES = 512
 POOL_MAX = 64  # pending words; the oldest is dropped when full
 SHOWN_MAX = 200  # revealed words kept for drawing
@@ -136,5 +138,5 @@ class ActivityView(Widget):
         text = Text(no_wrap=False)
         for session, word in list(self.shown)[:60]:
             text.append(word, style="bold green")
-            text.append(f"·{self.names.get(session, session)}  ", style="dim green")
+            text.append(f"·{visible(self.names.get(session, session))}  ", style="dim green")
         self._body.update(text)

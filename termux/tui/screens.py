@@ -13,6 +13,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
+from termux.text import visible
 from termux.tui.config import ACTION_HELP, Config
 
 
@@ -78,7 +79,7 @@ class ConfirmScreen(ModalScreen[bool]):
         self.question = question
 
     def compose(self) -> ComposeResult:
-        yield Static(f"{self.question} (y/n)")
+        yield Static(visible(f"{self.question} (y/n)"), markup=False)  # it may hold a session's name
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
@@ -153,7 +154,7 @@ class ScrollbackScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield HistoryView(self.history_lines, id="history")
-        yield Static("", id="where")
+        yield Static("", id="where", markup=False)
 
     @property
     def view(self) -> HistoryView:
@@ -170,7 +171,7 @@ class ScrollbackScreen(Screen[None]):
         view = self.view
         total = len(view.lines)
         self.query_one("#where", Static).update(
-            f" scrollback {self.title_text}  line {view.top + 1}/{total}  ↑↓ PgUp PgDn g G · wheel · q leaves"
+            f" scrollback {visible(self.title_text)}  line {view.top + 1}/{total}  ↑↓ PgUp PgDn g G · wheel · q leaves"
         )
 
     def move(self, delta: int) -> None:

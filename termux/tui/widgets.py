@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from termux.keys import ALT, CTRL, SHIFT, encode_mouse, mouse_tracking
+from termux.text import visible
 from termux.tui.render import Palette, ScreenRenderer
 
 
@@ -212,7 +213,7 @@ class Sidebar(Widget):
         head = Text(no_wrap=True, overflow="ellipsis")
         head.append("▌" if focused else " ", style="bold cyan")
         head.append(f"{index}:", style="dim")
-        head.append(row.name, style="bold reverse" if focused else "bold")
+        head.append(visible(row.name), style="bold reverse" if focused else "bold")
         if row.state != "running":
             state = f"[{row.exit_signal}]" if row.exit_signal else f"[exit {row.exit_code}]"
             head.append(" " + state, style="red")
@@ -220,7 +221,7 @@ class Sidebar(Widget):
             head.append(" *", style="bold cyan")
         if row.bell:
             head.append(" !", style="bold yellow")
-        preview = Text("   " + (row.preview or row.title), style="dim", no_wrap=True, overflow="ellipsis")
+        preview = Text("   " + visible(row.preview or row.title), style="dim", no_wrap=True, overflow="ellipsis")
         return head, preview
 
     def render_line(self, y: int) -> Strip:
@@ -276,10 +277,10 @@ class StatusLine(Static):
             text.append(" c new  n/p next/prev  0-9 select  d detach  x kill  , rename  s sidebar  ")
             text.append("r activity  [ scroll  ? help")
         else:
-            text.append(f" [{self.session}] ", style=Style(bold=True))
+            text.append(f" [{visible(self.session)}] ", style=Style(bold=True))
             text.append(f"{self.prefix} then: c new  n next  d detach  ? help")
         if self.message:
-            text.append("  " + self.message, style=Style(bold=True))
+            text.append("  " + visible(self.message), style=Style(bold=True))
         self.update(text)
 
 

@@ -110,17 +110,33 @@ def test_stats_and_kill_server(server: RunningServer) -> None:
     assert stats["pid"] == server.process.pid
     assert server.run("kill-server").returncode == 0
     assert server.process.wait(10) == 0
-    gone = server.run("ls")
-    # ls starts a server again when none answers; kill-server, stats and kill do not.
-    assert gone.returncode == 0
-    assert server.run("kill-server").returncode == 0
+    gone = server.run("stats")
+    assert (gone.returncode, gone.stderr) == (1, f"termux: no server running on {server.path} (no_server)\n")
 
 
-def test_verbs_that_need_a_server_do_not_start_one(run_termux, socket_dir) -> None:  # type: ignore[no-untyped-def]
-    result = run_termux("kill-server")
-    assert result.returncode == 3
-    assert "no server" in result.stderr
+# Every verb that only reads or acts on what exists; with no server, each says so as tmux does.
+READING_VERBS = [
+    ["ls"], ["ls", "--json"], ["send", "-t", "x", "a"], ["capture", "-t", "x"], ["kill", "-t", "x"],
+    ["rename", "-t", "x", "y"], ["resize", "-t", "x", "80", "24"], ["wait", "-t", "x", "--exit"],
+    ["events", "--timeout", "1"], ["stats"], ["kill-server"],
+]  # fmt: skip
+
+
+def test_verbs_that_only_read_say_no_server_running_and_start_none(run_termux, socket_dir) -> None:  # type: ignore[no-untyped-def]
+    for verb in READING_VERBS:
+        result = run_termux(*verb)
+        assert (result.returncode, result.stdout) == (1, ""), verb
+        assert result.stderr == f"termux: no server running on {socket_dir / 'default'} (no_server)\n", verb
     assert not (socket_dir / "default").exists()
+    assert not (socket_dir / "default.log").exists()  # nobody tried to start one
+
+
+def test_new_starts_a_server_when_none_runs(run_termux, socket_dir) -> None:  # type: ignore[no-untyped-def]
+    try:
+        assert run_termux("new", "-d", "-s", "made", "--", "sleep", "60").stdout == "made\n"
+        assert "made" in run_termux("ls").stdout
+    finally:
+        run_termux("kill-server")
 
 
 def test_version(run_termux) -> None:  # type: ignore[no-untyped-def]

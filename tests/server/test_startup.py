@@ -31,10 +31,13 @@ def _server_pids(socket_dir: Path) -> set[int]:
 
 def test_ten_racing_clients_start_exactly_one_server(termux_env: dict[str, str], socket_dir: Path) -> None:
     with ThreadPoolExecutor(10) as pool:
-        results = list(pool.map(lambda _: run_cli(termux_env, "ls", "--json"), range(10)))
+        results = list(
+            pool.map(lambda n: run_cli(termux_env, "new", "-d", "-s", f"s{n}", "--", "sleep", "60"), range(10))
+        )
     try:
         assert [r.returncode for r in results] == [0] * 10, [r.stderr for r in results]
-        assert all(json.loads(r.stdout) == [] for r in results)
+        listed = json.loads(run_cli(termux_env, "ls", "--json").stdout)
+        assert sorted(s["name"] for s in listed) == sorted(f"s{n}" for n in range(10))
         assert len(_server_pids(socket_dir)) == 1
         log = (socket_dir / "default.log").read_text()
         assert log.count("listening on") == 1
@@ -92,7 +95,7 @@ def test_a_non_socket_file_is_never_removed(termux_env: dict[str, str], socket_d
 def test_socket_directory_is_created_private(termux_env: dict[str, str], socket_dir: Path) -> None:
     nested = socket_dir / "made" / "here"
     env = {**termux_env, "TERMUX_SOCKET_DIR": str(nested)}
-    assert run_cli(env, "ls").returncode == 0
+    assert run_cli(env, "new", "-d", "--", "sleep", "60").returncode == 0
     try:
         assert nested.stat().st_mode & 0o777 == 0o700
         assert (nested / "default").exists()
@@ -120,7 +123,7 @@ def test_socket_directory_owned_by_another_user_is_refused(termux_env: dict[str,
 def test_socket_name_and_xdg_runtime_dir(termux_env: dict[str, str], socket_dir: Path) -> None:
     env = {k: v for k, v in termux_env.items() if k != "TERMUX_SOCKET_DIR"}
     env["XDG_RUNTIME_DIR"] = str(socket_dir)
-    assert run_cli(env, "-L", "work", "ls").returncode == 0
+    assert run_cli(env, "-L", "work", "new", "-d", "--", "sleep", "60").returncode == 0
     try:
         assert (socket_dir / "termux" / "work").exists()
         assert run_cli(env, "ls", "-L", "work").returncode == 0  # -L after the verb too
