@@ -70,23 +70,32 @@ DESCRIPTIONS = {
 }
 
 
-def printer(path: Path, gated: bool = True) -> list[str]:
-    """`cat` of `path` on a tty that passes bytes unchanged; gated: after one line of input."""
-    gate = "read go; " if gated else ""
-    return ["sh", "-c", f"stty -opost -echo; {gate}exec cat {shlex.quote(str(path))}"]
+def printer(path: Path, stamp: Path | None = None) -> list[str]:
+    """`cat` of `path` on a tty that passes bytes unchanged; with `stamp`, only after one line of
+    input, and the wall-clock time `cat` returned is then written to `stamp`."""
+    if stamp is None:
+        return ["sh", "-c", f"stty -opost -echo; exec cat {shlex.quote(str(path))}"]
+    done = f"date +%s.%N > {shlex.quote(str(stamp))}"
+    return ["sh", "-c", f"stty -opost -echo; read go; cat {shlex.quote(str(path))}; {done}"]
 
 
 @dataclass(frozen=True)
 class Timed:
-    seconds: float
+    seconds: float  # until every byte was consumed (termux: parsed)
     cpu: float  # server + client CPU seconds over the run (0 for the raw PTY)
+    program: float  # until the program itself was done writing
+
+
+def _program_time(stamp: Path, started: float) -> float:
+    """Seconds from `started` (time.time()) until the printer wrote its stamp."""
+    return float(stamp.read_text()) - started
 
 
 def raw_pty_run(path: Path) -> Timed:
     """`cat` on a plain PTY, its master read as fast as the loop can: the ceiling."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: exec the printer with the PTY as its terminal
-        argv = printer(path, gated=False)
+        argv = printer(path)
         os.execvp(argv[0], argv)
     start = time.monotonic()
     try:
@@ -100,7 +109,7 @@ def raw_pty_run(path: Path) -> Timed:
     finally:
         os.close(fd)
         os.waitpid(pid, 0)
-    return Timed(elapsed, 0.0)
+    return Timed(elapsed, 0.0, elapsed)
 
 
 def _cpu(pids: list[int]) -> int:
@@ -117,18 +126,18 @@ def termux_run(server: IsolatedServer, path: Path, focused: bool, label: str) ->
     """From the newline that starts `cat` until session.exited, the TUI attached (to it or not)."""
     from termux.client import Client
 
+    stamp = path.with_name(f"{label}-{server.socket_dir.name}.done")
     with Client.connect(server.socket_path, autostart=False) as client:
         client.request("client.attach", follow=[])  # events only
-        info = client.request(
-            "session.new", name=label, command=printer(path), cols=SESSION_COLS, rows=SESSION_ROWS, cwd="/"
-        )
+        command = printer(path, stamp)
+        info = client.request("session.new", name=label, command=command, cols=SESSION_COLS, rows=SESSION_ROWS, cwd="/")
         sid = info["session"]["id"]
         tui = server.terminal("attach", "-t", label if focused else "home", cols=COLS, rows=ROWS)
         try:
             _ready(tui, label)  # its name in the sidebar: the TUI knows the session
             pids = [server.pid, tui.pid]
             cpu_before = _cpu(pids)
-            start = time.monotonic()
+            start, wall = time.monotonic(), time.time()
             client.request("session.send", target=sid, keys=["Enter"])
             while True:
                 message = client.next_push(TIMEOUT)
@@ -142,25 +151,26 @@ def termux_run(server: IsolatedServer, path: Path, focused: bool, label: str) ->
         finally:
             tui.close()
         client.request("session.kill", target=sid)
-    return Timed(elapsed, cpu)
+    return Timed(elapsed, cpu, _program_time(stamp, wall))
 
 
 def tmux_run(tmux: TmuxServer, term: Terminal, path: Path, focused: bool, channel: str) -> Timed:
     """From the newline that starts `cat` until the window's shell signals that `cat` returned."""
-    command = f"{shlex.join(printer(path))}; tmux -L {tmux.socket} wait-for -S {channel}"
+    stamp = path.with_name(f"{channel}-tmux.done")
+    command = f"{shlex.join(printer(path, stamp))}; tmux -L {tmux.socket} wait-for -S {channel}"
     window = tmux.run("new-window", *([] if focused else ["-d"]), "-P", "-F", "#{window_id}", command)
     server = tmux.pid()
     client = next((p for p in [term.pid, *descendants(term.pid)] if p != server), term.pid)
     pids = [server, client]
     cpu_before = _cpu(pids)
-    start = time.monotonic()
+    start, wall = time.monotonic(), time.time()
     tmux.run("send-keys", "-t", window, "Enter")
     tmux.run("wait-for", channel, timeout=TIMEOUT)
     elapsed = time.monotonic() - start
     cpu = (_cpu(pids) - cpu_before) / 1e9
     if focused:
         tmux.run("select-window", "-t", "main:0")
-    return Timed(elapsed, cpu)
+    return Timed(elapsed, cpu, _program_time(stamp, wall))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -218,15 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     print("## Throughput\n")
     header = [
         "workload", "mode", "MB", "raw PTY MB/s", "tmux MB/s", "termux MB/s", "termux/tmux",
-        "tmux CPU s/MB", "termux CPU s/MB",
+        "tmux CPU s/MB", "termux CPU s/MB", "tmux program MB/s", "termux program MB/s",
     ]  # fmt: skip
     if args.baseline:
-        header += [f"termux {args.baseline} MB/s", f"termux {args.baseline} CPU s/MB"]
+        header += [f"{args.baseline} MB/s", f"{args.baseline} CPU s/MB", f"{args.baseline} program MB/s"]
     print(markdown_table(header, rows))
     print(
         f"\n`cat` of a prepared file; clock from the newline that starts it to its end (termux: every byte"
         f" parsed); clients in {COLS}x{ROWS} PTYs (termux: the TUI); scrollback {HISTORY} lines on both;"
-        " CPU: server + client. termux/tmux > 1 means termux is faster."
+        " CPU: server + client; program MB/s: until `cat` itself returned. termux/tmux > 1 means termux"
+        " is faster."
     )
     return 0
 
@@ -239,8 +250,9 @@ def _row(
     row += [f"{mb / tmux.seconds:.2f}" if tmux else "", f"{mb / termux.seconds:.2f}"]
     row += [f"{tmux.seconds / termux.seconds:.2f}×" if tmux else ""]
     row += [f"{tmux.cpu / mb:.2f}" if tmux else "", f"{termux.cpu / mb:.2f}"]
+    row += [f"{mb / tmux.program:.2f}" if tmux else "", f"{mb / termux.program:.2f}"]
     if before is not None:
-        row += [f"{mb / before.seconds:.2f}", f"{before.cpu / mb:.2f}"]
+        row += [f"{mb / before.seconds:.2f}", f"{before.cpu / mb:.2f}", f"{mb / before.program:.2f}"]
     return row
 
 
