@@ -128,7 +128,13 @@ class Session:
     # -- reading -------------------------------------------------------------------------------
 
     def _on_readable(self) -> None:
-        if nbytes := self._read_once():
+        # A PTY read returns at most a few KiB, so one read per wake-up would take in only that
+        # much per pass of the loop, however fast the program writes: read until the PTY is
+        # empty, READ_SIZE at most (or the high watermark).
+        nbytes = 0
+        while nbytes < READ_SIZE and self.backlog.size < HIGH_WATERMARK and (got := self._read_once()):
+            nbytes += got
+        if nbytes:
             self._after_reading(nbytes)
 
     def _read_once(self) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import select
 import socket
 from pathlib import Path
@@ -470,3 +471,17 @@ def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one()
     pacer.forget("flood")
     assert not pacer.rests("flood", 5000, now=1.0)  # a big read: at once
     assert pacer.next_tick(1.01) == pytest.approx(1.05)
+
+
+async def test_one_wake_up_reads_everything_the_pty_holds(tmp_path: Path) -> None:
+    fifo = tmp_path / "written"
+    os.mkfifo(fifo)
+    program = f"head -c 12000 /dev/zero | tr '\\0' x; echo > {fifo}; exec cat"
+    server = Server(tmp_path / "sock")
+    session = server.new_session(NewArgs(name="burst", command=["sh", "-c", program]))
+    session.pause_reading()  # before the loop ever reads it
+    await asyncio.to_thread(fifo.read_text)  # the program wrote all 12,000 bytes into the PTY
+    session.resume_reading()
+    session._on_readable()  # one wake-up: a PTY read returns a few KiB at most, so several reads
+    assert session.bytes_read == 12000
+    await server.kill_session(session)
