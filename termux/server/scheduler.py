@@ -54,8 +54,9 @@ BATCH_BUDGET = BACKGROUND_BUDGET
 # meanwhile waits in the PTY, and every resting session is then read in one go, in one pass of the
 # loop. A session printing a line at a time then costs a read, a parse and a push per tick instead
 # of per line (and a parse of several lines is cheaper per line). Faster output is read at once,
-# as before; what a view focuses is never held back. The PTY's buffer holds far more than
-# SMALL_READ, so a program never blocks on a resting session.
+# as before; what a view focuses is never held back. The PTY's buffer holds several times
+# SMALL_READ, so a program printing a little never blocks on a resting session (a sudden burst
+# waits at most one tick, then it is read at once).
 READ_REST = 0.05
 SMALL_READ = 4096
 
