@@ -9,6 +9,8 @@ ByteStream in fixed-size chunks (default 4096 bytes, about what one PTY read ret
     python benchmarks/emulator.py                  # full run (1 MB per workload, a few minutes)
     python benchmarks/emulator.py --size 0.25      # quicker: 0.25 MB per workload
     python benchmarks/emulator.py --only yes --profile   # profile termux's measured window only
+    python benchmarks/emulator.py --baseline main --no-stock   # before/after: main's emulator beside this one
+    python benchmarks/emulator.py --snapshot --baseline main    # snapshot ms per screen size, before/after
 
 "With scrollback" means `pyte.HistoryScreen(history=10000)` for stock pyte and
 `termux.emulator.Screen(history=10000)` for termux; "without" is `pyte.Screen` and
@@ -18,14 +20,17 @@ ByteStream in fixed-size chunks (default 4096 bytes, about what one PTY read ret
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import random
+import shutil
 import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyte
 
@@ -168,6 +173,47 @@ def reference(columns: int, lines: int, history: bool) -> tuple[object, Callable
     return screen, ref_stream.ByteStream(screen).feed
 
 
+_baselines: dict[str, object] = {}
+
+
+def load_baseline(ref: str) -> object:
+    """termux.emulator as it is at git `ref`, imported beside this one (it only needs pyte and msgspec)."""
+    import importlib.util
+    import subprocess
+    import tempfile
+
+    if ref in _baselines:
+        return _baselines[ref]
+    root = Path(__file__).resolve().parent.parent
+    where = Path(tempfile.mkdtemp(prefix="tx-emu-baseline-"))
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+    archive = subprocess.run(
+        ["git", "-C", str(root), "archive", ref, "termux/emulator"], check=True, capture_output=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(where)], input=archive.stdout, check=True)
+    package = where / "termux" / "emulator"
+    name = f"termux_baseline_{len(_baselines)}"
+    spec = importlib.util.spec_from_file_location(
+        name, package / "__init__.py", submodule_search_locations=[str(package)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    _baselines[ref] = module
+    return module
+
+
+def baseline(ref: str) -> Callable[[int, int, bool], tuple[object, Callable[[bytes], None]]]:
+    module: Any = load_baseline(ref)
+
+    def make(columns: int, lines: int, history: bool) -> tuple[object, Callable[[bytes], None]]:
+        screen = module.Screen(columns, lines, history=HISTORY if history else 0)
+        return screen, module.ByteStream(screen).feed
+
+    return make
+
+
 def _secs(result: Result) -> float:
     return result.seconds
 
@@ -249,12 +295,25 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also measure termux's reference classes (termux.emulator.screen/.stream: no fast paths)",
     )
+    ap.add_argument(
+        "--baseline",
+        metavar="GITREF",
+        help="also measure termux.emulator as it is at GITREF (before/after in one run, runs interleaved)",
+    )
+    ap.add_argument(
+        "--snapshot",
+        action="store_true",
+        help="only measure snapshot() of full SGR-heavy screens (80x24, 120x40, 300x100, 1000x1000)",
+    )
+    ap.add_argument("--per-feed", action="store_true", help="also report the cost of one small feed() call")
     ap.add_argument("--memory", action="store_true", help="also report scrollback bytes per line")
     ap.add_argument("--memory-lines", type=int, default=2000, help="lines kept for --memory (default 2000)")
     ap.add_argument("--profile", action="store_true", help="profile termux's measured window (stderr)")
     ap.add_argument("--profile-stock", action="store_true", help="profile stock pyte's measured window")
     ap.add_argument("--profiler", choices=("pyinstrument", "cprofile"), default="pyinstrument")
     args = ap.parse_args(argv)
+    if args.snapshot:
+        return report_snapshot(args)
 
     size = int(args.size * MB)
     names = args.only or list(WORKLOADS)
@@ -266,22 +325,31 @@ def main(argv: list[str] | None = None) -> int:
         f"Python {sys.version.split()[0]}, pyte {pyte_version()}"
     )
     print()
+    before = baseline(args.baseline) if args.baseline else None
+    header = ["workload", "scrollback", "stock pyte MB/s"]
     if args.reference:
-        print("| workload | scrollback | stock pyte MB/s | termux, no fast paths MB/s | termux MB/s | ratio |")
-        print("| --- | --- | ---: | ---: | ---: | ---: |")
-    else:
-        print("| workload | scrollback | stock pyte MB/s | termux MB/s | ratio |")
-        print("| --- | --- | ---: | ---: | ---: |")
+        header.append("termux, no fast paths MB/s")
+    if before is not None:
+        header.append(f"termux @{args.baseline} MB/s")
+    header += ["termux MB/s", "ratio to stock"]
+    if before is not None:
+        header.append(f"ratio to @{args.baseline}")
+    print("| " + " | ".join(header) + " |")
+    print("| --- | --- | " + " | ".join(["---:"] * (len(header) - 2)) + " |")
     for name in names:
         data = WORKLOADS[name](size)
         parts = chunks(data, args.chunk)
         for history in modes:
-            # termux's runs bracket stock pyte's in time (half before, half after), so that a
-            # change in machine load during the run hits both sides.
+            # termux's runs bracket the others in time (half before, half after), so that a change in
+            # machine load during the run hits every side.
             prof = make_profiler(args.profiler) if args.profile else None
-            t_res = measure(termux, parts, len(data), args, (args.repeat + 1) // 2, history, prof)
+            first = (args.repeat + 1) // 2
+            t_res = measure(termux, parts, len(data), args, first, history, prof)
             if prof is not None:
                 report_profile(prof, args.profiler)
+            b_res: Result | None = None
+            if before is not None:
+                b_res = measure(before, parts, len(data), args, first, history)
             s_res: Result | None = None
             if not args.no_stock:
                 prof = make_profiler(args.profiler) if args.profile_stock else None
@@ -290,14 +358,23 @@ def main(argv: list[str] | None = None) -> int:
                     report_profile(prof, args.profiler)
             if args.repeat > 1:
                 t_res = min(t_res, measure(termux, parts, len(data), args, args.repeat // 2, history), key=_secs)
+                if before is not None and b_res is not None:
+                    again = measure(before, parts, len(data), args, args.repeat // 2, history)
+                    b_res = min(b_res, again, key=_secs)
             r_res: Result | None = None
             if args.reference:
                 r_res = measure(reference, parts, len(data), args, args.stock_repeat, history)
-            stock_col = f"{s_res.mb_s:.2f}" if s_res else "-"
-            ratio = f"{t_res.mb_s / s_res.mb_s:.1f}x" if s_res else "-"
-            sb = "on" if history else "off"
-            ref = f" {r_res.mb_s:.2f} |" if r_res else ""
-            print(f"| {DESCRIPTIONS[name]} | {sb} | {stock_col} |{ref} {t_res.mb_s:.2f} | {ratio} |", flush=True)
+            row = [DESCRIPTIONS[name], "on" if history else "off", f"{s_res.mb_s:.2f}" if s_res else "-"]
+            if args.reference:
+                row.append(f"{r_res.mb_s:.2f}" if r_res else "-")
+            if b_res is not None:
+                row.append(f"{b_res.mb_s:.2f}")
+            row += [f"{t_res.mb_s:.2f}", f"{t_res.mb_s / s_res.mb_s:.1f}x" if s_res else "-"]
+            if b_res is not None:
+                row.append(f"{t_res.mb_s / b_res.mb_s:.2f}x")
+            print("| " + " | ".join(row) + " |", flush=True)
+    if args.per_feed:
+        report_per_feed(args, before)
     if args.memory:
         print()
         print(f"scrollback memory, bytes per line ({args.memory_lines} lines kept, shared objects counted once)")
@@ -312,6 +389,117 @@ def main(argv: list[str] | None = None) -> int:
             stock_b, ours_b = sizes
             print(f"| {DESCRIPTIONS[name]} | {stock_b:.0f} | {ours_b:.0f} | {stock_b / ours_b:.1f}x |", flush=True)
     return 0
+
+
+# --- the cost of one snapshot ------------------------------------------------------------------
+
+SNAPSHOT_SIZES = ((80, 24), (120, 40), (300, 100), (1000, 1000))
+RAINBOW_MAX_CELLS = 100_000  # a colour per cell on a larger screen takes minutes just to feed
+
+
+def gen_rainbow(columns: int, lines: int) -> bytes:
+    """A screen where every character has its own colours (256-colour fg and bg, some bold): the
+    most runs a screen can hold, one per cell."""
+    out = ["\x1b[H"]
+    for y in range(lines):
+        out.append(f"\x1b[{y + 1};1H")
+        for x in range(columns):
+            bold = "1;" if (x + y) % 5 == 0 else ""
+            out.append(f"\x1b[{bold}38;5;{(x * 7 + y) % 256};48;5;{(x + y * 3) % 256}m{chr(33 + (x + y) % 94)}")
+    return "".join(out).encode()
+
+
+def snapshot_screens(module: Any, columns: int, lines: int) -> dict[str, object]:
+    """The screens a snapshot is measured on, fed through `module`'s emulator."""
+    listing = module.Screen(columns, lines, history=0)
+    module.ByteStream(listing).feed(gen_sgr(columns * lines * 3))  # scrolled until full
+    screens: dict[str, object] = {"`ls --color` listing": listing}
+    if columns * lines <= RAINBOW_MAX_CELLS:
+        rainbow = screens["a colour per cell"] = module.Screen(columns, lines, history=0)
+        module.ByteStream(rainbow).feed(gen_rainbow(columns, lines))
+    return screens
+
+
+def snapshot_ms(module: Any, screen: object, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        module.snapshot(screen)
+        best = min(best, time.process_time() - t0)
+    return best * 1000
+
+
+def report_snapshot(args: argparse.Namespace) -> int:
+    before: Any = load_baseline(args.baseline) if args.baseline else None
+    print(f"snapshot() CPU ms, best of {args.repeat}; Python {sys.version.split()[0]}")
+    print()
+    header = ["screen", "content"] + ([f"@{args.baseline} ms"] if before is not None else []) + ["termux ms"]
+    if before is not None:
+        header.append("speed-up")
+    print("| " + " | ".join(header) + " |")
+    print("| --- | --- | " + " | ".join(["---:"] * (len(header) - 2)) + " |")
+    for columns, lines in SNAPSHOT_SIZES:
+        ours = snapshot_screens(temu, columns, lines)
+        theirs = snapshot_screens(before, columns, lines) if before is not None else {}
+        for content, screen in ours.items():
+            repeat = args.repeat if columns * lines < 100_000 else 1
+            # before/after interleaved, so that a change in machine load hits both sides
+            now = snapshot_ms(temu, screen, (repeat + 1) // 2)
+            old = snapshot_ms(before, theirs[content], repeat) if before is not None else None
+            now = min(now, snapshot_ms(temu, screen, repeat // 2)) if repeat > 1 else now
+            row = [f"{columns}x{lines}", content] + ([f"{old:.2f}"] if old is not None else []) + [f"{now:.2f}"]
+            if old is not None:
+                row.append(f"{old / now:.1f}x")
+            print("| " + " | ".join(row) + " |", flush=True)
+    return 0
+
+
+# --- the cost of one small feed ----------------------------------------------------------------
+
+PER_FEED = {
+    "one log line": b"2026-11-30T12:00:00.000Z INFO  [svc.worker-3] request handled upstream path=/api/v1/items/42\r\n",
+    "one SGR line": b"\x1b[32mINFO \x1b[0m worker-03 handled \x1b[1;31mrequest\x1b[0m id=12345 path=/api/items/7\r\n",
+    "a keystroke echo": b"a",
+}
+
+
+def per_feed_us(
+    make: Callable[..., tuple[object, Callable[[bytes], None]]],
+    data: bytes,
+    args: argparse.Namespace,
+    history: bool,
+    calls: int = 20_000,
+) -> float:
+    """CPU microseconds per feed() of `data`, best of --repeat runs of `calls` calls."""
+    best = float("inf")
+    for _ in range(max(1, args.repeat)):
+        _screen, feed = make(args.columns, args.lines, history)
+        gc.collect()
+        t0 = time.process_time()
+        for _ in range(calls):
+            feed(data)
+        best = min(best, time.process_time() - t0)
+    return best / calls * 1e6
+
+
+def report_per_feed(
+    args: argparse.Namespace, before: Callable[..., tuple[object, Callable[[bytes], None]]] | None
+) -> None:
+    """What a chatty session's chunk costs: one short piece of output per feed() call, as a program
+    printing a line at a time (or echoing a keystroke) produces."""
+    print()
+    print(f"one feed() call, {args.columns}x{args.lines}, CPU microseconds per call (best of {args.repeat})")
+    print()
+    header = ["chunk", "scrollback"] + ([f"termux @{args.baseline} us"] if before else []) + ["termux us"]
+    print("| " + " | ".join(header) + " |")
+    print("| --- | --- | " + " | ".join(["---:"] * (len(header) - 2)) + " |")
+    for name, data in PER_FEED.items():
+        for history in (False, True):
+            row = [name, "on" if history else "off"]
+            if before is not None:
+                row.append(f"{per_feed_us(before, data, args, history):.1f}")
+            row.append(f"{per_feed_us(termux, data, args, history):.1f}")
+            print("| " + " | ".join(row) + " |", flush=True)
 
 
 # --- scrollback memory -------------------------------------------------------------------------
@@ -358,7 +546,7 @@ def scrollback_bytes_per_line(name: str, lines_wanted: int, args: argparse.Names
     pyte.ByteStream(stock_screen).feed(data)
     stock_lines = stock_screen.history.top
     stock_bytes = deep_size(stock_lines, set()) - sys.getsizeof(stock_lines)
-    ours = list(probe.history)
+    ours = [probe.history.stored(i) for i in range(len(probe.history))]  # as kept, not as read
     ours_bytes = deep_size(ours, set()) - sys.getsizeof(ours)
     return stock_bytes / max(1, len(stock_lines)), ours_bytes / max(1, len(ours))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import resource
 import select
 import shlex
 import shutil
@@ -44,6 +45,10 @@ def termux_env(socket_dir: Path, base: Mapping[str, str] | None = None, checkout
     for inherited in ("TERMUX", "TMUX", "XDG_RUNTIME_DIR"):
         env.pop(inherited, None)
     env.setdefault("TERM", "xterm-256color")
+    # Sessions run $SHELL: the user's shell reads the user's rc files (version managers that rehash
+    # under a lock, prompts that run programs), which makes tests depend on this machine's setup.
+    # Tests that need bash start it themselves.
+    env["SHELL"] = "/bin/sh"
     return env
 
 
@@ -107,8 +112,12 @@ class IsolatedServer:
         assert self.proc is not None, "server not started"
         return self.proc.pid
 
-    def start(self, *server_args: str, timeout: float = 30.0) -> IsolatedServer:
-        """Start the server and block until it says it is listening (on --ready-fd, no polling)."""
+    def start(
+        self, *server_args: str, timeout: float = 30.0, nofile: tuple[int, int] | None = None
+    ) -> IsolatedServer:
+        """Start the server and block until it says it is listening (on --ready-fd, no polling).
+        `nofile`: the RLIMIT_NOFILE (soft, hard) the server process starts with."""
+        limit = None if nofile is None else lambda: resource.setrlimit(resource.RLIMIT_NOFILE, nofile)
         ready_r, ready_w = os.pipe()
         try:
             try:
@@ -122,6 +131,7 @@ class IsolatedServer:
                         stdout=log,
                         stderr=subprocess.STDOUT,
                         start_new_session=True,
+                        preexec_fn=limit,
                     )
             finally:
                 os.close(ready_w)

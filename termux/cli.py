@@ -175,6 +175,10 @@ def cmd_capture(args: argparse.Namespace) -> int:
         request["start"] = args.start
     if args.end is not None:
         request["end"] = args.end
+    if args.grep is not None:
+        from termux.client.grep import capture_grep
+
+        return capture_grep(args, request)
     with connect(args) as client:
         result = client.request("session.capture", **request)
     if args.json:
@@ -279,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("-e", dest="escapes", action="store_true", help="keep colours and attributes as escapes")
     sub.add_argument("-S", dest="start", type=int, metavar="START", help="first line (negative: scrollback)")
     sub.add_argument("-E", dest="end", type=int, metavar="END", help="last line")
+    sub.add_argument("--grep", metavar="REGEX", help="only the lines that match, numbered (-S: history's start)")
     with_json(sub)
 
     with_target(verb("kill", cmd_kill, "kill a session"))
@@ -295,6 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
     from termux.client.events import add_verbs as add_event_verbs
 
     add_event_verbs(verb, with_target, with_json)
+    from termux.client.buffers import add_verbs as add_buffer_verbs
+
+    add_buffer_verbs(verb, with_target, with_json)
     return parser
 
 

@@ -4,7 +4,7 @@ key modes; never raises) and ByteStream, plus snapshot/capture/preview. See docs
 # The reference classes (.screen, .stream) with the fast paths on top (.fast): identical results.
 from .fast import ByteStream, Screen, Stream
 from .history import Scrollback
-from .render import capture, preview, sgr, snapshot
+from .render import capture, capture_rows, cursor_position, preview, render_row, sgr, snapshot, wrapped
 from .screen import (
     BRACKETED_PASTE,
     DECCKM,
@@ -34,7 +34,11 @@ __all__ = [
     "Scrollback",
     "Stream",
     "capture",
+    "capture_rows",
+    "cursor_position",
     "preview",
+    "render_row",
     "sgr",
     "snapshot",
+    "wrapped",
 ]

@@ -13,14 +13,17 @@ converted cell by cell.
 
 What this module does about it:
 
-- `Screen.draw`: a run of printable ASCII is written one row segment at a time
-  (`dict.update(zip(range, map(cells, text)))`, C speed) from a cache of cell objects per (attributes,
-  character). Cells are immutable tuples, so sharing them is invisible.
+- The cell store (`rows.py`): a row drawn with single-width text stays text and style runs
+  (`Packed`), and becomes pyte's cells only when something reads it through `screen.buffer`. Drawing
+  appends a run, erasing writes one, a line feed shifts a list, and a row leaving the screen goes into
+  the scrollback straight from its runs.
+- `Screen.draw`: a run of printable ASCII is written one row segment at a time, each segment one run
+  (or, on a row already made of cells, `dict.update(zip(range, map(cells, text)))` from a cache of cell
+  objects per (attributes, character); cells are immutable tuples, so sharing them is invisible).
 - `Screen.draw_lines` (called by the stream for two or more CR LF-ended lines of printable ASCII): once
   the cursor sits at the start of a blank bottom row, each line becomes rows and the region is shifted
   once per block; rows that scroll past unseen are only built when the scrollback keeps them, and then
-  straight into its compact form.
-- `FastScreenBase.index` (below the reference Screen in the MRO): the region shift is one dict.update.
+  straight into its stored form.
 - `Stream._run`: one regular expression recognises text runs, CR LF, C0 controls, plain CSI sequences
   (`ESC [ [?] digits;... final`) and ESC finals, and calls the handlers the reference parser would
   call, with the same arguments. Everything else goes through the reference parser.
@@ -33,6 +36,7 @@ after the line that raised.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from itertools import compress, repeat
 from operator import attrgetter, itemgetter, ne
@@ -41,9 +45,10 @@ from typing import Any
 import pyte
 from pyte import charsets as cs
 from pyte import modes as mo
-from pyte.screens import Margins, StaticDefaultDict
+from pyte.screens import Margins
 
-from .history import EMPTY_LINE, compact_line, intern_style
+from .history import DEFAULT_STYLE, Stored, compact_line, intern_style, pack_line
+from .rows import Buffer, Cells, Packed, is_wrapped, stored_runs
 from .screen import Screen as _ReferenceScreen
 from .stream import ByteStream as _ReferenceByteStream
 from .stream import Stream as _ReferenceStream
@@ -61,35 +66,8 @@ _style = itemgetter(slice(1, None))
 _ext = attrgetter("ext")  # termux cells: None, or a non-empty (truthy) Ext
 
 
-class _Cells(dict[str, Any]):
-    """char -> cell with fixed attributes, made on first use (the very cell draw() would make)."""
-
-    __slots__ = ("attrs",)
-
-    def __init__(self, attrs: Any) -> None:
-        self.attrs = attrs
-
-    def __missing__(self, char: str) -> Any:
-        cell = self.attrs._replace(data=char)
-        self[char] = cell
-        return cell
-
-
 class FastScreenBase(pyte.Screen):
     """pyte.Screen's own methods, faster (identical results); sits below the reference Screen."""
-
-    def index(self) -> None:
-        top, bottom = self.margins or Margins(0, self.lines - 1)
-        if self.cursor.y == bottom:
-            self.dirty.update(range(self.lines))
-            buffer = self.buffer
-            if bottom > top:
-                # pyte: for y in range(top, bottom): buffer[y] = buffer[y + 1]
-                moved = map(buffer.__getitem__, range(top + 1, bottom + 1))
-                buffer.update(zip(range(top, bottom), moved, strict=True))
-            buffer.pop(bottom, None)
-        else:
-            self.cursor_down()
 
     def cursor_position(self, line: int | None = None, column: int | None = None) -> None:
         column = (column or 1) - 1
@@ -127,15 +105,21 @@ class FastScreenBase(pyte.Screen):
 
 
 class FastScreenMixin(_ReferenceScreen):
-    """Batching and caching on top of the reference Screen."""
+    """The cell store, batching and caching on top of the reference Screen."""
+
+    buffer: Buffer  # type: ignore[assignment]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # id(attrs) -> (attrs, cells); holding attrs keeps its id from being reused.
-        self._cell_caches: dict[int, tuple[Any, _Cells]] = {}
-        self._cells_by_value: dict[tuple[Any, Any], _Cells] = {}
+        self._cell_caches: dict[int, tuple[Any, Cells]] = {}
+        self._cells_by_value: dict[tuple[Any, Any], Cells] = {}
         super().__init__(*args, **kwargs)
+        self.buffer = Buffer(self, self.lines)
 
-    def _cells(self, attrs: Any) -> _Cells:
+    def _new_buffer(self) -> Buffer:  # type: ignore[override]
+        return Buffer(self, self.lines)
+
+    def _cells(self, attrs: Any) -> Cells:
         entry = self._cell_caches.get(id(attrs))
         if entry is not None and entry[0] is attrs:
             return entry[1]
@@ -146,50 +130,52 @@ class FastScreenMixin(_ReferenceScreen):
         if cells is None:
             if len(self._cells_by_value) >= _CELL_CACHE_LIMIT:
                 self._cells_by_value.clear()
-            cells = self._cells_by_value[key] = _Cells(attrs)
+            cells = self._cells_by_value[key] = Cells(attrs)
         if len(self._cell_caches) >= _CELL_CACHE_LIMIT:
             self._cell_caches.clear()
         self._cell_caches[id(attrs)] = (attrs, cells)
         return cells
 
+    def _fill_rows(self, rows: list[Any], a: int, b: int) -> None:
+        """Rows a..b-1 that do not exist become empty ones: pyte's scrolls read (and so make) every
+        row they move."""
+        if None in rows[a:b]:
+            default = self.default_char
+            for y in range(a, b):
+                if rows[y] is None:
+                    rows[y] = Packed(default)
+
     # ------------------------------------------------------------------ text
+
+    def _put(self, y: int, x: int, text: str, cells: Cells) -> None:
+        """Write `text` (printable ASCII, fitting in the row) at (x, y) in `cells`' attributes."""
+        rows = self.buffer.rows
+        row = rows[y]
+        if row is None:
+            rows[y] = Packed(self.default_char, x, text, cells)
+            return
+        if row.__class__ is Packed:
+            if row.write(x, text, cells):
+                return
+            row = rows[y] = row.materialize()
+        # A row of cells. Keep wide characters whole: blank the half not overwritten (as the
+        # reference draw; get() because a missing cell is the line's default, never a stub).
+        end = x + len(text)
+        if x:
+            cell = row.get(x)
+            if cell is not None and cell.data == "":
+                row[x - 1] = row[x - 1]._replace(data=" ")
+        if end < self.columns:
+            cell = row.get(end)
+            if cell is not None and cell.data == "":
+                row[end] = cell._replace(data=" ")
+        row.update(zip(range(x, end), map(cells.__getitem__, text), strict=True))
 
     def draw(self, data: str) -> None:
         cursor = self.cursor
         columns = self.columns
         x = cursor.x
         n = len(data)
-        if (
-            n
-            and x + n <= columns
-            and not self.charset
-            and self.g0_charset is _LAT1
-            and IRM not in self.mode
-            and data.isascii()
-            and data.isprintable()
-        ):
-            # The common case: printable ASCII that fits on the cursor's row.
-            attrs = cursor.attrs
-            entry = self._cell_caches.get(id(attrs))
-            cells = entry[1] if entry is not None and entry[0] is attrs else self._cells(attrs)
-            y = cursor.y
-            line = self.buffer[y]
-            # Keep wide characters whole: blank the half not overwritten (as the reference draw;
-            # get() because a missing cell is the line's default, never a stub).
-            if x:
-                cell = line.get(x)
-                if cell is not None and cell.data == "":
-                    line[x - 1] = line[x - 1]._replace(data=" ")
-            end = x + n
-            if end < columns:
-                cell = line.get(end)
-                if cell is not None and cell.data == "":
-                    line[end] = cell._replace(data=" ")
-            line.update(zip(range(x, end), map(cells.__getitem__, data), strict=False))
-            cursor.x = end
-            self._last_char = data[-1]  # for REP (CSI b), as the reference draw
-            self.dirty.add(y)
-            return
         if (
             self.charset
             or self.g0_charset is not _LAT1
@@ -200,70 +186,230 @@ class FastScreenMixin(_ReferenceScreen):
         ):
             super().draw(data)
             return
-        # The reference draw, one row segment at a time (every character is one cell wide).
         attrs = cursor.attrs
         entry = self._cell_caches.get(id(attrs))
         cells = entry[1] if entry is not None and entry[0] is attrs else self._cells(attrs)
-        buffer = self.buffer
-        i = 0
         y = cursor.y
+        if n and x + n <= columns:  # the common case: it fits on the cursor's row
+            self._put(y, x, data, cells)
+            cursor.x = x + n
+            self._last_char = data[-1]  # for REP (CSI b), as the reference draw
+            self.dirty.add(y)
+            return
+        # The reference draw, one row segment at a time (every character is one cell wide).
+        i = 0
         while i < n:
             if x >= columns:
                 if DECAWM in self.mode:
                     self.dirty.add(y)
+                    self._mark_wrapped(y)
                     cursor.x = 0
                     self.index()
                     x, y = 0, cursor.y
                 else:
                     # No autowrap: each further character lands in the last column.
-                    line = buffer[y]
-                    x = columns - 1
-                    if x and line[x].data == "":
-                        line[x - 1] = line[x - 1]._replace(data=" ")
-                    line[x] = cells[data[n - 1]]
+                    self._put(y, columns - 1, data[n - 1], cells)
                     x = columns
                     break
-            line = buffer[y]
             k = columns - x
             if k > n - i:
                 k = n - i
-            # Keep wide characters whole: blank the half not overwritten (as the reference draw).
-            if x:
-                cell = line.get(x)
-                if cell is not None and cell.data == "":
-                    line[x - 1] = line[x - 1]._replace(data=" ")
-            end = x + k
-            if end < columns:
-                cell = line.get(end)
-                if cell is not None and cell.data == "":
-                    line[end] = cell._replace(data=" ")
-            if k == 1:
-                line[x] = cells[data[i]]
-            else:
-                line.update(zip(range(x, end), map(cells.__getitem__, data[i : i + k]), strict=True))
-            x = end
+            self._put(y, x, data[i : i + k], cells)
+            x += k
             i += k
         cursor.x = x
         if n:
             self._last_char = data[-1]
         self.dirty.add(y)
 
+    # ------------------------------------------------------------------ erasing
+
     def erase_in_line(self, how: int = 0, private: bool = False) -> None:
-        if how != 0:
-            super().erase_in_line(how, private)
-            return
-        # EL 0 (erase to the end of the line, the one redraws use): the reference's three layers in one.
         cursor = self.cursor
         x = cursor.x
         y = cursor.y
+        columns = self.columns
+        rows = self.buffer.rows
+        row = rows[y]
+        attrs = cursor.attrs
+        if how in (0, 1, 2) and (row is None or row.__class__ is Packed) and attrs.data == " ":
+            a, b = (x, columns) if how == 0 else (0, x + 1) if how == 1 else (0, columns)
+            if b <= columns:  # (EL 1 in the pending-wrap column writes one past the edge: cells)
+                # A row of runs holds no wide characters: nothing for _fix_wide to mend.
+                self.dirty.add(y)
+                if a >= b:
+                    if row is None:
+                        rows[y] = Packed(self.default_char)
+                    else:
+                        row.wrapped = False
+                    return
+                blanks = " " * (b - a)
+                cells = self._cells(attrs)
+                if row is None:
+                    rows[y] = Packed(self.default_char, a, blanks, cells)
+                    return
+                if row.write(a, blanks, cells):
+                    if how != 1:  # the row's end is erased: it no longer goes on on the next row
+                        row.wrapped = False
+                    return
+        if how != 0:
+            super().erase_in_line(how, private)
+            return
+        # EL 0 on a row of cells: the reference's three layers in one.
         self.dirty.add(y)
         line = self.buffer[y]
-        line.update(dict.fromkeys(range(x, self.columns), cursor.attrs))
+        line.update(dict.fromkeys(range(x, columns), attrs))
+        if getattr(line, "wrapped", False):
+            line.wrapped = False  # type: ignore[attr-defined]
         if x:
             # _fix_wide(y, x - 1) only ever changes a stub or a wide character: never ASCII.
             cell = line.get(x - 1)
             if cell is not None and not (cell.data.isascii() and cell.data):
                 self._fix_wide(y, x - 1)
+
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        attrs = self.cursor.attrs
+        if how not in (0, 1, 2) or attrs.data != " ":
+            super().erase_in_display(how, *args, **kwargs)
+            return
+        # pyte's: every cell each row holds takes the cursor's attributes (missing rows are made).
+        y = self.cursor.y
+        interval = range(y + 1, self.lines) if how == 0 else range(y) if how == 1 else range(self.lines)
+        self.dirty.update(interval)
+        rows = self.buffer.rows
+        cells = self._cells(attrs)
+        default = self.default_char
+        for y in interval:
+            row = rows[y]
+            if row is None:
+                rows[y] = Packed(default)
+                continue
+            if row.__class__ is Packed:
+                row.fill(cells)
+            else:
+                row.update(dict.fromkeys(row, attrs))
+            row.wrapped = False
+        if how != 2:
+            self.erase_in_line(how)
+
+    def _mark_wrapped(self, y: int, wrapped: bool = True) -> None:
+        row = self.buffer.rows[y]
+        if row is not None:
+            row.wrapped = wrapped
+
+    def _fix_wide(self, y: int, *columns: int) -> None:
+        row = self.buffer.peek(y)
+        if row is not None and row.__class__ is not Packed:  # runs hold no wide characters
+            super()._fix_wide(y, *columns)
+
+    # ------------------------------------------------------------------ scrolling
+
+    def index(self) -> None:
+        lines = self.lines
+        margins = self.margins
+        top, bottom = (0, lines - 1) if margins is None else margins
+        if self.cursor.y != bottom:
+            self.cursor_down()
+            return
+        rows = self.buffer.rows
+        # As the reference: only a full-screen scroll of the main screen feeds the scrollback.
+        if top == 0 and bottom == lines - 1 and self._main_buffer is None and self.history.maxlen:
+            row = rows[0]
+            if row.__class__ is Packed:
+                self.history.append_stored(row.stored(self.default_char), row.wrapped)
+            else:
+                self._scroll_into_history(row)
+        self.dirty.update(range(lines))
+        if bottom > top:
+            # pyte: for y in range(top, bottom): buffer[y] = buffer[y + 1]; buffer.pop(bottom)
+            del rows[top]
+            rows.insert(bottom, None)
+            self._fill_rows(rows, top, bottom)
+        else:
+            rows[bottom] = None
+
+    def reverse_index(self) -> None:
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        if self.cursor.y != top:
+            self.cursor_up()
+            return
+        self.dirty.update(range(self.lines))
+        rows = self.buffer.rows
+        if bottom > top:
+            # pyte: for y in range(bottom, top, -1): buffer[y] = buffer[y - 1]; buffer.pop(top)
+            del rows[bottom]
+            rows.insert(top, None)
+            self._fill_rows(rows, top + 1, bottom + 1)
+        else:
+            rows[top] = None
+
+    def scroll_up(self, count: int | None = None) -> None:
+        """SU: as `count` line feeds at the bottom of the region (the reference's loop), in one shift."""
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        k = min(count or 1, bottom - top + 1)
+        rows = self.buffer.rows
+        if top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen:
+            for row in rows[:k]:
+                self._scroll_into_history(row)  # (each carries its own soft-wrap)
+        self.dirty.update(range(self.lines))
+        rows[top : bottom + 1] = [*rows[top + k : bottom + 1], *[None] * k]
+        self._fill_rows(rows, top, bottom)
+
+    def scroll_down(self, count: int | None = None) -> None:
+        """SD: as `count` reverse index at the top of the region, in one shift."""
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        k = min(count or 1, bottom - top + 1)
+        rows = self.buffer.rows
+        self.dirty.update(range(self.lines))
+        rows[top : bottom + 1] = [*[None] * k, *rows[top : bottom + 1 - k]]
+        self._fill_rows(rows, top + 1, bottom + 1)
+
+    def insert_lines(self, count: int | None = None) -> None:
+        """IL, pyte's loop on the stored rows (rows move as they are)."""
+        count = count or 1
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        y0 = self.cursor.y
+        if top <= y0 <= bottom:
+            self.dirty.update(range(y0, self.lines))
+            rows = self.buffer.rows
+            for y in range(bottom, y0 - 1, -1):
+                if y + count <= bottom and rows[y] is not None:
+                    rows[y + count] = rows[y]
+                rows[y] = None
+            self.carriage_return()
+
+    def delete_lines(self, count: int | None = None) -> None:
+        """DL, pyte's loop on the stored rows. Like pyte's (the reference), a row is only replaced by
+        one below it that exists: over a row pyte never made, it stays."""
+        count = count or 1
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        y0 = self.cursor.y
+        if top <= y0 <= bottom:
+            self.dirty.update(range(y0, self.lines))
+            rows = self.buffer.rows
+            for y in range(y0, bottom + 1):
+                if y + count <= bottom:
+                    if rows[y + count] is not None:
+                        rows[y] = rows[y + count]
+                        rows[y + count] = None
+                else:
+                    rows[y] = None
+            self.carriage_return()
+
+    def resize(self, lines: int | None = None, columns: int | None = None) -> None:
+        super().resize(lines, columns)
+        for buffer in (self.buffer, self._main_buffer, self._alt_buffer):
+            if isinstance(buffer, Buffer):
+                buffer.fit(self.lines)
+
+    def _peek_row(self, y: int) -> Any:
+        return self.buffer.view(y)  # (display reads rows without turning them into cells)
+
+    # ------------------------------------------------------------------ line blocks
+
+    def _blank_bottom(self, bottom: int) -> bool:
+        row = self.buffer.rows[bottom]
+        return row is None or (row.is_blank() if row.__class__ is Packed else not row)
 
     def draw_lines(self, block: str) -> None:
         """Apply `block` (lines of printable ASCII, each ended by CR LF) exactly as the calls
@@ -274,14 +420,13 @@ class FastScreenMixin(_ReferenceScreen):
         cr = self.carriage_return
         lf = self.linefeed
         cursor = self.cursor
-        buffer = self.buffer
         top, bottom = self.margins or Margins(0, self.lines - 1)
         n = len(texts)
         i = 0
         # Until the cursor sits at column 0 of a blank bottom row, lines land on rows that already
         # hold something: the per-line calls (at most about one screenful of lines).
         while i < n:
-            if cursor.y == bottom and cursor.x == 0 and not buffer.get(bottom):
+            if cursor.y == bottom and cursor.x == 0 and self._blank_bottom(bottom):
                 break
             text = texts[i]
             if text:
@@ -301,17 +446,41 @@ class FastScreenMixin(_ReferenceScreen):
         # From here every row starts blank at column 0 and every line feed scrolls the region:
         # collect the rows the lines make, then shift the region once by their count.
         columns = self.columns
-        rows: list[str] = []
-        if DECAWM in self.mode:
-            for text in texts[i:]:
-                if len(text) <= columns:
-                    rows.append(text)
-                else:
-                    rows.extend([text[j : j + columns] for j in range(0, len(text), columns)])
-        else:
-            for text in texts[i:]:
-                rows.append(text if len(text) <= columns else text[: columns - 1] + text[-1])
-        self._scroll_in_rows(rows, cursor.attrs, top, bottom)
+        rows = texts[i:]
+        blank_ends = " \r\n" in block  # whether a row may end in a blank
+        wrapped: list[int] = []  # the rows autowrap continues on the next one
+        if max(map(len, rows)) > columns:
+            long_lines = rows
+            rows = []
+            blank_ends = True
+            if DECAWM in self.mode:
+                for text in long_lines:
+                    if len(text) <= columns:
+                        rows.append(text)
+                    else:
+                        pieces = [text[j : j + columns] for j in range(0, len(text), columns)]
+                        wrapped.extend(range(len(rows), len(rows) + len(pieces) - 1))
+                        rows.extend(pieces)
+            else:
+                for text in long_lines:
+                    rows.append(text if len(text) <= columns else text[: columns - 1] + text[-1])
+        attrs = cursor.attrs
+        h1 = bottom - top
+        gone = len(rows) - h1 if len(rows) > h1 else 0  # rows that scroll away without being seen
+        gone_lines: list[Stored] = []
+        gone_wrapped: list[int] = []
+        if gone and self._scrolls_into_history(top, bottom):
+            first = max(0, gone - self.history.maxlen)  # the ones before would be dropped on arrival
+            gone_lines = self._text_rows_stored(rows[first:gone], attrs, blank_ends)
+            gone_wrapped = wrapped[bisect_left(wrapped, first) : bisect_left(wrapped, gone)]
+            if first:
+                gone_wrapped = [w - first for w in gone_wrapped]
+        cells = self._cells(attrs)
+        default = self.default_char
+        new = [Packed(default, 0, text, cells) for text in rows[gone:]]
+        for w in wrapped[bisect_left(wrapped, gone) :]:
+            new[w - gone].wrapped = True
+        self._scroll_in(new, len(rows), top, bottom, gone_lines, gone_wrapped)
         for text in reversed(texts[i:]):
             if text:
                 self._last_char = text[-1]
@@ -320,73 +489,26 @@ class FastScreenMixin(_ReferenceScreen):
         cursor.x = 0
         cursor.y = bottom
 
-    def _scroll_in_rows(self, rows: list[str], attrs: Any, top: int, bottom: int) -> None:
-        """Scroll the region [top, bottom] up by len(rows), where each row of `rows` is drawn (with
-        `attrs`) on the blank bottom row just before its scroll; the bottom row ends blank."""
-        buffer = self.buffer
-        m = len(rows)
-        h1 = bottom - top  # rows above the bottom one
-        old = [buffer.get(y) for y in range(top, bottom)]
-        gone_new = m - h1 if m > h1 else 0  # new rows that scroll away without being seen
+    def _scroll_in(
+        self, new: list[Packed], m: int, top: int, bottom: int, gone_lines: list[Stored], gone_wrapped: list[int]
+    ) -> None:
+        """Scroll the region [top, bottom] up by m rows, each drawn on the blank bottom row just
+        before its scroll: `new` are the last of them, those that stay on the screen; `gone_lines`
+        the scrollback lines of the ones before (if the scrollback keeps them), `gone_wrapped` which
+        of those are soft-wrapped. The bottom row ends blank."""
+        rows = self.buffer.rows
+        old = rows[top:bottom]
         if self._scrolls_into_history(top, bottom):
-            scroll_into_history = self._scroll_into_history
-            for row in old[:m]:
-                scroll_into_history(row)
-            if gone_new:
-                self._history_text_rows(rows[:gone_new], attrs)
-        y = top
-        for row in old[m:]:
-            if row is None:
-                buffer.pop(y, None)
-            else:
-                buffer[y] = row
-            y += 1
-        cells = self._cells(attrs)
-        default = self.default_char
-        for text in rows[gone_new:]:
-            line: StaticDefaultDict[int, Any] = StaticDefaultDict(default)
-            if text:
-                line.update(zip(range(len(text)), map(cells.__getitem__, text), strict=True))
-            buffer[y] = line
-            y += 1
-        buffer.pop(bottom, None)
-
-    def _scroll_in_cell_rows(self, rows: list[list[Any] | None], top: int, bottom: int) -> None:
-        """As _scroll_in_rows, with each row given as its cells from column 0 (None for a row the
-        caller did not build because it scrolls away unseen and the scrollback does not keep it)."""
-        buffer = self.buffer
-        m = len(rows)
-        h1 = bottom - top
-        old = [buffer.get(y) for y in range(top, bottom)]
-        gone_new = m - h1 if m > h1 else 0
-        default = self.default_char
-        if self._scrolls_into_history(top, bottom):
-            scroll_into_history = self._scroll_into_history
-            for row in old[:m]:
-                scroll_into_history(row)
-            if gone_new:
-                kept = rows[max(0, gone_new - self.history.maxlen) : gone_new]
-                compacted = [_compact_cells(cells, default) if cells else EMPTY_LINE for cells in kept]
-                extend = getattr(self.history, "extend", None)
-                if extend is not None:
-                    extend(compacted)
-                else:
-                    for compact in compacted:
-                        self.history.append(compact)
-        y = top
-        for row in old[m:]:
-            if row is None:
-                buffer.pop(y, None)
-            else:
-                buffer[y] = row
-            y += 1
-        for cells in rows[gone_new:]:
-            line: StaticDefaultDict[int, Any] = StaticDefaultDict(default)
-            if cells:
-                line.update(zip(range(len(cells)), cells, strict=False))
-            buffer[y] = line
-            y += 1
-        buffer.pop(bottom, None)
+            default = self.default_char
+            leaving = old[:m]
+            self.history.extend_stored(
+                [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in leaving],
+                [i for i, row in enumerate(leaving) if getattr(row, "wrapped", False)],
+            )
+            self.history.extend_stored(gone_lines, gone_wrapped)
+        rows[top:bottom] = [*old[m:], *new]
+        rows[bottom] = None
+        self._fill_rows(rows, top, bottom)
 
     # ------------------------------------------------------------------ scrollback
 
@@ -396,64 +518,64 @@ class FastScreenMixin(_ReferenceScreen):
         return top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen > 0
 
     def _scroll_into_history(self, line: Any) -> None:
-        """The reference's, with rows of several styles grouped at C level (same lines)."""
-        if not line:
-            self.history.append(EMPTY_LINE)
-            return
+        """The reference's, for a row as stored: runs go as they are, cells are grouped at C level."""
+        self.history.append_stored(self._stored(line), is_wrapped(line))
+
+    def _stored(self, line: Any) -> Stored:
+        """A row as stored (None, runs or cells) in its scrollback form."""
+        if line is None or not line:
+            return ""
         default = self.default_char
+        if line.__class__ is Packed:
+            return line.stored(default)  # type: ignore[no-any-return]
         # Cells up to the last column written, not the whole width: what lies after it is default
         # and dropped by the compaction anyway (a `yes` row is one cell, not 80).
         end = min(max(line) + 1, self.columns)
-        self.history.append(_compact_cells(list(map(line.get, range(end), repeat(default))), default))
+        return _compact_cells(list(map(line.get, range(end), repeat(default))), default)
 
-    def _history_text_rows(self, rows: list[str], attrs: Any) -> None:
-        """Rows of text in one style, straight into their compact scrollback form (what
-        compact_line makes of the drawn row: one run, trailing default cells dropped)."""
-        maxlen = self.history.maxlen
-        if len(rows) > maxlen:
-            rows = rows[-maxlen:]  # the older ones would be dropped on arrival
-        cells = self._cells(attrs)
-        style = intern_style(cells[" "])  # a run's style does not depend on its characters
+    def _text_rows_stored(self, rows: list[str], attrs: Any, blank_ends: bool) -> list[Stored]:
+        """Rows of text in one style in their stored scrollback form (what compact_line makes of the
+        drawn row: one run, trailing default cells dropped). `blank_ends`: some row may end in a space."""
+        style = self._cells(attrs).style
         default = self.default_char
-        if tuple(attrs)[1:] == tuple(default)[1:] and getattr(attrs, "ext", None) is None:
+        if blank_ends and tuple(attrs)[1:] == tuple(default)[1:] and getattr(attrs, "ext", None) is None:
             # Cells in the default style: trailing blanks equal the default cell and are dropped.
-            stripped = [text.rstrip(" ") for text in rows]
-            lines = [((text, style),) if text else EMPTY_LINE for text in stripped]
-        else:
-            lines = [((text, style),) if text else EMPTY_LINE for text in rows]
-        extend = getattr(self.history, "extend", None)
-        if extend is not None:
-            extend(lines)
-        else:
-            for line in lines:
-                self.history.append(line)
+            rows = [text.rstrip(" ") for text in rows]
+        if style == DEFAULT_STYLE:
+            return rows  # type: ignore[return-value]
+        return [(text, style) if text else "" for text in rows]
 
 
-def _compact_cells(cells: list[Any], default: Any) -> Any:
-    """compact_line for a row given as its cells from column 0."""
+def _compact_cells(cells: list[Any], default: Any) -> Stored:
+    """compact_line for a row given as its cells from column 0, in its stored form."""
     try:
         has_ext = any(map(_ext, cells))
     except AttributeError:  # a plain pyte cell
         has_ext = True
     if has_ext:  # dim/hidden/overline/link extras: the reference way
-        return compact_line(dict(enumerate(cells)), len(cells), default)
+        return pack_line(compact_line(dict(enumerate(cells)), len(cells), default))
     last = len(cells) - 1
     while last >= 0 and cells[last] == default:  # trailing default cells are dropped
         last -= 1
     if last < 0:
-        return EMPTY_LINE
+        return ""
     cells = cells[: last + 1]
     styles = list(map(_style, cells))
     datas = list(map(_data, cells))
     if styles.count(styles[0]) == len(styles):
-        return (("".join(datas), intern_style(cells[0])),)
+        text = "".join(datas)
+        style = intern_style(cells[0])
+        return text if text and style == DEFAULT_STYLE else (text, style)
     starts = [0, *compress(range(1, len(styles)), map(ne, styles[1:], styles))]
     ends = [*starts[1:], len(cells)]
-    return tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
+    return pack_line(
+        tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
+    )
 
 
 class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
-    """termux's Screen: the reference Screen with fast paths (see the module docstring)."""
+    """termux's Screen: the reference Screen with the cell store and fast paths (see the module
+    docstring)."""
 
 
 # --- the stream ------------------------------------------------------------------------------------
@@ -484,7 +606,8 @@ class FastStreamMixin(_ReferenceStream):
         # The one-row ASCII draw can skip the screen's draw() when that is FastScreenMixin's own.
         self._f_inline = getattr(type(listener), "draw", None) is FastScreenMixin.draw and "draw" not in own
         # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
-        self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
+        # (the cells of the resulting attrs, once a styled block has asked for them)
+        self._f_sgr: dict[tuple[int, str, bool], list[Any]] = {}
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
         self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
@@ -544,7 +667,7 @@ class FastStreamMixin(_ReferenceStream):
                         # (SGR 0 depends on DECSCNM, hence the key).
                         if len(sgr_cache) >= _SGR_CACHE_LIMIT:
                             sgr_cache.clear()
-                        sgr_cache[sgr_key] = (current, listener.cursor.attrs)
+                        sgr_cache[sgr_key] = [current, listener.cursor.attrs, None]
                     if text and not (inline and self._draw_row(listener, text)):
                         draw(text)
                 elif kind == 2:
@@ -609,16 +732,16 @@ class FastStreamMixin(_ReferenceStream):
         entry = screen._cell_caches.get(id(attrs))
         cells = entry[1] if entry is not None and entry[0] is attrs else screen._cells(attrs)
         y = cursor.y
-        line = screen.buffer[y]
-        if x:
-            cell = line.get(x)
-            if cell is not None and cell.data == "":
-                line[x - 1] = line[x - 1]._replace(data=" ")
-        if end < columns:
-            cell = line.get(end)
-            if cell is not None and cell.data == "":
-                line[end] = cell._replace(data=" ")
-        line.update(zip(range(x, end), map(cells.__getitem__, text), strict=False))
+        rows = screen.buffer.rows
+        row = rows[y]
+        if row is None:
+            rows[y] = Packed(screen.default_char, x, text, cells)
+        elif row.__class__ is Packed and x == row.end != row.start:  # Packed.write's common case
+            row.texts.append(text)
+            row.cells.append(cells)
+            row.end = end
+        else:
+            screen._put(y, x, text, cells)
         cursor.x = end
         screen._last_char = text[-1]
         screen.dirty.add(y)
@@ -632,12 +755,11 @@ class FastStreamMixin(_ReferenceStream):
         texts.pop()
         run = self._run
         cursor = screen.cursor
-        buffer = screen.buffer
         top, bottom = screen.margins or Margins(0, screen.lines - 1)
         n = len(texts)
         i = 0
         while i < n:
-            if cursor.y == bottom and cursor.x == 0 and not buffer.get(bottom):
+            if cursor.y == bottom and cursor.x == 0 and screen._blank_bottom(bottom):
                 break
             run(texts[i] + "\r\n", 0)  # one line: never a block again
             i += 1
@@ -656,49 +778,81 @@ class FastStreamMixin(_ReferenceStream):
         columns = screen.columns
         autowrap = DECAWM in screen.mode
         lines = texts[i:]
-        lengths = [len(_SGR_SEQ.sub("", text)) for text in lines]
-        if autowrap:
-            counts = [(length + columns - 1) // columns if length else 1 for length in lengths]
-        else:
-            counts = [1] * len(lines)
-        total = sum(counts)
         keep_all = screen._scrolls_into_history(top, bottom)
-        first_seen = 0 if keep_all else total - (bottom - top)  # rows before this scroll away unseen
-        rows: list[list[Any] | None] = []
+        if keep_all:
+            first_seen = -1  # every row is built
+            counts = [0] * len(lines)  # (so their counts are not needed)
+        else:
+            lengths = [len(_SGR_SEQ.sub("", text)) for text in lines]
+            if autowrap:
+                counts = [(length + columns - 1) // columns if length else 1 for length in lengths]
+            else:
+                counts = [1] * len(lines)
+            first_seen = sum(counts) - (bottom - top)  # rows before this one scroll away unseen
+        # A row: its runs (texts, their cells) and its length; None for one never built.
+        rows: list[tuple[list[str], list[Any], int] | None] = []
+        wrapped: list[int] = []  # the rows autowrap continues on the next one
         sgr_cache = self._f_sgr
         cells_for = screen._cells
-        mode = screen.mode
+        default = screen.default_char
+        attrs = cursor.attrs
+        cells = cells_for(attrs)
+        reverse = DECSCNM in screen.mode  # (SGR changes no mode)
+        last_piece = ""
         for text, count in zip(lines, counts, strict=True):
             build = len(rows) + count > first_seen
-            line_cells: list[Any] = []
+            runs_t: list[str] = []
+            runs_c: list[Any] = []
             for sgrs, piece in _PIECE.findall(text):
                 if sgrs:
-                    current = cursor.attrs
-                    sgr_key = (id(current), sgrs, DECSCNM in mode)
+                    sgr_key = (id(attrs), sgrs, reverse)
                     hit = sgr_cache.get(sgr_key)
-                    if hit is not None and hit[0] is current:
-                        cursor.attrs = hit[1]
-                    else:
+                    if hit is None or hit[0] is not attrs:
+                        cursor.attrs = attrs
                         self._apply_sgrs(sgrs)
                         if len(sgr_cache) >= _SGR_CACHE_LIMIT:
                             sgr_cache.clear()
-                        sgr_cache[sgr_key] = (current, cursor.attrs)
-                if piece and build:
-                    line_cells.extend(map(cells_for(cursor.attrs).__getitem__, piece))
+                        hit = sgr_cache[sgr_key] = [attrs, cursor.attrs, None]
+                    attrs = hit[1]
+                    cells = hit[2]
+                    if cells is None:
+                        cells = hit[2] = cells_for(attrs)
+                if piece:
+                    last_piece = piece
+                    if build:
+                        if runs_c and runs_c[-1] is cells:
+                            runs_t[-1] += piece
+                        else:
+                            runs_t.append(piece)
+                            runs_c.append(cells)
             if not build:
                 rows.extend([None] * count)
-            elif len(line_cells) <= columns:
-                rows.append(line_cells)
+                continue
+            length = sum(map(len, runs_t))
+            if length <= columns:
+                rows.append((runs_t, runs_c, length))
             elif autowrap:
-                rows.extend([line_cells[j : j + columns] for j in range(0, len(line_cells), columns)])
+                pieces = _wrap_runs(runs_t, runs_c, columns)
+                wrapped.extend(range(len(rows), len(rows) + len(pieces) - 1))
+                rows.extend(pieces)
             else:
                 # No autowrap: each character past the margin lands in the last column.
-                rows.append([*line_cells[: columns - 1], line_cells[-1]])
-        screen._scroll_in_cell_rows(rows, top, bottom)
-        for length, text in zip(reversed(lengths), reversed(lines), strict=True):
-            if length:
-                screen._last_char = _SGR_SEQ.sub("", text)[-1]
-                break
+                head_t, head_c = _first_columns(runs_t, runs_c, columns - 1)
+                head_t.append(runs_t[-1][-1])
+                head_c.append(runs_c[-1])
+                rows.append((head_t, head_c, columns))
+        cursor.attrs = attrs
+        gone = max(0, len(rows) - (bottom - top))
+        seen = bisect_left(wrapped, gone)
+        gone_lines: list[Stored] = []
+        if keep_all:  # (then every row was built)
+            gone_lines = [stored_runs(t, c, default) for t, c, _ in rows[:gone]]  # type: ignore[misc]
+        new = [Packed.of_runs(default, t, c, n) for t, c, n in rows[gone:]]  # type: ignore[misc]
+        for w in wrapped[seen:]:
+            new[w - gone].wrapped = True
+        screen._scroll_in(new, len(rows), top, bottom, gone_lines, wrapped[:seen] if keep_all else [])
+        if last_piece:
+            screen._last_char = last_piece[-1]
         screen.dirty.update(range(screen.lines))
         cursor.x = 0
         cursor.y = bottom
@@ -758,6 +912,41 @@ class Stream(FastStreamMixin, _ReferenceStream):
 
 class ByteStream(FastStreamMixin, _ReferenceByteStream):
     """termux's ByteStream (`feed(bytes)`): the reference parser with its fast path."""
+
+
+def _first_columns(texts: list[str], cells: list[Any], limit: int) -> tuple[list[str], list[Any]]:
+    """The runs of the first `limit` characters."""
+    out_t: list[str] = []
+    out_c: list[Any] = []
+    room = limit
+    for t, c in zip(texts, cells, strict=True):
+        if room <= 0:
+            break
+        out_t.append(t[:room])
+        out_c.append(c)
+        room -= len(t)
+    return out_t, out_c
+
+
+def _wrap_runs(texts: list[str], cells: list[Any], columns: int) -> list[tuple[list[str], list[Any], int]]:
+    """A line of runs cut into rows of `columns` characters (autowrap): each row's runs and length."""
+    rows: list[tuple[list[str], list[Any], int]] = []
+    row_t: list[str] = []
+    row_c: list[Any] = []
+    room = columns
+    for t, c in zip(texts, cells, strict=True):
+        while t:
+            piece = t[:room]
+            row_t.append(piece)
+            row_c.append(c)
+            room -= len(piece)
+            t = t[len(piece) :]
+            if not room:
+                rows.append((row_t, row_c, columns))
+                row_t, row_c, room = [], [], columns
+    if row_t:
+        rows.append((row_t, row_c, columns - room))
+    return rows
 
 
 __all__ = ["ByteStream", "FastScreenBase", "Screen", "Stream"]

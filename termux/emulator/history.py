@@ -1,7 +1,9 @@
-"""Compact scrollback: a bounded deque of lines, each a tuple of (text, style) runs.
+"""Compact scrollback: a bounded deque of lines, read as tuples of (text, style) runs.
 
-A line of 80 plain characters costs one run — a tuple of one string and one shared style object —
-instead of a dict of 80 cell namedtuples. Styles are interned so equal runs share one object.
+A line is read as runs (`Line`) but stored smaller (`Stored`): a line of text in the default style is
+just its string; any other line is one tuple holding the whole text, then each run's style and where
+it ends — `(text, style)`, `(text, style0, end0, style1)`, … — instead of a tuple and a string per run.
+Styles are interned so equal runs share one object.
 
 Scrollback is invisible to Python's cycle collector: a style is a `RunStyle` (a msgspec Struct made
 with gc=False) rather than a cell namedtuple, so runs and lines are tuples of untracked objects,
@@ -13,7 +15,7 @@ the server's loop, measured in `python -m benchmarks.gc_pause`.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -41,8 +43,49 @@ class RunStyle(msgspec.Struct, frozen=True, gc=False):
 Style = RunStyle
 Run = tuple[str, Style]
 Line = tuple[Run, ...]
+# A line as the scrollback keeps it: str (one run in the default style, "" for an empty line) or
+# (text, style0, end0, style1, end1, ..., styleN), run i being text[end(i-1):end(i)].
+Stored = str | tuple[Any, ...]
 
 EMPTY_LINE: Line = ()
+DEFAULT_STYLE = RunStyle()
+
+
+def pack_line(line: Line) -> Stored:
+    """A line of runs in its stored form."""
+    if not line:
+        return ""
+    if len(line) == 1:
+        text, style = line[0]
+        return text if text and style == DEFAULT_STYLE else (text, style)
+    out: list[Any] = [None]
+    end = 0
+    for text, style in line:
+        if len(out) > 1:
+            out.append(end)
+        out.append(style)
+        end += len(text)
+    out[0] = "".join(text for text, _ in line)
+    return tuple(out)
+
+
+def unpack_line(stored: Stored) -> Line:
+    """A stored line as runs."""
+    if stored.__class__ is str:
+        return ((stored, DEFAULT_STYLE),) if stored else EMPTY_LINE  # type: ignore[return-value]
+    parts: tuple[Any, ...] = stored  # type: ignore[assignment]
+    text: str = parts[0]
+    n = len(parts)
+    if n == 2:
+        return ((text, parts[1]),)
+    runs: list[Run] = []
+    start = 0
+    for i in range(1, n - 1, 2):
+        end: int = parts[i + 1]
+        runs.append((text[start:end], parts[i]))
+        start = end
+    runs.append((text[start:], parts[n - 1]))
+    return tuple(runs)
 
 # Interning table for run styles; bounded so that adversarial 24-bit colours cannot grow it forever
 # (when full it is emptied: lines keep the styles they hold, later lines intern anew).
@@ -119,13 +162,18 @@ def line_text(line: Line) -> str:
 class Scrollback:
     """Lines scrolled off the top of the main screen, oldest first; at most ``maxlen`` of them.
 
-    Policy when full: the oldest line is dropped (a deque with ``maxlen``).
+    Policy when full: the oldest line is dropped (a deque with ``maxlen``). Read as runs (`Line`);
+    kept in the stored form (`Stored`), which the Screen's fast paths hand over directly. Which lines
+    were soft-wrapped (their text went on on the next line by autowrap) is kept beside them, as the
+    numbers of those lines counted from the first line ever kept.
     """
 
-    __slots__ = ("_lines",)
+    __slots__ = ("_added", "_lines", "_wraps")
 
     def __init__(self, maxlen: int = 10000) -> None:
-        self._lines: deque[Line] = deque(maxlen=max(0, int(maxlen)))
+        self._lines: deque[Stored] = deque(maxlen=max(0, int(maxlen)))
+        self._added = 0  # lines ever kept (the number of the next one)
+        self._wraps: deque[int] = deque()  # numbers of the soft-wrapped lines still kept, ascending
 
     @property
     def maxlen(self) -> int:
@@ -135,22 +183,55 @@ class Scrollback:
         return len(self._lines)
 
     def __iter__(self) -> Iterator[Line]:
-        return iter(self._lines)
+        return map(unpack_line, self._lines)
 
     def __getitem__(self, index: int) -> Line:
-        return self._lines[index]
+        return unpack_line(self._lines[index])
 
-    def append(self, line: Line) -> None:
-        if self._lines.maxlen:
-            self._lines.append(line)
+    def append(self, line: Line, wrapped: bool = False) -> None:
+        self.append_stored(pack_line(line), wrapped)
 
     def extend(self, lines: Iterable[Line]) -> None:
-        """Many lines at once, oldest first (the fast paths' batched scroll)."""
+        """Many lines at once, oldest first (none of them soft-wrapped)."""
+        self.extend_stored(list(map(pack_line, lines)))
+
+    def append_stored(self, line: Stored, wrapped: bool = False) -> None:
+        if self._lines.maxlen:
+            self._lines.append(line)
+            if wrapped:
+                self._wraps.append(self._added)
+            self._added += 1
+            self._forget_wraps()
+
+    def extend_stored(self, lines: Sequence[Stored], wrapped: Iterable[int] = ()) -> None:
+        """Many lines at once, oldest first; `wrapped` are the positions in `lines` of the soft-wrapped ones."""
         if self._lines.maxlen:
             self._lines.extend(lines)
+            first = self._added
+            self._added += len(lines)
+            self._wraps.extend(map(first.__add__, wrapped))
+            self._forget_wraps()
+
+    def _forget_wraps(self) -> None:
+        wraps = self._wraps
+        if wraps:
+            first = self._added - len(self._lines)
+            while wraps and wraps[0] < first:
+                wraps.popleft()
+
+    def wrapped(self, index: int) -> bool:
+        """Whether line `index` (negative from the newest) was soft-wrapped."""
+        n = len(self._lines)
+        if not -n <= index < n:
+            raise IndexError(index)
+        return (self._added - n + index % n) in self._wraps
+
+    def stored(self, index: int) -> Stored:
+        return self._lines[index]
 
     def clear(self) -> None:
         self._lines.clear()
+        self._wraps.clear()
 
     def __repr__(self) -> str:
         return f"Scrollback({len(self)}/{self.maxlen} lines)"

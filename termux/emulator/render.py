@@ -9,7 +9,8 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import wcwidth
 
-from .history import Line, compact_line, line_text
+from .history import Line, RunStyle, compact_line, line_text, style_key
+from .rows import Packed, is_wrapped
 from .screen import ALT_SCREEN_MODES, DECCOLM, DEFAULT_CHAR, Screen
 
 _FG_CODES = {name: code for code, name in {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}.items()}
@@ -33,35 +34,64 @@ def _colour(value: str, codes: dict[str, int], base: int) -> str | None:
     return None
 
 
-def sgr(style: Any) -> str:
-    """The SGR sequence that selects exactly `style`'s attributes, starting from a reset."""
-    params = ["0"]
+def _colour_param(value: str, cache: dict[str, str], codes: dict[str, int], base: int) -> str:
+    """`;` and the SGR parameters of a colour ("" for the default), from `cache` once made."""
+    param = cache.get(value)
+    if param is None:
+        code = _colour(value, codes, base)
+        param = f";{code}" if code else ""
+        if len(cache) >= _SGR_CACHE_LIMIT:
+            cache.clear()
+        cache[value] = param
+    return param
+
+
+def _sgr(style: Any) -> str:
+    code = "\x1b[0"
     ext = getattr(style, "ext", None)
     if style.bold:
-        params.append("1")
+        code += ";1"
     if ext is not None and ext.dim:
-        params.append("2")
+        code += ";2"
     if style.italics:
-        params.append("3")
+        code += ";3"
     if style.underscore:
-        params.append("4")
+        code += ";4"
     if style.blink:
-        params.append("5")
+        code += ";5"
     if style.reverse:
-        params.append("7")
+        code += ";7"
     if ext is not None and ext.hidden:
-        params.append("8")
+        code += ";8"
     if style.strikethrough:
-        params.append("9")
+        code += ";9"
     if ext is not None and ext.overline:
-        params.append("53")
-    fg = _colour(style.fg, _FG_CODES, 38)
-    if fg:
-        params.append(fg)
-    bg = _colour(style.bg, _BG_CODES, 48)
-    if bg:
-        params.append(bg)
-    return "\x1b[" + ";".join(params) + "m"
+        code += ";53"
+    fg = _colour_param(style.fg, _fg_params, _FG_CODES, 38)
+    bg = _colour_param(style.bg, _bg_params, _BG_CODES, 48)
+    return code + fg + bg + "m"
+
+
+# SGR strings by style (a RunStyle, or a cell's attributes and extras); bounded so that adversarial
+# 24-bit colours cannot grow it forever: when full it is emptied and refilled on use.
+_SGR_CACHE_LIMIT = 4096
+_sgr_cache: dict[Any, str] = {}
+# Colours apart (a screen of many styles has few colours), as bounded.
+_fg_params: dict[str, str] = {}
+_bg_params: dict[str, str] = {}
+
+
+def sgr(style: Any) -> str:
+    """The SGR sequence that selects exactly `style`'s attributes (a cell or a `RunStyle`), starting
+    from a reset. Made once per style: a snapshot asks for every run."""
+    key = style if style.__class__ is RunStyle else style_key(style)
+    code = _sgr_cache.get(key)
+    if code is None:
+        code = _sgr(style)
+        if len(_sgr_cache) >= _SGR_CACHE_LIMIT:
+            _sgr_cache.clear()
+        _sgr_cache[key] = code
+    return code
 
 
 def _link(style: Any) -> str:
@@ -114,20 +144,56 @@ def capture(screen: Screen, start: int | None = None, end: int | None = None, es
     line; defaults are the visible screen. Out-of-range bounds are clamped; trailing blanks trimmed;
     `escapes=True` keeps colours and attributes as SGR sequences (each line starts from a reset and
     ends reset)."""
+    return [render_row(line, escapes) for line in capture_rows(screen, start, end)]
+
+
+def capture_rows(screen: Screen, start: int | None = None, end: int | None = None) -> list[Line]:
+    """The rows `capture` renders, as immutable runs: a copy of the screen as it is now, cheap to
+    take, that can be rendered later (`render_row`, in slices) whatever the screen does meanwhile."""
     history = screen.history
     first = -len(history)
     last = screen.lines - 1
     lo = 0 if start is None else max(first, min(start, last))
     hi = last if end is None else max(first, min(end, last))
-    out: list[str] = []
+    rows: list[Line] = [history[len(history) + n] for n in range(lo, min(hi, -1) + 1)]
     default = screen.default_char
-    for n in range(lo, hi + 1):
-        if n < 0:
-            line = history[len(history) + n]
-        else:
-            line = compact_line(screen.buffer.get(n), screen.columns, default)
-        out.append(_styled(line) if escapes else line_text(line).rstrip(" "))
-    return out
+    rows.extend(_screen_line(screen, n, default) for n in range(max(lo, 0), hi + 1))
+    return rows
+
+
+def render_row(line: Line, escapes: bool = False) -> str:
+    """One captured row as text: trailing blanks trimmed; with `escapes`, SGR and OSC 8 kept."""
+    return _styled(line) if escapes else line_text(line).rstrip(" ")
+
+
+def wrapped(screen: Screen, n: int) -> bool:
+    """Whether line n (tmux numbering, as `capture`: 0 the top visible line, -1 the newest history
+    line) is soft-wrapped: autowrap carried its text on to the next line (what `capture -J` and
+    reflow join)."""
+    if n < 0:
+        return screen.history.wrapped(n)
+    peek = getattr(screen.buffer, "peek", None)
+    return is_wrapped(peek(n) if peek is not None else screen.buffer.get(n))
+
+
+def cursor_position(screen: Screen) -> tuple[int, int]:
+    """The cell the cursor is on, (x, y), as tmux reports it: after a program writes the last column
+    the cursor waits there to wrap (internally x == columns), and that is still the last column."""
+    return min(screen.cursor.x, screen.columns - 1), screen.cursor.y
+
+
+def _screen_line(screen: Screen, y: int, default: Any) -> Line:
+    """Visible row y as runs, without turning a row of runs into cells."""
+    line = getattr(screen.buffer, "line", None)
+    if line is not None:
+        return line(y, screen.columns, default)  # type: ignore[no-any-return]
+    return compact_line(screen.buffer.get(y), screen.columns, default)
+
+
+def _row(buffer: Any, y: int) -> Any:
+    """Row y of a buffer for reading only: the fast Screen's rows of runs are not turned into cells."""
+    view = getattr(buffer, "view", None)
+    return view(y) if view is not None else buffer.get(y)
 
 
 def preview(screen: Screen) -> str:
@@ -135,7 +201,15 @@ def preview(screen: Screen) -> str:
     lines from the bottom up and stops at the first with text: the sidebar asks often."""
     default = screen.default_char
     columns = range(screen.columns)
+    peek = getattr(screen.buffer, "peek", None)
     for y in range(screen.lines - 1, -1, -1):
+        if peek is not None:
+            row = peek(y)
+            if row is not None and not isinstance(row, dict):  # a row of runs
+                text = row.text().strip()
+                if text:
+                    return text  # type: ignore[no-any-return]
+                continue
         line = screen.buffer.get(y)
         if line:
             text = "".join([line.get(x, default).data for x in columns]).strip()
@@ -147,46 +221,99 @@ def preview(screen: Screen) -> str:
 # ---------------------------------------------------------------------- snapshot
 
 
+class _Pen:
+    """The attributes and link the replaying terminal draws with now: escapes only on a change."""
+
+    __slots__ = ("code", "link", "out")
+
+    def __init__(self, out: list[str]) -> None:
+        self.out = out
+        self.code = sgr(DEFAULT_CHAR)
+        self.link = ""
+
+    def use(self, style: Any) -> None:
+        code = sgr(style)
+        if code != self.code:
+            self.out.append(code)
+            self.code = code
+        link = _link(style)
+        if link != self.link:
+            self.out.append(_osc8(link))
+            self.link = link
+
+    def reset(self) -> None:
+        """Back to the default attributes and no link (what the rest of the snapshot assumes)."""
+        if self.link:
+            self.out.append(_osc8(""))
+        if self.code != sgr(DEFAULT_CHAR):
+            self.out.append("\x1b[0m")
+
+
 def _draw_buffer(buffer: Any, columns: int, lines: int) -> list[str]:
-    """Escape sequences that draw every non-default cell of `buffer` on a blank screen."""
+    """Escape sequences that draw every non-default cell of `buffer` on a blank screen: a row of
+    runs (the fast Screen's usual row) run by run, any other row cell by cell."""
     out: list[str] = []
-    style = DEFAULT_CHAR
-    code = sgr(style)
-    link = ""
+    pen = _Pen(out)
+    peek = getattr(buffer, "peek", None)
     for y in range(lines):
-        line = buffer.get(y)
-        if not line:
+        row = peek(y) if peek is not None else buffer.get(y)
+        if not row:
             continue
-        cells = sorted((x, c) for x, c in line.items() if x < columns)
-        at = -1  # where the cursor is now in this line (-1: not positioned yet)
-        wide_end = -1
-        for x, cell in cells:
-            data = cell.data
-            if x < wide_end:
-                continue  # the stub of the wide character just drawn
-            if cell == DEFAULT_CHAR and getattr(cell, "ext", None) is None:
-                continue
-            if not data or wcwidth(data[0]) <= 0:
-                data = " "  # an orphan stub or a bare combining mark: the screen shows a space
-            if x != at:
-                out.append(f"\x1b[{y + 1};{x + 1}H")
-            new_code = sgr(cell)
-            if new_code != code:
-                out.append(new_code)
-                code = new_code
-            new_link = _link(cell)
-            if new_link != link:
-                out.append(_osc8(new_link))
-                link = new_link
-            out.append(data)
-            width = max(1, wcwidth(data[0]))
-            at = x + width
-            wide_end = at
-    if link:
-        out.append(_osc8(""))
-    if code != sgr(DEFAULT_CHAR):
-        out.append("\x1b[0m")
+        if row.__class__ is Packed:
+            _draw_runs(row, y, columns, pen)
+        else:
+            _draw_cells(row, y, columns, pen)
+    pen.reset()
     return out
+
+
+def _draw_runs(row: Packed, y: int, columns: int, pen: _Pen) -> None:
+    """A row of runs (single-width characters only): each run's text at once, default-looking
+    blanks skipped (the replaying screen is blank there already)."""
+    out = pen.out
+    x = row.start
+    at = -1  # where the cursor is now in this line (-1: not positioned yet)
+    for text, cells in zip(row.texts, row.cells, strict=True):
+        if x >= columns:
+            break
+        end = x + len(text)
+        if end > columns:
+            text = text[: columns - x]
+            end = columns
+        start = x
+        if cells.plain and cells.blank == DEFAULT_CHAR:
+            stripped = text.lstrip(" ")
+            start += len(text) - len(stripped)
+            text = stripped.rstrip(" ")
+        if text:
+            if start != at:
+                out.append(f"\x1b[{y + 1};{start + 1}H")
+            pen.use(cells.style)
+            out.append(text)
+            at = start + len(text)
+        x = end
+
+
+def _draw_cells(line: Any, y: int, columns: int, pen: _Pen) -> None:
+    """A row of cells (wide or combining characters, or read through `buffer`), cell by cell."""
+    out = pen.out
+    cells = sorted((x, c) for x, c in line.items() if x < columns)
+    at = -1  # where the cursor is now in this line (-1: not positioned yet)
+    wide_end = -1
+    for x, cell in cells:
+        data = cell.data
+        if x < wide_end:
+            continue  # the stub of the wide character just drawn
+        if cell == DEFAULT_CHAR and getattr(cell, "ext", None) is None:
+            continue
+        if not data or wcwidth(data[0]) <= 0:
+            data = " "  # an orphan stub or a bare combining mark: the screen shows a space
+        if x != at:
+            out.append(f"\x1b[{y + 1};{x + 1}H")
+        pen.use(cell)
+        out.append(data)
+        at = x + max(1, wcwidth(data[0]))
+        wide_end = at
 
 
 def _savepoint_state(sp: Any, buffer: Any, columns: int) -> str:
@@ -204,7 +331,7 @@ def _cursor_state(cursor: Any, buffer: Any, columns: int, base: int = 0) -> list
     x, y = cursor.x, cursor.y
     if x >= columns:
         # Reach the pending-wrap state by redrawing the last cell of the line.
-        line = buffer.get(y) or {}
+        line = _row(buffer, y) or {}
         cx = columns - 1
         cell = line.get(cx, DEFAULT_CHAR)
         if cell.data == "" and cx > 0 and line.get(cx - 1, DEFAULT_CHAR).data:
@@ -294,4 +421,4 @@ def snapshot(screen: Screen) -> bytes:
     return "".join(out).encode("utf-8", "replace")
 
 
-__all__ = ["capture", "preview", "sgr", "snapshot"]
+__all__ = ["capture", "cursor_position", "preview", "sgr", "snapshot", "wrapped"]

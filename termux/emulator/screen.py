@@ -11,6 +11,7 @@ Where stock pyte differs from xterm, termux follows xterm; each case is named in
 
 from __future__ import annotations
 
+import bisect
 import copy
 import unicodedata
 from collections import defaultdict
@@ -90,8 +91,12 @@ _PALETTE = pyte.graphics.FG_BG_256
 _SGR_CACHE_LIMIT = 4096
 DEFAULT_FOREGROUND = (0xFF, 0xFF, 0xFF)
 DEFAULT_BACKGROUND = (0x00, 0x00, 0x00)
-# xterm's answers (patch 390 in its default VT420 mode).
-DA1_REPLY = "\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c"
+# DA1: "VT100 with Advanced Video Option" (bold, underline, blink, reverse), tmux's answer. xterm's
+# VT420 answer (64;1;2;6;9;15;16;17;18;21;22;28) also claims 132 columns, a printer, selective erase,
+# national and technical character sets, a locator, state interrogation, user windows, horizontal
+# scrolling and rectangular editing, none of which termux implements.
+DA1_REPLY = "\x1b[?1;2c"
+# DA2 and DA3 as xterm (patch 390).
 DA2_REPLY = "\x1b[>41;390;0c"
 DA3_REPLY = "\x1bP!|00000000\x1b\\"
 # Modes DECRQM reports as set/reset; anything else is "not recognised" (0).
@@ -101,6 +106,11 @@ DECRQM_PRIVATE = frozenset(
 DECRQM_ANSI = frozenset((4, 20))
 MAX_LINK = 4096
 MAX_TITLE_STACK = 10
+# Zero-width characters (combining marks, ZWJ, variation selectors) one cell keeps after its own
+# character, counted in code points after NFC composition; further ones are dropped. xterm keeps at
+# most 10 (its combiningChars maximum) and tmux's 21-byte cell about as many two-byte marks. Without a
+# bound every mark re-normalised an ever longer cell: quadratic in the marks a program prints.
+MAX_JOINED = 10
 _LAT1 = pyte.charsets.LAT1_MAP
 
 
@@ -168,7 +178,7 @@ class Screen(pyte.Screen):
         default = self.default_char.data
         out = []
         for y in range(self.lines):
-            line = self.buffer.get(y)
+            line = self._peek_row(y)
             if not line:
                 out.append(default * columns)
                 continue
@@ -186,6 +196,10 @@ class Screen(pyte.Screen):
                 wide = wcwidth(data[0]) == 2
             out.append("".join(chars))
         return out
+
+    def _peek_row(self, y: int) -> Any:
+        """Row y for reading only (None if there is none)."""
+        return self.buffer.get(y)
 
     def bell(self, *args: Any) -> None:
         self.bell_count += 1
@@ -213,7 +227,14 @@ class Screen(pyte.Screen):
 
     def _scroll_into_history(self, line: Any) -> None:
         """Keep the line leaving the top of the main screen (compactly)."""
-        self.history.append(compact_line(line, self.columns, self.default_char))
+        self.history.append(compact_line(line, self.columns, self.default_char), getattr(line, "wrapped", False))
+
+    def _mark_wrapped(self, y: int, wrapped: bool = True) -> None:
+        """Row y's text goes on on the next row by autowrap (soft-wrapped), or no longer does. Kept on
+        the row (`row.wrapped`; rows that do not exist are not made) and carried into the scrollback."""
+        row = self.buffer.get(y)
+        if row is not None:
+            row.wrapped = wrapped  # type: ignore[attr-defined]
 
     def index(self) -> None:
         top, bottom = self.margins or (0, self.lines - 1)
@@ -341,6 +362,8 @@ class Screen(pyte.Screen):
             super().erase_in_line(how)
             x = self.cursor.x
             self._fix_wide(self.cursor.y, x - 1 if how == 0 else x + 1)
+            if how != 1:  # the row's end is erased: it no longer goes on on the next row
+                self._mark_wrapped(self.cursor.y, False)
 
     # Editing a line can split a wide character from its "" stub. xterm then blanks the half that is
     # left, and so does termux (stock pyte keeps it, and its `display` raised on a stub left alone).
@@ -385,6 +408,9 @@ class Screen(pyte.Screen):
             self.history.clear()
         elif how in (0, 1, 2):
             super().erase_in_display(how)
+            y = self.cursor.y
+            for erased in range(y + 1, self.lines) if how == 0 else range(y) if how == 1 else range(self.lines):
+                self._mark_wrapped(erased, False)
 
     def set_margins(self, top: int | None = None, bottom: int | None = None, *args: Any, **kwargs: Any) -> None:
         if kwargs.get("private"):
@@ -433,6 +459,7 @@ class Screen(pyte.Screen):
                 if mo.DECAWM in mode:
                     if cursor.x >= columns or width == 2:
                         dirty.add(cursor.y)
+                        self._mark_wrapped(cursor.y)
                         cursor.x = 0
                         self.index()
                 else:
@@ -470,15 +497,20 @@ class Screen(pyte.Screen):
         if x > 0 and line[x].data == "":
             x -= 1  # the stub of a wide character: join the character itself
         base = line[x]
-        if not base.data:
+        data = base.data
+        if not data or len(data) > MAX_JOINED:
+            return  # nothing to join, or the cell is full: dropped
+        joined = unicodedata.normalize("NFC", data + char)
+        if len(joined) > MAX_JOINED + 1:
             return
-        line[x] = base._replace(data=unicodedata.normalize("NFC", base.data + char))
+        line[x] = base._replace(data=joined)
         self.dirty.add(y)
 
     # ------------------------------------------------------------------ queries (answers go to the PTY)
 
     def report_device_attributes(self, mode: int = 0, **kwargs: Any) -> None:
-        """DA1 (CSI c, ESC Z): xterm's VT420 answer (pyte claims to be a VT102)."""
+        """DA1 (CSI c, ESC Z): a VT100 with Advanced Video Option, as tmux answers (pyte claims a VT102,
+        which would promise the VT102's printer port)."""
         if mode == 0 and not kwargs.get("private"):
             self.write_process_input(DA1_REPLY)
 
@@ -578,17 +610,17 @@ class Screen(pyte.Screen):
             self.draw(self._last_char * min(count or 1, self.lines * self.columns))
 
     def forward_tab(self, count: int | None = None) -> None:
-        """CHT (CSI Ps I)."""
-        for _ in range(min(count or 1, self.columns)):
-            self.tab()
+        """CHT (CSI Ps I): Ps tab stops on (the last column when they run out), found in one pass
+        over the stops whatever Ps is."""
+        stops = sorted(self.tabstops)
+        i = bisect.bisect_right(stops, self.cursor.x) + (count or 1) - 1
+        self.cursor.x = stops[i] if i < len(stops) else self.columns - 1
 
     def back_tab(self, count: int | None = None) -> None:
-        """CBT (CSI Ps Z): back to the previous tab stop (or column 0), Ps times."""
-        x = min(self.cursor.x, self.columns - 1)
-        for _ in range(min(count or 1, self.columns)):
-            stops = [t for t in self.tabstops if t < x]
-            x = max(stops) if stops else 0
-        self.cursor.x = x
+        """CBT (CSI Ps Z): back Ps tab stops (column 0 when they run out), in one pass."""
+        stops = sorted(self.tabstops)
+        i = bisect.bisect_left(stops, min(self.cursor.x, self.columns - 1)) - (count or 1)
+        self.cursor.x = stops[i] if i >= 0 else 0
 
     def soft_reset(self) -> None:
         """DECSTR (CSI ! p), as xterm: cursor visible, replace mode, origin and cursor/keypad

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
@@ -47,6 +48,30 @@ class NewArgs(Args):
     cols: Cols = 80
     rows: Rows = 24
     history: History | None = None
+
+    def check(self) -> None:
+        """What a program's argv, environment and directory cannot hold, refused here at the edge
+        (exec would fail in the child, or quietly split `A=B` keys)."""
+        if self.command is not None:
+            if not self.command:
+                raise ProtocolError(
+                    ErrorCode.BAD_ARGS, "`command` is empty: give the program and its arguments, or leave it out"
+                )
+            if not self.command[0]:
+                raise ProtocolError(ErrorCode.BAD_ARGS, "`command[0]`, the program to run, is empty")
+            for i, arg in enumerate(self.command):
+                if "\0" in arg:
+                    raise ProtocolError(ErrorCode.BAD_ARGS, f"`command[{i}]` contains a NUL character")
+        for key, value in self.env.items():
+            if not key or "=" in key or "\0" in key:
+                raise ProtocolError(
+                    ErrorCode.BAD_ARGS,
+                    f"`env` name {key!r} is not a variable name: it must be non-empty, without '=' or NUL",
+                )
+            if "\0" in value:
+                raise ProtocolError(ErrorCode.BAD_ARGS, f"`env` value of {key} contains a NUL character")
+        if self.cwd is not None and "\0" in self.cwd:
+            raise ProtocolError(ErrorCode.BAD_ARGS, "`cwd` contains a NUL character")
 
 
 class SendArgs(Args):
@@ -115,7 +140,9 @@ def decode_request(line: bytes) -> Request:
     try:
         obj = msgspec.json.decode(line)
     except msgspec.DecodeError as exc:
-        raise ProtocolError(ErrorCode.BAD_JSON, f"invalid JSON: {exc}") from None
+        raise ProtocolError(ErrorCode.BAD_JSON, _json_error(str(exc))) from None
+    except RecursionError:
+        raise ProtocolError(ErrorCode.BAD_JSON, "the request is not valid JSON: it is nested too deeply") from None
     if not isinstance(obj, dict):
         raise ProtocolError(ErrorCode.BAD_REQUEST, f"a request must be a JSON object, not {_kind(obj)}")
     request_id = obj.get("id")
@@ -146,7 +173,78 @@ def convert_args(args: dict[str, Any], struct: type[ArgsT]) -> ArgsT:
     try:
         return msgspec.convert(args, struct)
     except msgspec.ValidationError as exc:
-        raise ProtocolError(ErrorCode.BAD_ARGS, str(exc)) from None
+        raise ProtocolError(ErrorCode.BAD_ARGS, args_error(str(exc), struct.__struct_fields__)) from None
+    except RecursionError:
+        raise ProtocolError(ErrorCode.BAD_ARGS, "the arguments are nested too deeply") from None
+
+
+# msgspec's validation messages, e.g. "Expected `str` of length >= 1 - at `$.name`", said in
+# termux's words ("`name` must be a string of at least 1 character"). The one translation, used
+# for every bad_args reply that comes from argument validation.
+_EXPECTED = re.compile(r"Expected `(?P<want>[^`]+)`(?P<detail>.*?)(?: - at `(?P<at>[^`]+)`)?")
+_FIELD = re.compile(
+    r"Object (?P<what>contains unknown|missing required) field `(?P<field>[^`]+)`(?: - at `(?P<at>[^`]+)`)?"
+)
+_BOUND = re.compile(r" (?P<of_length>of length )?(?P<op>>=|<=|>|<) (?P<value>\S+)")
+_GOT = re.compile(r", got `(?P<got>[^`]+)`")
+_KINDS = {
+    "str": "a string", "int": "an integer", "float": "a number", "bool": "true or false",
+    "array": "a list", "object": "an object", "null": "null",
+}  # fmt: skip
+_OPS = {">=": "of at least", "<=": "of at most", ">": "greater than", "<": "less than"}
+
+
+def _kinds(spec: str, got: bool = False) -> str:
+    kinds = {**_KINDS, "bool": "a boolean"} if got else _KINDS
+    names = [kinds.get(part.strip(), part.strip()) for part in spec.split("|")]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _where(at: str | None) -> str:
+    if not at or at == "$":
+        return "`args`"
+    path = at.removeprefix("$.").removeprefix("$")
+    if path.endswith("[...]"):
+        return f"each value of `{path[:-5]}`"
+    return f"`{path}`"
+
+
+def _number(text: str) -> str:
+    return text[:-2] if text.endswith(".0") else text
+
+
+def args_error(message: str, fields: tuple[str, ...] = ()) -> str:
+    """A msgspec validation message in termux's words."""
+    if found := _FIELD.fullmatch(message):
+        inside = "" if not found["at"] or found["at"] == "$" else f" in {_where(found['at'])}"
+        if found["what"] == "missing required":
+            return f"missing argument `{found['field']}`{inside}"
+        known = f" (known: {', '.join(fields)})" if fields and not inside else ""
+        return f"unknown argument `{found['field']}`{inside}{known}"
+    if found := _EXPECTED.fullmatch(message):
+        where, want, detail = _where(found["at"]), _kinds(found["want"]), found["detail"]
+        if got := _GOT.fullmatch(detail):
+            return f"{where} must be {want}, not {_kinds(got['got'], got=True)}"
+        if bound := _BOUND.fullmatch(detail):
+            limit = f"{_OPS[bound['op']]} {_number(bound['value'])}"
+            if bound["of_length"]:
+                unit = "character" if bound["value"] == "1" else "characters"
+                return f"{where} must be {want} {limit} {unit}"
+            return f"{where} must be {want} {limit}"
+        return f"{where} must be {want}"
+    return "the arguments are not valid for this command"
+
+
+_JSON_AT = re.compile(r"JSON is malformed: (?P<why>.+?)(?: \(byte (?P<byte>\d+)\))?")
+
+
+def _json_error(message: str) -> str:
+    if message == "Input data was truncated":
+        return "the request is not valid JSON: it ends in the middle of a value"
+    if found := _JSON_AT.fullmatch(message):
+        at = f" at byte {found['byte']}" if found["byte"] else ""
+        return f"the request is not valid JSON: {found['why']}{at}"
+    return "the request is not valid JSON"
 
 
 def decode_b64(value: str, field: str) -> bytes:

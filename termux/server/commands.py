@@ -28,9 +28,13 @@ from termux.protocol.messages import (
     TargetArgs,
     decode_b64,
 )
+from termux.server.scheduler import FOCUSED_BUDGET
+from termux.server.session import INPUT_LOW
+from termux.server.slices import CHECK_ROWS, in_slices
 
 if TYPE_CHECKING:
     from termux.server.server import Connection, Server
+    from termux.server.session import Session
 
 A = TypeVar("A", bound=Args)
 Handler = Callable[["Context", Any], Any | Awaitable[Any]]
@@ -108,7 +112,7 @@ def session_get(ctx: Context, args: TargetArgs) -> dict[str, Any]:
 
 
 @command("session.send", SendArgs)
-def session_send(ctx: Context, args: SendArgs) -> dict[str, Any]:
+def session_send(ctx: Context, args: SendArgs) -> Any:
     session = ctx.server.find(args.target)
     data = keys.encode_send(args.keys, literal=args.literal, mode=session.screen.mode)
     if args.data is not None:
@@ -117,21 +121,51 @@ def session_send(ctx: Context, args: SendArgs) -> dict[str, Any]:
         session.write(data)
         if session.id in ctx.server.pump.order.focused:
             ctx.server.pump.typed()  # someone is typing into what a view shows
+        if session.input_pending > INPUT_LOW:
+            return _sent_once_taken(session, len(data))  # the client goes at the program's pace
     return {"sent": len(data)}
 
 
+async def _sent_once_taken(session: Session, sent: int) -> dict[str, Any]:
+    await session.input_taken()
+    return {"sent": sent}
+
+
+# A capture of more rows than this renders in slices.
+CAPTURE_CHECK_ROWS = CHECK_ROWS
+
+
 @command("session.capture", CaptureArgs)
-def session_capture(ctx: Context, args: CaptureArgs) -> dict[str, Any]:
+def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     session = ctx.server.find(args.target)
     screen = session.screen
-    lines = emulator.capture(screen, args.start, args.end, escapes=args.escapes)
-    return {
-        "lines": lines,
+    # The rows are copied now (immutable runs, cheap), so the reply is this moment's screen even
+    # though rendering them may take several loop passes.
+    rows = emulator.capture_rows(screen, args.start, args.end)
+    x, y = emulator.cursor_position(screen)
+    head = {
         "cols": screen.columns,
         "rows": screen.lines,
-        "cursor": {"x": screen.cursor.x, "y": screen.cursor.y, "hidden": screen.cursor.hidden},
+        "cursor": {"x": x, "y": y, "hidden": screen.cursor.hidden},
         "offset": session.bytes_parsed,
+        "history": len(screen.history),  # lines of scrollback: line -history is the oldest
     }
+    if len(rows) <= CAPTURE_CHECK_ROWS:
+        return {"lines": [emulator.render_row(row, args.escapes) for row in rows], **head}
+    return _render_in_slices(rows, args.escapes, head)
+
+
+async def _render_in_slices(rows: list[Any], escapes: bool, head: dict[str, Any]) -> dict[str, Any]:
+    """Render rows a slice at a time (as long as a parse slice of the focused session), yielding
+    to the loop between slices: a long capture never holds up other requests or keystrokes."""
+    lines: list[str] = []
+    render = emulator.render_row
+
+    def render_rows(start: int, stop: int) -> None:
+        lines.extend(render(row, escapes) for row in rows[start:stop])
+
+    await in_slices(len(rows), render_rows, FOCUSED_BUDGET)
+    return {"lines": lines, **head}
 
 
 @command("session.snapshot", TargetArgs)
@@ -188,4 +222,4 @@ def lookup(name: str) -> Command:
 
 
 # Commands defined in other modules register themselves with @command when imported here.
-from termux.server import event_commands, gauge  # noqa: E402, F401
+from termux.server import buffer_commands, event_commands, gauge, grep_commands  # noqa: E402, F401

@@ -8,8 +8,6 @@ only timer is the deadline the request itself asked for.
 from __future__ import annotations
 
 import asyncio
-import codecs
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -33,13 +31,13 @@ from termux.server.events import (
     parse_cursor,
     parse_types,
 )
+from termux.server.matcher import Pattern, ScreenWatch, compile_pattern
 
 if TYPE_CHECKING:
     from termux.server.server import Server
     from termux.server.session import Session
 
 MAX_WAIT_MS = 3_600_000
-MATCH_LINE_LIMIT = 64 << 10  # characters of an unterminated output line kept for --match
 
 # -- arguments -----------------------------------------------------------------------------------
 
@@ -151,38 +149,6 @@ def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
 
 # -- session.wait --------------------------------------------------------------------------------
 
-# Escape sequences and control characters, removed from output before a --match line is tested.
-_ESCAPES = re.compile(
-    r"\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC (title, hyperlinks)
-    r"|\x1b[P^_][^\x1b]*(?:\x1b\\)?"  # DCS, PM, APC
-    r"|\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI
-    r"|\x1b[ -/]*[0-~]?"  # other escapes
-    r"|[\x00-\x08\x0b-\x1f\x7f]"
-)
-
-
-class _LineMatcher:
-    """Tests a regex against each output line as it arrives (escapes stripped), across chunks."""
-
-    def __init__(self, pattern: re.Pattern[str]) -> None:
-        self.pattern = pattern
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self._partial = ""
-
-    def feed(self, chunk: bytes) -> re.Match[str] | None:
-        text = self._partial + self._decoder.decode(chunk)
-        lines = re.split(r"\r\n|\n|\r", text)
-        self._partial = lines.pop()[-MATCH_LINE_LIMIT:]
-        for line in [*lines, self._partial]:
-            if found := self.pattern.search(_ESCAPES.sub("", line)):
-                return found
-        return None
-
-
-def _screen_match(session: Session, pattern: re.Pattern[str]) -> re.Match[str] | None:
-    return pattern.search("\n".join(line.rstrip() for line in session.screen.display))
-
-
 def _no_match(session: Session) -> ProtocolError:
     return ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match")
 
@@ -196,24 +162,15 @@ def session_wait(ctx: Context, args: WaitArgs) -> Any:
     session = ctx.server.find(args.target)
     if sum((args.exit, args.match is not None, args.quiet is not None)) != 1:
         raise ProtocolError(ErrorCode.BAD_ARGS, "give exactly one of `exit`, `match` or `quiet`")
-    pattern = None
-    if args.match is not None:
-        try:
-            pattern = re.compile(args.match, re.MULTILINE)
-        except re.error as exc:
-            raise ProtocolError(ErrorCode.BAD_ARGS, f"bad regular expression {args.match!r}: {exc}") from None
+    pattern = compile_pattern(args.match) if args.match is not None else None
     if args.exit and session.state == "exited":
         return _exit_result(session)
-    if pattern is not None and (found := _screen_match(session, pattern)):
-        return {"session": session.info(), "match": found.group(0), "where": "screen"}
-    if pattern is not None and session.state == "exited":
-        raise _no_match(session)
     done, cleanups = _arm_wait(ctx.server, session, args, pattern)
     return _finish_wait(done, cleanups, args.timeout, session.name)
 
 
 def _arm_wait(
-    server: Server, session: Session, args: WaitArgs, pattern: re.Pattern[str] | None
+    server: Server, session: Session, args: WaitArgs, pattern: Pattern | None
 ) -> tuple[asyncio.Future[dict[str, Any]], list[Callable[[], None]]]:
     """Register every trigger now, synchronously, so nothing between this request and the
     coroutine's first step is missed: the end of the session, its output, the quiet timer."""
@@ -235,37 +192,32 @@ def _arm_wait(
     )
     cleanups.append(ended.close)
 
+    watch: ScreenWatch | None = None
+    if pattern is not None:
+        # The screen first, then each batch of output lines and the screen again, one match in
+        # flight at a time, on the match worker (termux/server/matcher.py).
+        watch = ScreenWatch(
+            server.matcher,
+            pattern,
+            screen=session.screen_text,
+            found=lambda where, text: finish({"session": session.info(), "match": text, "where": where}),
+            ended=lambda: finish(_no_match(session)),
+        )
+        cleanups.append(watch.close)
+        cleanups.append(server.activity.watch(session.id, watch.output))
+        if session.state == "exited":
+            watch.session_ended()
+        else:
+            watch.start()
+
     def on_end() -> None:
         if args.exit:
             finish(_exit_result(session))
-        elif pattern is not None:
-            if found := _screen_match(session, pattern):
-                finish({"session": session.info(), "match": found.group(0), "where": "screen"})
-            else:
-                finish(_no_match(session))
+        elif watch is not None:
+            watch.session_ended()  # one last look at the screen, then not_running
         # --quiet: an ended session prints nothing more; its quiet deadline still decides.
 
     ended.on_ready = on_end
-
-    if pattern is not None:
-        lines = _LineMatcher(pattern)
-        screen_check_pending = False
-
-        def check_screen() -> None:
-            nonlocal screen_check_pending
-            screen_check_pending = False
-            if found := _screen_match(session, pattern):
-                finish({"session": session.info(), "match": found.group(0), "where": "screen"})
-
-        def on_output(chunk: bytes) -> None:
-            nonlocal screen_check_pending
-            if found := lines.feed(chunk):
-                finish({"session": session.info(), "match": found.group(0), "where": "output"})
-            elif not screen_check_pending:  # one screen check per loop pass, however many chunks
-                screen_check_pending = True
-                loop.call_soon(check_screen)
-
-        cleanups.append(server.activity.watch(session.id, on_output))
 
     if args.quiet is not None:
         # Quiet counts from the later of the last output and the start of the wait. One timer,

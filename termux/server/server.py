@@ -8,15 +8,18 @@ termux.protocol, the parse order in termux.server.scheduler.
 from __future__ import annotations
 
 import asyncio
+import errno
 import fcntl
 import inspect
 import logging
 import os
+import resource
 import signal
 import socket
 import stat
 import struct
 import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,8 +41,10 @@ from termux.protocol.messages import (
     reply_ok,
 )
 from termux.server import commands, gauge
+from termux.server.buffers import PasteBuffers
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
+from termux.server.matcher import MatchWorker
 from termux.server.scheduler import (
     FORWARD_CATCH_UP,
     ForwardBudget,
@@ -51,13 +56,33 @@ from termux.server.session import Session, SessionConfig, SessionHooks
 
 log = logging.getLogger(__name__)
 
-# Per-connection write buffer: above HIGH a client is lagging and background sessions stop being
-# forwarded to it (they are resynced by snapshot once it catches up); above MAX it is dropped.
-CLIENT_BUFFER_HIGH = 1 << 20
-CLIENT_BUFFER_LOW = 256 << 10
-CLIENT_BUFFER_MAX = 32 << 20
+# Per-connection write buffer. Above HIGH a client is lagging: no session's output is forwarded to
+# it (the sessions are marked stale) until the buffer drains below LOW, when each stale session is
+# resynced by one snapshot. A view needs the latest screen, not every byte, so these are a few
+# screens' worth. A write that would take the buffer past MAX (a client that stopped reading while
+# events or replies kept coming) drops the client at once: its buffer is discarded, it is closed.
+CLIENT_BUFFER_HIGH = 256 << 10
+CLIENT_BUFFER_LOW = 64 << 10
+CLIENT_BUFFER_MAX = 1 << 20
 MAX_SESSIONS = 1000
 MAX_CONNECTIONS = 1024
+# Requests of one connection waiting for their reply (waits, long polls, sliced captures): past
+# this, further requests are answered `busy`, so a pipelining client cannot pile up work.
+MAX_IN_FLIGHT = 256
+LISTEN_BACKLOG = 128
+ACCEPT_BATCH = 64  # connections accepted per loop pass, so a burst of them cannot hold the loop
+# Descriptors: a running session holds two (its PTY's master side and a pidfd for its exit);
+# starting one holds three more until the child execs (the PTY's other side, a status pipe). A
+# session.new that would leave fewer than FD_RESERVE descriptors free is refused (`capacity`), and
+# so is a connection accepted onto one of the last CONNECTION_RESERVE descriptors: clients and the
+# server's own files keep room, and the limit is never reached by sessions.
+SESSION_FDS = 2
+SPAWN_FDS = 3
+FD_RESERVE = 32
+CONNECTION_RESERVE = 8
+# Variables of the server's own environment that would mislead a program in a session: they
+# describe the terminal or multiplexer the server was started from, or configure the server.
+SERVER_ONLY_ENV = ("TMUX", "TMUX_PANE", "COLUMNS", "LINES", gauge.SLOW_ENV, gauge.PROFILE_ENV)
 
 
 class ServerError(Exception):
@@ -82,7 +107,9 @@ class Connection(asyncio.Protocol):
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
         self.stream: EventStream | None = None  # set by events.stream
-        self.queued: list[bytes] = []  # lines written while the server is corked (Server.corked)
+        self.queued: list[bytes] = []  # lines written while the server is corked (Server.corking)
+        self._requests_paused = False  # its replies are over CLIENT_BUFFER_MAX: its requests wait
+        self._lines: deque[bytes | Oversized] = deque()  # request lines read and not handled yet
 
     # -- asyncio.Protocol ------------------------------------------------------------------------
 
@@ -102,13 +129,26 @@ class Connection(asyncio.Protocol):
             self.transport.write(reply_error(None, ProtocolError(ErrorCode.CAPACITY, "too many clients")))
             self.transport.close()
             return
+        if sock.fileno() >= self.server.fd_limit - CONNECTION_RESERVE:
+            # Descriptors are handed out lowest first: every one below this is in use.
+            message = f"the server is out of file descriptors (limit {self.server.fd_limit}); try again later"
+            self.transport.write(reply_error(None, ProtocolError(ErrorCode.CAPACITY, message)))
+            self.transport.close()
+            return
         self.server.connections.add(self)
 
     def data_received(self, data: bytes) -> None:
-        for line in self.splitter.feed(data):
+        self._lines.extend(self.splitter.feed(data))
+        self._handle_lines()
+
+    def _handle_lines(self) -> None:
+        """Requests in order, until the client's unread replies pass the cap: the rest of what was
+        read waits here (one read's worth at most: the socket is not read meanwhile)."""
+        while self._lines and not self._requests_paused:
             if self.transport is None or self.transport.is_closing():
+                self._lines.clear()
                 return
-            self.handle_line(line)
+            self.handle_line(self._lines.popleft())
 
     def connection_lost(self, exc: Exception | None) -> None:
         for task in self.tasks:
@@ -124,6 +164,10 @@ class Connection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self.lagging = False
+        if self._requests_paused and self.transport is not None and not self.transport.is_closing():
+            self._requests_paused = False
+            self.transport.resume_reading()
+            self._handle_lines()
         self.send_stale()
         if self.stream is not None:
             self.stream.flush()  # events queued while the peer's socket was full
@@ -143,61 +187,92 @@ class Connection(asyncio.Protocol):
             request = decode_request(line)
             request_id = request.id
             command = commands.lookup(request.cmd)
+            if len(self.tasks) >= MAX_IN_FLIGHT:
+                raise ProtocolError(
+                    ErrorCode.BUSY, f"{MAX_IN_FLIGHT} requests of this connection are still in progress"
+                )
             args = convert_args(request.args, command.args)
             result = command.handler(commands.Context(self.server, self), args)
         except ProtocolError as error:
             request_id = error.extra.pop("id", request_id)
-            self.write(reply_error(request_id, error))
+            self.reply(reply_error(request_id, error))
             return
         except Exception as exc:  # a bug: report it, keep serving
             log.exception("request failed")
-            self.write(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
+            self.reply(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
             return
         if inspect.isawaitable(result):
             task = asyncio.ensure_future(self._finish(request_id, result))
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
         else:
-            self.write(reply_ok(request_id, result))
+            self.reply(reply_ok(request_id, result))
 
     async def _finish(self, request_id: RequestId, pending: Any) -> None:
         try:
             result = await pending
         except ProtocolError as error:
-            self.write(reply_error(request_id, error))
+            self.reply(reply_error(request_id, error))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             log.exception("request failed")
-            self.write(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
+            self.reply(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
         else:
-            self.write(reply_ok(request_id, result))
+            self.reply(reply_ok(request_id, result))
 
     # -- output ----------------------------------------------------------------------------------
 
+    def reply(self, line: bytes) -> None:
+        """A reply is always written: the client asked for it. A client whose replies pile up past
+        CLIENT_BUFFER_MAX unread is not read from until they drain (its requests wait in the
+        socket), so requests cannot grow its buffer without bound either."""
+        if self.queued:
+            self.flush()  # pushes queued before it go first
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        transport.write(line)
+        if transport.get_write_buffer_size() > CLIENT_BUFFER_MAX and not self._requests_paused:
+            self._requests_paused = True
+            transport.pause_reading()
+
     def write(self, line: bytes) -> None:
+        """A push (output, snapshot, event): dropped with the client past CLIENT_BUFFER_MAX. While
+        the server is corked it is queued, in order, and sent with the others at the end (flush)."""
         if self.server.corked:
             if not self.queued:
                 self.server.queued.append(self)
             self.queued.append(line)
         else:
-            self._send(line)
+            self._push(line)
 
     def flush(self) -> None:
-        """Send what was written while the server was corked, in one socket write."""
+        """Send the pushes queued while the server was corked, in one socket write."""
         lines, self.queued = self.queued, []
         if lines:
-            self._send(lines[0] if len(lines) == 1 else b"".join(lines))
+            self._push(lines[0] if len(lines) == 1 else b"".join(lines))
 
-    def _send(self, data: bytes) -> None:
+    def _push(self, data: bytes) -> None:
         transport = self.transport
         if transport is None or transport.is_closing():
             return
-        if transport.get_write_buffer_size() > CLIENT_BUFFER_MAX:
-            transport.write(push("error", error={"code": "dropped", "message": "client fell too far behind"}))
-            transport.close()
+        buffered = transport.get_write_buffer_size()
+        if buffered and buffered + len(data) > CLIENT_BUFFER_MAX:
+            self.drop()
             return
         transport.write(data)
+
+    def drop(self) -> None:
+        """The client is more than CLIENT_BUFFER_MAX behind: close it now, discarding what it has
+        not read. No final `dropped` push: it would wait behind everything the client has not
+        read, and a client that stopped reading would never get it."""
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            return
+        log.info("dropping client pid %s: %d bytes behind", self.peer_pid, transport.get_write_buffer_size())
+        self.server.clients_dropped += 1
+        transport.abort()
 
     def follows(self, session_id: str) -> bool:
         return self.attached and (self.follow is None or session_id in self.follow)
@@ -207,10 +282,10 @@ class Connection(asyncio.Protocol):
         when not, the session is marked stale and a snapshot follows later."""
         if session_id in self.stale:
             return False  # resumes with a snapshot (send_stale)
+        if self.lagging:
+            self.stale.add(session_id)  # a snapshot follows when the socket drains, the focus's first
+            return False
         if session_id != self.focus:
-            if self.lagging:
-                self.stale.add(session_id)  # snapshots follow when the socket drains
-                return False
             if self.coalesce and not self.budget.take(session_id, nbytes, now):
                 self.stale.add(session_id)
                 if self._catch_up is None:
@@ -224,13 +299,23 @@ class Connection(asyncio.Protocol):
             self.send_stale()
 
     def send_stale(self, only: str | None = None) -> None:
-        """One snapshot push per stale session (or just `only`); forwarding resumes after it."""
+        """One snapshot push per stale session (or just `only`), the focused one first; forwarding
+        resumes after it. Stops when the socket backs up again: the rest follow when it drains."""
         now = asyncio.get_running_loop().time()
-        for session_id in sorted(self.stale) if only is None else [only]:
+        order = sorted(self.stale, key=lambda sid: (sid != self.focus, sid)) if only is None else [only]
+        for session_id in order:
+            if self.lagging:
+                break
             self.stale.discard(session_id)
             session = self.server.sessions.get(session_id)
             if session is not None:
-                self.write(push("snapshot", session=session.id, **self.server.snapshot(session)))
+                # Not subject to the cap: it goes only while the buffer is under HIGH, and it is
+                # what brings the view back in step, however large its screen.
+                line = push("snapshot", session=session.id, **self.server.snapshot(session))
+                if self.queued:
+                    self.flush()  # pushes queued before it go first
+                if self.transport is not None and not self.transport.is_closing():
+                    self.transport.write(line)
                 self.budget.empty(session_id, now)
         if not self.stale and self._catch_up is not None:
             self._catch_up.cancel()
@@ -262,11 +347,11 @@ class Server:
         self.events = EventLog(event_capacity, max_streams=max_streams)
         self.events.listeners.append(self._push_event)
         self.activity = ActivityMonitor(self.events, self.sessions.get, quiet_after)
+        self.buffers = PasteBuffers()
         self.started = time.time()
         self._next_id = 0
         self._next_name = 0
         self._shutdown = asyncio.Event()
-        self._server: asyncio.AbstractServer | None = None
         self.pump = OutputPump(self._lookup, self._on_parsed, batch=self.corking)
         self.read_pacer = ReadPacer()
         self.resting: dict[str, Session] = {}  # sessions whose reading rests until the next tick
@@ -274,7 +359,15 @@ class Server:
         self.corked = False  # while true, Connection.write queues (see corking)
         self.queued: list[Connection] = []  # connections with lines queued while corked
         self.bytes_forwarded = 0
+        self.clients_dropped = 0
+        self.matcher = MatchWorker()  # session.wait's regular expressions, off the loop
         self.instruments = gauge.Instruments(None, None)  # the loop gauge, once serving
+        self.child_nofile, self.fd_limit = raise_descriptor_limit()
+        self._listener: socket.socket | None = None
+        self._accepting = False
+        self.accept_pauses = 0  # times accept() ran out of descriptors (server.stats)
+        self._accept_tasks: set[asyncio.Task[Any]] = set()
+        self._base_fds = _open_descriptors()  # the server's own (counted again once it listens)
 
     # -- sessions --------------------------------------------------------------------------------
 
@@ -300,8 +393,10 @@ class Server:
                 raise ProtocolError(ErrorCode.EXISTS, f"a session named {name!r} exists")
 
     def new_session(self, args: NewArgs) -> Session:
+        args.check()
         if len(self.sessions) >= MAX_SESSIONS:
             raise ProtocolError(ErrorCode.CAPACITY, f"at most {MAX_SESSIONS} sessions")
+        self._check_descriptors()
         if args.name is not None:
             self._check_name(args.name)
             name = args.name
@@ -311,23 +406,18 @@ class Server:
             name = str(self._next_name)
             self._next_name += 1
         argv = args.command or [os.environ.get("SHELL") or "/bin/sh"]
-        if not argv[0]:
-            raise ProtocolError(ErrorCode.BAD_ARGS, "`command` must not start with an empty string")
         cwd = args.cwd or os.environ.get("HOME") or "/"
         if not os.path.isdir(cwd):
             raise ProtocolError(ErrorCode.SPAWN_FAILED, f"no such directory: {cwd}")
         session_id = f"%{self._next_id}"
-        env = dict(os.environ)
-        env.update(args.env)
-        env["TERM"] = "xterm-256color"
-        env["TERMUX"] = f"{self.socket_path},{session_id}"
         config = SessionConfig(
             argv=list(argv),
             cwd=cwd,
-            env=env,
+            env=self._child_env(session_id, cwd, args.env),
             cols=args.cols,
             rows=args.rows,
             history=self.history if args.history is None else args.history,
+            nofile=self.child_nofile,
         )
         hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited, read_rest=self._read_rest)
         session = Session(session_id, name, config, hooks)
@@ -338,9 +428,35 @@ class Server:
             session=session.id,
             name=session.name,
             command=config.argv,
-            pid=session.proc.pid,
+            pid=session.pid,
         )
         return session
+
+    def _child_env(self, session_id: str, cwd: str, extra: dict[str, str]) -> dict[str, str]:
+        """The server's environment less what only the server should see, PWD for the session's
+        directory (as tmux sets it), the request's `env`, then TERM and TERMUX."""
+        env = {key: value for key, value in os.environ.items() if key not in SERVER_ONLY_ENV}
+        env["PWD"] = cwd
+        env.update(extra)
+        env["TERM"] = "xterm-256color"
+        env["TERMUX"] = f"{self.socket_path},{session_id}"
+        return env
+
+    def _check_descriptors(self) -> None:
+        """Refuse a session that would leave fewer than FD_RESERVE descriptors free."""
+        open_now = (
+            self._base_fds
+            + sum(s.descriptors for s in self.sessions.values())
+            + len(self.connections)
+            + len(self._accept_tasks)
+        )
+        if open_now + SPAWN_FDS + SESSION_FDS + FD_RESERVE > self.fd_limit:
+            raise ProtocolError(
+                ErrorCode.CAPACITY,
+                f"not enough file descriptors for another session: {open_now} of the limit of "
+                f"{self.fd_limit} are open and each session holds {SESSION_FDS}; kill sessions, "
+                "or start the server with a higher `ulimit -n`",
+            )
 
     def rename(self, session: Session, name: str) -> None:
         self._check_name(name, ignore=session)
@@ -359,6 +475,7 @@ class Server:
                 conn.forget(session.id)
             self.activity.forget(session.id)
             self.events.append("session.closed", session=session.id, name=session.name)
+            self._resume_accepting()  # its descriptors are free
 
     def _output_ready(self, session: Session) -> None:
         self.pump.notify(session.id)
@@ -418,6 +535,7 @@ class Server:
     def _session_exited(self, session: Session) -> None:
         self.activity.forget(session.id)
         self.resting.pop(session.id, None)
+        self._resume_accepting()  # its PTY and pidfd are closed
         self.events.append(
             "session.exited",
             session=session.id,
@@ -440,6 +558,11 @@ class Server:
     # -- attached clients ------------------------------------------------------------------------
 
     def attach(self, conn: Connection, args: AttachArgs) -> dict[str, Any]:
+        if conn.stream is not None:
+            raise ProtocolError(
+                ErrorCode.BUSY,
+                "this connection has an event stream: attach on another one (a view gets every event anyway)",
+            )
         follow = None if args.follow is None else {self.find(t).id for t in args.follow}
         focus = self.find(args.focus).id if args.focus is not None else None
         conn.attached, conn.follow, conn.coalesce = True, follow, args.coalesce
@@ -468,6 +591,7 @@ class Server:
                 conn.write(line)
 
     def connection_closed(self, conn: Connection) -> None:
+        self._resume_accepting()  # its socket is closed right after this
         if conn in self.connections:
             self.connections.discard(conn)
             if conn.attached:
@@ -499,6 +623,10 @@ class Server:
             ],
             "resting": sorted(self.resting),
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
+            "clients_dropped": self.clients_dropped,
+            "fd_limit": self.fd_limit,
+            "accept_pauses": self.accept_pauses,
+            "matches_in_flight": self.matcher.in_flight,
             "event_queues": gauge.stream_queues(self.connections),
             **self.instruments.report(),
         }
@@ -514,8 +642,10 @@ class Server:
         self.instruments = gauge.Instruments.start(loop)
         with _bind_lock(self.socket_path):
             _claim_socket(self.socket_path)
-            self._server = await loop.create_unix_server(lambda: Connection(self), path=str(self.socket_path))
+            self._listener = _listen(self.socket_path)
         os.chmod(self.socket_path, 0o600)
+        self._base_fds = _open_descriptors()
+        self._start_accepting()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, self._shutdown.set)
         pump = asyncio.create_task(self.pump.run())
@@ -525,7 +655,8 @@ class Server:
         try:
             await self._shutdown.wait()
         finally:
-            self._server.close()
+            self._stop_accepting()
+            self._listener.close()
             try:
                 self.socket_path.unlink()
             except FileNotFoundError:
@@ -535,8 +666,100 @@ class Server:
                 if conn.transport is not None:
                     conn.transport.close()
             pump.cancel()
+            for task in self._accept_tasks:
+                task.cancel()
+            self.matcher.close()
             self.instruments.close()
             log.info("server stopped")
+
+    # -- accepting -------------------------------------------------------------------------------
+
+    def _start_accepting(self) -> None:
+        if not self._accepting and self._listener is not None and self._listener.fileno() >= 0:
+            asyncio.get_running_loop().add_reader(self._listener.fileno(), self._accept)
+            self._accepting = True
+
+    def _stop_accepting(self) -> None:
+        if self._accepting and self._listener is not None:
+            asyncio.get_running_loop().remove_reader(self._listener.fileno())
+            self._accepting = False
+
+    def _resume_accepting(self) -> None:
+        """A descriptor was freed: accept again if running out of them had paused accepting."""
+        if not self._accepting and self._listener is not None and not self._shutdown.is_set():
+            self._start_accepting()
+
+    def _accept(self) -> None:
+        assert self._listener is not None
+        loop = asyncio.get_running_loop()
+        for _ in range(ACCEPT_BATCH):
+            try:
+                sock, _ = self._listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except ConnectionAbortedError:
+                continue
+            except OSError as exc:
+                if exc.errno not in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
+                    raise
+                # Out of descriptors: the listening socket stays readable, so stop watching it
+                # until a connection closes or a session ends (no timer). Clients wait in the
+                # listen backlog meanwhile. Logged once per server run; counted in server.stats.
+                if not self.accept_pauses:
+                    log.warning(
+                        "out of file descriptors (%s, limit %d): not accepting clients until one is freed",
+                        exc.strerror,
+                        self.fd_limit,
+                    )
+                self.accept_pauses += 1
+                self._stop_accepting()
+                return
+            sock.setblocking(False)
+            task = loop.create_task(self._connect(sock))
+            self._accept_tasks.add(task)
+            task.add_done_callback(self._accept_tasks.discard)
+
+    async def _connect(self, sock: socket.socket) -> None:
+        try:
+            await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(self), sock)
+        except OSError as exc:
+            log.info("a client's connection failed at once: %s", exc.strerror)
+            sock.close()
+
+
+_STARTED_NOFILE: tuple[int, int] | None = None
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd")) - 1  # less the one listdir itself holds
+
+
+def raise_descriptor_limit() -> tuple[tuple[int, int], int]:
+    """Raise this process's soft RLIMIT_NOFILE to its hard limit. Returns the limits the process
+    started with (what sessions get back) and the soft limit now in force."""
+    global _STARTED_NOFILE
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if _STARTED_NOFILE is None:
+        _STARTED_NOFILE = (soft, hard)
+    if soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (OSError, ValueError):  # a hard limit of "unlimited" cannot be a soft one
+            pass
+    return _STARTED_NOFILE, soft
+
+
+def _listen(path: Path) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(path))
+        sock.listen(LISTEN_BACKLOG)
+        sock.setblocking(False)
+    except OSError as exc:
+        sock.close()
+        raise ServerError(f"cannot listen on {path}: {exc.strerror}") from None
+    return sock
 
 
 @contextmanager

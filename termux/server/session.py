@@ -17,11 +17,10 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import ptyprocess
-
 import termux.emulator as emulator
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import SessionInfo
+from termux.server.spawn import SpawnError, set_window_size, spawn
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +30,13 @@ READ_SIZE = 64 * 1024
 # down instead of growing the server's memory.
 HIGH_WATERMARK = 1 << 20
 LOW_WATERMARK = 256 << 10
-# Input a program has not read yet; past this, session.send answers `busy`.
+# Input a program has not read yet; past this, session.send answers `busy`. A send that leaves more
+# than INPUT_LOW waiting is answered once the program has read down to INPUT_LOW, so a client
+# streaming input in pieces of up to MAX_INPUT_BACKLOG - INPUT_LOW goes at the program's pace; it
+# gets `busy` only when the program reads nothing for INPUT_STALL seconds.
 MAX_INPUT_BACKLOG = 1 << 20
+INPUT_LOW = 256 << 10
+INPUT_STALL = 10.0
 KILL_GRACE = 1.0  # seconds between SIGHUP, SIGTERM and SIGKILL
 
 
@@ -44,6 +48,7 @@ class SessionConfig:
     cols: int = 80
     rows: int = 24
     history: int = 10_000
+    nofile: tuple[int, int] = (1024, 1024)  # the child's RLIMIT_NOFILE (soft, hard)
 
 
 @dataclass
@@ -105,23 +110,33 @@ class Session:
         self.exit_signal: int | None = None
         self.title = ""
         self.bells = 0
+        self._screen_text: tuple[tuple[int, int, int], str] = ((-1, 0, 0), "")
         self._outbox = bytearray()
+        self.input_written = 0  # input bytes the program's PTY has taken
+        self._input_room: asyncio.Future[None] | None = None  # set when the outbox drains to INPUT_LOW
+        self._input_dropped = 0  # input never delivered: the PTY closed first
         self._pty_open = True
-        self._pty_eof = False  # the PTY reported end of file; never read it again
+        self._pty_eof = False  # the PTY reported end of file: no process holds it any more
         self._child_reaped = False
-        self._killing = False
         self.resting = False  # reading rests until the server calls wake()
-        self._exited = asyncio.get_running_loop().create_future()
         self._loop = asyncio.get_running_loop()
+        self._reaped = self._loop.create_future()
+        self._exited = self._loop.create_future()
         try:
-            self.proc = ptyprocess.PtyProcess.spawn(
-                config.argv, cwd=config.cwd, env=config.env, dimensions=(config.rows, config.cols)
-            )
-        except (OSError, ptyprocess.PtyProcessError) as exc:
-            raise ProtocolError(ErrorCode.SPAWN_FAILED, f"cannot start {config.argv[0]!r}: {exc}") from None
-        self.fd: int = self.proc.fd
-        os.set_blocking(self.fd, False)
-        self._pidfd = os.pidfd_open(self.proc.pid)
+            child = spawn(config.argv, config.cwd, config.env, config.cols, config.rows, config.nofile)
+        except SpawnError as exc:
+            raise ProtocolError(ErrorCode.SPAWN_FAILED, str(exc)) from None
+        except OSError as exc:  # no PTY or process could be made (out of descriptors, of processes)
+            raise ProtocolError(ErrorCode.SPAWN_FAILED, f"cannot start {config.argv[0]!r}: {exc.strerror}") from None
+        self.pid = child.pid
+        self.fd = child.fd
+        try:
+            self._pidfd = os.pidfd_open(self.pid)
+        except OSError as exc:  # out of descriptors: undo the start
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            os.close(self.fd)
+            raise ProtocolError(ErrorCode.SPAWN_FAILED, f"cannot watch {config.argv[0]!r}: {exc.strerror}") from None
         self._loop.add_reader(self.fd, self._on_readable)
         self._loop.add_reader(self._pidfd, self._on_child_exit)
 
@@ -150,6 +165,10 @@ class Session:
         if not data:
             self._pty_eof = True
             self._stop_reading()
+            if self._child_reaped:  # the last process holding the PTY (a grandchild) let it go
+                self._close_pty()
+                if not self.has_backlog:
+                    self._finish_exit()
             return 0
         self._accept(data)
         return len(data)
@@ -215,6 +234,11 @@ class Session:
         return offset, chunk
 
     @property
+    def descriptors(self) -> int:
+        """Descriptors this session holds: its PTY until end of file, its pidfd until reaped."""
+        return int(self._pty_open) + int(not self._child_reaped)
+
+    @property
     def has_backlog(self) -> bool:
         return self.backlog.size > 0
 
@@ -255,8 +279,43 @@ class Session:
         except OSError:
             written = len(self._outbox)  # the program is gone; drop what it will never read
         del self._outbox[:written]
+        self.input_written += written
         if not self._outbox:
             self._loop.remove_writer(self.fd)
+        if len(self._outbox) <= INPUT_LOW:
+            self._wake_input_waiters()
+
+    @property
+    def input_pending(self) -> int:
+        """Input bytes queued for the program that its PTY has not taken yet."""
+        return len(self._outbox)
+
+    async def input_taken(self) -> None:
+        """Return once at most INPUT_LOW input bytes are left for the program to read. `busy` if it
+        reads none for INPUT_STALL seconds; `not_running` if it exits before reading them. One
+        timer per stall period, armed only while someone waits."""
+        dropped = self._input_dropped
+        while len(self._outbox) > INPUT_LOW:
+            if self._input_room is None:
+                self._input_room = self._loop.create_future()
+            taken = self.input_written
+            try:
+                await asyncio.wait_for(asyncio.shield(self._input_room), INPUT_STALL)
+            except TimeoutError:
+                if self.input_written == taken:
+                    raise ProtocolError(
+                        ErrorCode.BUSY,
+                        f"session {self.name!r} read none of its input for {INPUT_STALL:g}s "
+                        f"({len(self._outbox)} bytes queued)",
+                    ) from None
+        if self._input_dropped != dropped:
+            raise ProtocolError(ErrorCode.NOT_RUNNING, f"session {self.name!r} exited before reading its input")
+
+    def _wake_input_waiters(self) -> None:
+        if self._input_room is not None:
+            if not self._input_room.done():
+                self._input_room.set_result(None)
+            self._input_room = None
 
     def _answer_program(self, data: str) -> None:
         """Replies to terminal queries (DA, DSR, ...) go back to the program as input."""
@@ -273,7 +332,7 @@ class Session:
         self.config.cols, self.config.rows = cols, rows
         if self._pty_open:
             try:
-                self.proc.setwinsize(rows, cols)
+                set_window_size(self.fd, cols, rows)  # the kernel sends SIGWINCH
             except OSError:
                 pass
 
@@ -283,30 +342,20 @@ class Session:
         self._loop.remove_reader(self._pidfd)
         os.close(self._pidfd)
         try:
-            _, status = os.waitpid(self.proc.pid, 0)
+            _, status = os.waitpid(self.pid, 0)
         except ChildProcessError:
             status = 0
         code = os.waitstatus_to_exitcode(status)
         self.exit_code, self.exit_signal = (code, None) if code >= 0 else (None, -code)
         self._child_reaped = True
-        self.proc.terminated = True
-        # Output written just before exit is still in the PTY: read it to the end before closing.
-        self._drain_pty()
-        self._close_pty()
-        if self._killing:  # nobody will look at the screen of a killed session: skip parsing
-            self.backlog = OutputBacklog()
-        if self.backlog.size == 0:
-            self._finish_exit()
-
-    def _drain_pty(self) -> None:
-        while self._pty_open:
-            try:
-                data = os.read(self.fd, READ_SIZE)
-            except OSError:  # EAGAIN: nothing more for now (a grandchild may hold the PTY); EIO: closed
-                return
-            if not data:
-                return
-            self._accept(data)
+        self._reaped.set_result(None)
+        # The session ends when its PTY reaches end of file too, as a tmux pane does: a process
+        # that outlived the child (a background job that ignores SIGHUP) may still write to it,
+        # and output the child wrote just before exiting may still be unread.
+        if self._pty_eof:
+            self._close_pty()
+            if not self.has_backlog:
+                self._finish_exit()
 
     def _close_pty(self) -> None:
         if not self._pty_open:
@@ -315,43 +364,58 @@ class Session:
         self._stop_reading()
         if self._outbox:
             self._loop.remove_writer(self.fd)
+            self._input_dropped += len(self._outbox)
             self._outbox.clear()
+        self._wake_input_waiters()
         self._pty_open = False
-        self.proc.fileobj.close()
-        self.proc.fd = -1
-        self.proc.closed = True
+        os.close(self.fd)
 
     def _finish_exit(self) -> None:
+        if self.state == "exited":
+            return
         self.state = "exited"
         if not self._exited.done():
             self._exited.set_result(None)
         self.hooks.exited(self)
 
     async def kill(self, grace: float = KILL_GRACE) -> None:
-        """SIGHUP, then SIGTERM, then SIGKILL, `grace` seconds apart, until the child is reaped."""
-        self._killing = True
+        """SIGHUP, then SIGTERM, then SIGKILL, `grace` seconds apart, until the child is reaped;
+        then the PTY is closed whoever still holds it, and unparsed output is dropped (nobody
+        will look at the screen of a killed session)."""
         for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGKILL):
             if self._child_reaped:
                 break
             self._signal_group(sig)
             try:
-                await asyncio.wait_for(asyncio.shield(self._exited), grace if sig != signal.SIGKILL else None)
+                await asyncio.wait_for(asyncio.shield(self._reaped), grace if sig != signal.SIGKILL else None)
             except TimeoutError:
                 continue
-        await self._exited
+        await asyncio.shield(self._reaped)
+        if self.state == "running":
+            self._close_pty()
+            self.backlog = OutputBacklog()
+            self._finish_exit()
 
     def _signal_group(self, sig: int) -> None:
         try:
-            os.killpg(self.proc.pid, sig)  # the child leads its own session and process group
+            os.killpg(self.pid, sig)  # the child leads its own session and process group
         except ProcessLookupError:
             pass
         except PermissionError:
-            os.kill(self.proc.pid, sig)
+            os.kill(self.pid, sig)
 
     async def wait_exited(self) -> None:
         await asyncio.shield(self._exited)
 
     # -- views -----------------------------------------------------------------------------------
+
+    def screen_text(self) -> str:
+        """The visible screen as text, a line each, trailing blanks trimmed; made once per screen
+        state, however many `session.wait`s look at it."""
+        key = (self.bytes_parsed, self.screen.columns, self.screen.lines)
+        if self._screen_text[0] != key:
+            self._screen_text = (key, "\n".join(line.rstrip() for line in self.screen.display))
+        return self._screen_text[1]
 
     def info(self) -> SessionInfo:
         return SessionInfo(
@@ -359,7 +423,7 @@ class Session:
             name=self.name,
             command=self.config.argv,
             cwd=self.config.cwd,
-            pid=self.proc.pid,
+            pid=self.pid,
             state=self.state,
             exit_code=self.exit_code,
             exit_signal=self.exit_signal,

@@ -1,6 +1,6 @@
 """The termux TUI: a Textual app attached to a termux server.
 
-The loop's priorities (DESIGN.md):
+The loop's priorities (docs/architecture.md, "Priorities"):
 
 1. Input. Keys and pastes come from the driver's input thread straight onto the event loop
    (`TermuxDriver.input_hook`, `call_soon_threadsafe`), ahead of Textual's message queue, and are

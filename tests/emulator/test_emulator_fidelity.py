@@ -30,10 +30,13 @@ def stock(data: str, columns: int = 20, lines: int = 5) -> tuple[pyte.Screen, li
 # ---------------------------------------------------------------------- answers to queries
 
 
-def test_primary_device_attributes_answer_as_xterm() -> None:
-    assert run("\x1b[c")[1] == ["\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c"]
-    assert run("\x1b[0c")[1] == ["\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c"]
-    assert run("\x1bZ")[1] == ["\x1b[?64;1;2;6;9;15;16;17;18;21;22;28c"]  # DECID
+def test_primary_device_attributes_claim_only_what_termux_does() -> None:
+    # tmux's answer: a VT100 with Advanced Video Option (bold, underline, blink, reverse). Not xterm's
+    # VT420 list, which claims a locator, rectangular editing, horizontal scrolling and more.
+    assert run("\x1b[c")[1] == ["\x1b[?1;2c"]
+    assert run("\x1b[0c")[1] == ["\x1b[?1;2c"]
+    assert run("\x1bZ")[1] == ["\x1b[?1;2c"]  # DECID
+    assert run("\x1b[1c")[1] == []  # not a query
 
 
 def test_secondary_device_attributes_answer_as_xterm_not_as_da1() -> None:

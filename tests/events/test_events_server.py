@@ -167,6 +167,23 @@ async def test_stream_cap_answers_capacity_and_closing_frees_a_slot(live: Server
             await client.close()
 
 
+async def test_a_stream_then_attach_on_one_connection_delivers_every_event_once(live: Server) -> None:
+    client = await connect(live)
+    try:
+        await client.request("events.stream")
+        with pytest.raises(TermuxError) as refused:
+            await client.request("client.attach")
+        assert refused.value.code == "busy"  # the stream already carries every event
+        first, second = bell(live, 1), bell(live, 2)
+        assert [(await next_event(client))["seq"] for _ in range(2)] == [first, second]
+        last = bell(live, 3)
+        await client.request("server.hello")  # the event was pushed before this reply
+        assert (await next_event(client))["seq"] == last
+        assert client.pushes.empty()  # no event came twice
+    finally:
+        await client.close()
+
+
 async def test_a_subscriber_that_stops_reading_is_dropped_with_its_queue_bound_kept(live: Server) -> None:
     live.events.queue_size = 20
     reader = await connect(live)

@@ -177,3 +177,17 @@ def test_exit_code_and_signal_are_recorded(server: RunningServer) -> None:
     # an exited session still answers capture until it is killed
     assert server.run("capture", "-t", "three").returncode == 0
     assert server.run("kill", "-t", "three").returncode == 0
+
+
+def test_capture_reports_the_last_column_while_the_cursor_waits_to_wrap(server: RunningServer) -> None:
+    # 80 characters fill the line; the cursor waits past the end to wrap, but it is on the last
+    # column (tmux's cursor_x), never on a column 80 that does not exist.
+    server.run("new", "-d", "-s", "full", "-x", "80", "-y", "5", "--", "sh", "-c", "printf %080d 0; sleep 60")
+    wait_for_screen(server.path, "full", "0" * 80)
+    cursor = json.loads(server.run("capture", "-t", "full", "--json").stdout)["cursor"]
+    assert (cursor["x"], cursor["y"]) == (79, 0)
+    # One more character wraps: the cursor is then after it on the next line.
+    server.run("new", "-d", "-s", "wrapped", "-x", "80", "-y", "5", "--", "sh", "-c", "printf %081d 0; sleep 60")
+    wait_for_screen(server.path, "wrapped", "0" * 80)
+    cursor = json.loads(server.run("capture", "-t", "wrapped", "--json").stdout)["cursor"]
+    assert (cursor["x"], cursor["y"]) == (1, 1)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+from collections.abc import Iterator
 
 import msgspec
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from termux.protocol.errors import ProtocolError
@@ -144,3 +146,136 @@ def test_hello_reports_version_and_capabilities(server: RunningServer) -> None:
     for cmd in ("session.new", "session.list", "session.get", "session.send", "session.capture",
                 "session.resize", "session.kill", "session.rename", "server.stats", "server.kill"):  # fmt: skip
         assert cmd in hello["capabilities"]
+
+
+# -- issue 12: what a bad request cannot break ------------------------------------------------------
+
+
+def test_deeply_nested_json_is_bad_json_not_an_internal_error(server: RunningServer) -> None:
+    conn = RawConnection(server)
+    try:
+        for raw in (b"[" * 100_000, b'{"id": 1, "cmd": "session.new", "args": {"env": ' + b"[" * 50_000 + b"}}"):
+            reply = conn.ask(raw + b"\n")
+            assert reply["error"]["code"] == "bad_json", reply
+            assert "nested too deeply" in reply["error"]["message"]
+        assert conn.ask(b'{"id": 2, "cmd": "server.hello"}\n')["ok"]
+    finally:
+        conn.close()
+    assert "Traceback" not in server.server_log()
+
+
+LIBRARY_WORDS = ("Expected `", "- at `$", "Object contains", "Object missing", "JSON is malformed")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"cmd": "session.new", "args": {"name": ""}}, "`name` must be a string of at least 1 character"),
+        ({"cmd": "session.new", "args": {"cols": "wide"}}, "`cols` must be an integer, not a string"),
+        ({"cmd": "session.new", "args": {"cols": 1}}, "`cols` must be an integer of at least 2"),
+        ({"cmd": "session.new", "args": {"colour": 1}}, "unknown argument `colour` (known: name, command,"),
+        ({"cmd": "session.get", "args": {}}, "missing argument `target`"),
+        ({"cmd": "session.new", "args": {"env": {"A": 1}}}, "each value of `env` must be a string, not an integer"),
+        ({"cmd": "session.send", "args": {"target": "x", "keys": [None]}}, "`keys[0]` must be a string, not null"),
+        ({"cmd": "session.wait", "args": {"target": "x", "timeout": 0}}, "`timeout` must be a number greater than 0"),
+    ],
+)
+def test_argument_errors_are_in_termuxs_words(server: RunningServer, args: dict, message: str) -> None:  # type: ignore[type-arg]
+    conn = RawConnection(server)
+    try:
+        reply = conn.ask(json.dumps({"id": 1, **args}).encode() + b"\n")
+    finally:
+        conn.close()
+    assert reply["error"]["code"] == "bad_args"
+    assert message in reply["error"]["message"]
+    assert not any(words in reply["error"]["message"] for words in LIBRARY_WORDS)
+
+
+def test_json_errors_are_in_termuxs_words(server: RunningServer) -> None:
+    conn = RawConnection(server)
+    try:
+        for raw in (b"{nope", b'{"id": 1', b"\xff\xfe", b'{"id": 1} trailing'):
+            error = conn.ask(raw + b"\n")["error"]
+            assert error["code"] == "bad_json"
+            assert error["message"].startswith("the request is not valid JSON")
+            assert not any(words in error["message"] for words in LIBRARY_WORDS)
+    finally:
+        conn.close()
+
+
+# -- the protocol fuzz test ----------------------------------------------------------------------------
+
+# Requests a waiting command may answer after the next request (docs/protocol.md); the rest answer
+# in order, so each is answered before the `server.hello` sent after it.
+MAY_WAIT = {"session.wait", "session.kill", "events.read", "session.send", "session.capture"}
+FUZZ_COMMANDS = sorted(
+    {"session.new", "session.list", "session.get", "session.send", "session.capture", "session.snapshot",
+     "session.resize", "session.rename", "session.kill", "session.wait", "client.attach", "client.focus",
+     "events.read", "events.stream", "server.hello", "server.stats", "no.such.command", ""}
+)  # fmt: skip
+ARG_NAMES = ["target", "name", "command", "cwd", "env", "cols", "rows", "history", "keys", "literal", "data",
+             "start", "end", "escapes", "follow", "focus", "coalesce", "cursor", "limit", "types", "session",
+             "wait_ms", "exit", "match", "quiet", "timeout", "bogus"]  # fmt: skip
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20) | st.sampled_from(["fz", "%0", "%999", "", "Enter", "C-c", "eA==", "(a+)+$", "["]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+structured = st.fixed_dictionaries(
+    {"id": st.integers(0, 2**31) | st.text(max_size=8), "cmd": st.sampled_from(FUZZ_COMMANDS)},
+    optional={"args": st.dictionaries(st.sampled_from(ARG_NAMES), json_values, max_size=5) | json_values,
+              "extra": json_values},
+).map(lambda obj: json.dumps(obj).encode())  # fmt: skip
+raw_lines = st.binary(max_size=200).map(lambda b: b.replace(b"\n", b" ")) | json_values.map(
+    lambda v: json.dumps(v).encode()
+)
+
+
+@given(st.lists(structured | raw_lines, min_size=1, max_size=8))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_fuzzed_requests_are_all_answered_never_internal_and_the_server_keeps_serving(
+    fuzz_server: RunningServer, lines: list[bytes]
+) -> None:
+    conn = RawConnection(fuzz_server)
+    try:
+        for line in lines:
+            conn.sock.sendall(line + b"\n" + b'{"id": "probe", "cmd": "server.hello"}\n')
+            replies = []
+            while (reply := msgspec.json.decode(conn.file.readline())).get("id") != "probe":
+                replies.append(reply)
+            assert reply["ok"], reply  # still serving
+            assert all(r.get("error", {}).get("code") != "internal" for r in replies), replies
+            replies = [r for r in replies if "push" not in r]
+            if line.strip():
+                waits = _may_wait(line)
+                assert len(replies) == 1 or (waits and len(replies) == 0), (line, replies)
+    finally:
+        conn.close()
+
+
+def _may_wait(line: bytes) -> bool:
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(obj, dict) and obj.get("cmd") in MAY_WAIT
+
+
+@pytest.fixture(scope="module")
+def fuzz_server() -> Iterator[RunningServer]:
+    """One server for every fuzz example (a session `fz` to aim at), checked after the last one."""
+    from e2e.isolated import make_socket_dir
+
+    running = RunningServer(make_socket_dir(), extra_env={"SHELL": "/bin/sh"})
+    running.start("--history", "100")
+    with running.client() as client:
+        client.request("session.new", name="fz", command=["sh", "-c", "echo fuzz; exec sleep 600"])
+    yield running
+    try:
+        with running.client() as client:
+            assert client.request("server.hello")["pid"] == running.pid
+        assert "Traceback" not in running.server_log()
+    finally:
+        running.stop()
+        shutil.rmtree(running.socket_dir, ignore_errors=True)

@@ -25,7 +25,7 @@ DELIBERATE: dict[str, str] = {
     "test_stream.py::test_non_csi_sequences": "handlers get at most the parameters they take (never raise)",
     "test_stream.py::test_interrupt": "CAN/SUB abort a sequence without drawing anything (xterm)",
     "test_stream.py::test_handler_exception": "feed() never raises: errors are counted in screen.errors",
-    "test_screen.py::test_report_device_attributes": "DA1 answers as xterm's VT420, not as a VT102",
+    "test_screen.py::test_report_device_attributes": "DA1 answers as tmux (VT100 with AVO), not as a VT102",
     "test_screen.py::test_set_mode": "DECCOLM clears and homes but never resizes (xterm's default)",
 }
 # Not deliberate (none left: set_mode/reset_mode accept pyte's shifted constants again; the ANSI-mode
