@@ -10,6 +10,7 @@ ByteStream in fixed-size chunks (default 4096 bytes, about what one PTY read ret
     python benchmarks/emulator.py --size 0.25      # quicker: 0.25 MB per workload
     python benchmarks/emulator.py --only yes --profile   # profile termux's measured window only
     python benchmarks/emulator.py --baseline main --no-stock   # before/after: main's emulator beside this one
+    python benchmarks/emulator.py --snapshot --baseline main    # snapshot ms per screen size, before/after
 
 "With scrollback" means `pyte.HistoryScreen(history=10000)` for stock pyte and
 `termux.emulator.Screen(history=10000)` for termux; "without" is `pyte.Screen` and
@@ -296,6 +297,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="GITREF",
         help="also measure termux.emulator as it is at GITREF (before/after in one run, runs interleaved)",
     )
+    ap.add_argument(
+        "--snapshot",
+        action="store_true",
+        help="only measure snapshot() of full SGR-heavy screens (80x24, 120x40, 300x100, 1000x1000)",
+    )
     ap.add_argument("--per-feed", action="store_true", help="also report the cost of one small feed() call")
     ap.add_argument("--memory", action="store_true", help="also report scrollback bytes per line")
     ap.add_argument("--memory-lines", type=int, default=2000, help="lines kept for --memory (default 2000)")
@@ -303,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile-stock", action="store_true", help="profile stock pyte's measured window")
     ap.add_argument("--profiler", choices=("pyinstrument", "cprofile"), default="pyinstrument")
     args = ap.parse_args(argv)
+    if args.snapshot:
+        return report_snapshot(args)
 
     size = int(args.size * MB)
     names = args.only or list(WORKLOADS)
@@ -377,6 +385,69 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             stock_b, ours_b = sizes
             print(f"| {DESCRIPTIONS[name]} | {stock_b:.0f} | {ours_b:.0f} | {stock_b / ours_b:.1f}x |", flush=True)
+    return 0
+
+
+# --- the cost of one snapshot ------------------------------------------------------------------
+
+SNAPSHOT_SIZES = ((80, 24), (120, 40), (300, 100), (1000, 1000))
+RAINBOW_MAX_CELLS = 100_000  # a colour per cell on a larger screen takes minutes just to feed
+
+
+def gen_rainbow(columns: int, lines: int) -> bytes:
+    """A screen where every character has its own colours (256-colour fg and bg, some bold): the
+    most runs a screen can hold, one per cell."""
+    out = ["\x1b[H"]
+    for y in range(lines):
+        out.append(f"\x1b[{y + 1};1H")
+        for x in range(columns):
+            bold = "1;" if (x + y) % 5 == 0 else ""
+            out.append(f"\x1b[{bold}38;5;{(x * 7 + y) % 256};48;5;{(x + y * 3) % 256}m{chr(33 + (x + y) % 94)}")
+    return "".join(out).encode()
+
+
+def snapshot_screens(module: Any, columns: int, lines: int) -> dict[str, object]:
+    """The screens a snapshot is measured on, fed through `module`'s emulator."""
+    listing = module.Screen(columns, lines, history=0)
+    module.ByteStream(listing).feed(gen_sgr(columns * lines * 3))  # scrolled until full
+    screens: dict[str, object] = {"`ls --color` listing": listing}
+    if columns * lines <= RAINBOW_MAX_CELLS:
+        rainbow = screens["a colour per cell"] = module.Screen(columns, lines, history=0)
+        module.ByteStream(rainbow).feed(gen_rainbow(columns, lines))
+    return screens
+
+
+def snapshot_ms(module: Any, screen: object, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        module.snapshot(screen)
+        best = min(best, time.process_time() - t0)
+    return best * 1000
+
+
+def report_snapshot(args: argparse.Namespace) -> int:
+    before: Any = load_baseline(args.baseline) if args.baseline else None
+    print(f"snapshot() CPU ms, best of {args.repeat}; Python {sys.version.split()[0]}")
+    print()
+    header = ["screen", "content"] + ([f"@{args.baseline} ms"] if before is not None else []) + ["termux ms"]
+    if before is not None:
+        header.append("speed-up")
+    print("| " + " | ".join(header) + " |")
+    print("| --- | --- | " + " | ".join(["---:"] * (len(header) - 2)) + " |")
+    for columns, lines in SNAPSHOT_SIZES:
+        ours = snapshot_screens(temu, columns, lines)
+        theirs = snapshot_screens(before, columns, lines) if before is not None else {}
+        for content, screen in ours.items():
+            repeat = args.repeat if columns * lines < 100_000 else 1
+            # before/after interleaved, so that a change in machine load hits both sides
+            now = snapshot_ms(temu, screen, (repeat + 1) // 2)
+            old = snapshot_ms(before, theirs[content], repeat) if before is not None else None
+            now = min(now, snapshot_ms(temu, screen, repeat // 2)) if repeat > 1 else now
+            row = [f"{columns}x{lines}", content] + ([f"{old:.2f}"] if old is not None else []) + [f"{now:.2f}"]
+            if old is not None:
+                row.append(f"{old / now:.1f}x")
+            print("| " + " | ".join(row) + " |", flush=True)
     return 0
 
 

@@ -210,8 +210,9 @@ def encode_send(args: list[str], *, literal: bool = False, mode: Collection[int]
 
 
 # ESC and the C1 controls (U+0080–U+009F, which include the 8-bit CSI) could end a bracketed paste or
-# be read as keys; a paste is text, so they are dropped.
-_PASTE_UNSAFE = re.compile("[\x1b\x80-\x9f]")
+# be read as keys; a paste is text, so they are dropped. So are raw C1 bytes, which arrive as
+# surrogates from bytes decoded with surrogateescape (a paste buffer's).
+_PASTE_UNSAFE = re.compile("[\x1b\x80-\x9f\udc80-\udc9f]")
 
 
 def encode_paste(text: str, mode: Collection[int] = ()) -> bytes:

@@ -20,3 +20,12 @@ _TABLE = {code: _NAMED.get(chr(code), f"\\{code:03o}") for code in _CONTROLS}
 def visible(text: str) -> str:
     """`text` with every control character replaced by its escape (linear in its length)."""
     return text.translate(_TABLE)
+
+
+_TABLE_KEEPING_LINES = {code: escape for code, escape in _TABLE.items() if chr(code) not in "\n\t"}
+
+
+def visible_lines(text: str) -> str:
+    """`visible`, but newlines and tabs are kept: text of several lines (a paste buffer) shown on
+    a terminal as lines, with every other control character escaped."""
+    return text.translate(_TABLE_KEEPING_LINES)

@@ -9,8 +9,8 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import wcwidth
 
-from .history import Line, compact_line, line_text
-from .rows import is_wrapped
+from .history import Line, RunStyle, compact_line, line_text, style_key
+from .rows import Packed, is_wrapped
 from .screen import ALT_SCREEN_MODES, DECCOLM, DEFAULT_CHAR, Screen
 
 _FG_CODES = {name: code for code, name in {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}.items()}
@@ -34,35 +34,64 @@ def _colour(value: str, codes: dict[str, int], base: int) -> str | None:
     return None
 
 
-def sgr(style: Any) -> str:
-    """The SGR sequence that selects exactly `style`'s attributes, starting from a reset."""
-    params = ["0"]
+def _colour_param(value: str, cache: dict[str, str], codes: dict[str, int], base: int) -> str:
+    """`;` and the SGR parameters of a colour ("" for the default), from `cache` once made."""
+    param = cache.get(value)
+    if param is None:
+        code = _colour(value, codes, base)
+        param = f";{code}" if code else ""
+        if len(cache) >= _SGR_CACHE_LIMIT:
+            cache.clear()
+        cache[value] = param
+    return param
+
+
+def _sgr(style: Any) -> str:
+    code = "\x1b[0"
     ext = getattr(style, "ext", None)
     if style.bold:
-        params.append("1")
+        code += ";1"
     if ext is not None and ext.dim:
-        params.append("2")
+        code += ";2"
     if style.italics:
-        params.append("3")
+        code += ";3"
     if style.underscore:
-        params.append("4")
+        code += ";4"
     if style.blink:
-        params.append("5")
+        code += ";5"
     if style.reverse:
-        params.append("7")
+        code += ";7"
     if ext is not None and ext.hidden:
-        params.append("8")
+        code += ";8"
     if style.strikethrough:
-        params.append("9")
+        code += ";9"
     if ext is not None and ext.overline:
-        params.append("53")
-    fg = _colour(style.fg, _FG_CODES, 38)
-    if fg:
-        params.append(fg)
-    bg = _colour(style.bg, _BG_CODES, 48)
-    if bg:
-        params.append(bg)
-    return "\x1b[" + ";".join(params) + "m"
+        code += ";53"
+    fg = _colour_param(style.fg, _fg_params, _FG_CODES, 38)
+    bg = _colour_param(style.bg, _bg_params, _BG_CODES, 48)
+    return code + fg + bg + "m"
+
+
+# SGR strings by style (a RunStyle, or a cell's attributes and extras); bounded so that adversarial
+# 24-bit colours cannot grow it forever: when full it is emptied and refilled on use.
+_SGR_CACHE_LIMIT = 4096
+_sgr_cache: dict[Any, str] = {}
+# Colours apart (a screen of many styles has few colours), as bounded.
+_fg_params: dict[str, str] = {}
+_bg_params: dict[str, str] = {}
+
+
+def sgr(style: Any) -> str:
+    """The SGR sequence that selects exactly `style`'s attributes (a cell or a `RunStyle`), starting
+    from a reset. Made once per style: a snapshot asks for every run."""
+    key = style if style.__class__ is RunStyle else style_key(style)
+    code = _sgr_cache.get(key)
+    if code is None:
+        code = _sgr(style)
+        if len(_sgr_cache) >= _SGR_CACHE_LIMIT:
+            _sgr_cache.clear()
+        _sgr_cache[key] = code
+    return code
 
 
 def _link(style: Any) -> str:
@@ -192,46 +221,99 @@ def preview(screen: Screen) -> str:
 # ---------------------------------------------------------------------- snapshot
 
 
+class _Pen:
+    """The attributes and link the replaying terminal draws with now: escapes only on a change."""
+
+    __slots__ = ("code", "link", "out")
+
+    def __init__(self, out: list[str]) -> None:
+        self.out = out
+        self.code = sgr(DEFAULT_CHAR)
+        self.link = ""
+
+    def use(self, style: Any) -> None:
+        code = sgr(style)
+        if code != self.code:
+            self.out.append(code)
+            self.code = code
+        link = _link(style)
+        if link != self.link:
+            self.out.append(_osc8(link))
+            self.link = link
+
+    def reset(self) -> None:
+        """Back to the default attributes and no link (what the rest of the snapshot assumes)."""
+        if self.link:
+            self.out.append(_osc8(""))
+        if self.code != sgr(DEFAULT_CHAR):
+            self.out.append("\x1b[0m")
+
+
 def _draw_buffer(buffer: Any, columns: int, lines: int) -> list[str]:
-    """Escape sequences that draw every non-default cell of `buffer` on a blank screen."""
+    """Escape sequences that draw every non-default cell of `buffer` on a blank screen: a row of
+    runs (the fast Screen's usual row) run by run, any other row cell by cell."""
     out: list[str] = []
-    style = DEFAULT_CHAR
-    code = sgr(style)
-    link = ""
+    pen = _Pen(out)
+    peek = getattr(buffer, "peek", None)
     for y in range(lines):
-        line = _row(buffer, y)
-        if not line:
+        row = peek(y) if peek is not None else buffer.get(y)
+        if not row:
             continue
-        cells = sorted((x, c) for x, c in line.items() if x < columns)
-        at = -1  # where the cursor is now in this line (-1: not positioned yet)
-        wide_end = -1
-        for x, cell in cells:
-            data = cell.data
-            if x < wide_end:
-                continue  # the stub of the wide character just drawn
-            if cell == DEFAULT_CHAR and getattr(cell, "ext", None) is None:
-                continue
-            if not data or wcwidth(data[0]) <= 0:
-                data = " "  # an orphan stub or a bare combining mark: the screen shows a space
-            if x != at:
-                out.append(f"\x1b[{y + 1};{x + 1}H")
-            new_code = sgr(cell)
-            if new_code != code:
-                out.append(new_code)
-                code = new_code
-            new_link = _link(cell)
-            if new_link != link:
-                out.append(_osc8(new_link))
-                link = new_link
-            out.append(data)
-            width = max(1, wcwidth(data[0]))
-            at = x + width
-            wide_end = at
-    if link:
-        out.append(_osc8(""))
-    if code != sgr(DEFAULT_CHAR):
-        out.append("\x1b[0m")
+        if row.__class__ is Packed:
+            _draw_runs(row, y, columns, pen)
+        else:
+            _draw_cells(row, y, columns, pen)
+    pen.reset()
     return out
+
+
+def _draw_runs(row: Packed, y: int, columns: int, pen: _Pen) -> None:
+    """A row of runs (single-width characters only): each run's text at once, default-looking
+    blanks skipped (the replaying screen is blank there already)."""
+    out = pen.out
+    x = row.start
+    at = -1  # where the cursor is now in this line (-1: not positioned yet)
+    for text, cells in zip(row.texts, row.cells, strict=True):
+        if x >= columns:
+            break
+        end = x + len(text)
+        if end > columns:
+            text = text[: columns - x]
+            end = columns
+        start = x
+        if cells.plain and cells.blank == DEFAULT_CHAR:
+            stripped = text.lstrip(" ")
+            start += len(text) - len(stripped)
+            text = stripped.rstrip(" ")
+        if text:
+            if start != at:
+                out.append(f"\x1b[{y + 1};{start + 1}H")
+            pen.use(cells.style)
+            out.append(text)
+            at = start + len(text)
+        x = end
+
+
+def _draw_cells(line: Any, y: int, columns: int, pen: _Pen) -> None:
+    """A row of cells (wide or combining characters, or read through `buffer`), cell by cell."""
+    out = pen.out
+    cells = sorted((x, c) for x, c in line.items() if x < columns)
+    at = -1  # where the cursor is now in this line (-1: not positioned yet)
+    wide_end = -1
+    for x, cell in cells:
+        data = cell.data
+        if x < wide_end:
+            continue  # the stub of the wide character just drawn
+        if cell == DEFAULT_CHAR and getattr(cell, "ext", None) is None:
+            continue
+        if not data or wcwidth(data[0]) <= 0:
+            data = " "  # an orphan stub or a bare combining mark: the screen shows a space
+        if x != at:
+            out.append(f"\x1b[{y + 1};{x + 1}H")
+        pen.use(cell)
+        out.append(data)
+        at = x + max(1, wcwidth(data[0]))
+        wide_end = at
 
 
 def _savepoint_state(sp: Any, buffer: Any, columns: int) -> str:

@@ -13,6 +13,7 @@ class ErrorCode(StrEnum):
     BAD_ARGS = "bad_args"
     TOO_LARGE = "too_large"
     NO_SESSION = "no_session"
+    NO_BUFFER = "no_buffer"
     EXISTS = "exists"
     SPAWN_FAILED = "spawn_failed"
     NOT_RUNNING = "not_running"

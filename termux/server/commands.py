@@ -7,9 +7,7 @@ The CLI speaks to the server through these same commands.
 
 from __future__ import annotations
 
-import asyncio
 import os
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -32,6 +30,8 @@ from termux.protocol.messages import (
 )
 from termux.server.scheduler import FOCUSED_BUDGET
 from termux.server.session import INPUT_LOW
+from termux.server.slices import CHECK_ROWS, in_slices
+from termux.trace import TRACE
 
 if TYPE_CHECKING:
     from termux.server.server import Connection, Server
@@ -115,6 +115,8 @@ def session_get(ctx: Context, args: TargetArgs) -> dict[str, Any]:
 @command("session.send", SendArgs)
 def session_send(ctx: Context, args: SendArgs) -> Any:
     session = ctx.server.find(args.target)
+    if TRACE.on:
+        TRACE.stamp("server.received", session.id)
     data = keys.encode_send(args.keys, literal=args.literal, mode=session.screen.mode)
     if args.data is not None:
         data += decode_b64(args.data, "data")
@@ -132,8 +134,8 @@ async def _sent_once_taken(session: Session, sent: int) -> dict[str, Any]:
     return {"sent": sent}
 
 
-# Rows rendered between checks of the clock while a capture renders in slices.
-CAPTURE_CHECK_ROWS = 16
+# A capture of more rows than this renders in slices.
+CAPTURE_CHECK_ROWS = CHECK_ROWS
 
 
 @command("session.capture", CaptureArgs)
@@ -149,6 +151,7 @@ def session_capture(ctx: Context, args: CaptureArgs) -> Any:
         "rows": screen.lines,
         "cursor": {"x": x, "y": y, "hidden": screen.cursor.hidden},
         "offset": session.bytes_parsed,
+        "history": len(screen.history),  # lines of scrollback: line -history is the oldest
     }
     if len(rows) <= CAPTURE_CHECK_ROWS:
         return {"lines": [emulator.render_row(row, args.escapes) for row in rows], **head}
@@ -160,15 +163,12 @@ async def _render_in_slices(rows: list[Any], escapes: bool, head: dict[str, Any]
     to the loop between slices: a long capture never holds up other requests or keystrokes."""
     lines: list[str] = []
     render = emulator.render_row
-    while True:
-        deadline = time.perf_counter() + FOCUSED_BUDGET
-        while True:  # at least one batch a slice, however small the budget
-            lines.extend(render(row, escapes) for row in rows[len(lines) : len(lines) + CAPTURE_CHECK_ROWS])
-            if len(lines) >= len(rows):
-                return {"lines": lines, **head}
-            if time.perf_counter() >= deadline:
-                break
-        await asyncio.sleep(0)
+
+    def render_rows(start: int, stop: int) -> None:
+        lines.extend(render(row, escapes) for row in rows[start:stop])
+
+    await in_slices(len(rows), render_rows, FOCUSED_BUDGET)
+    return {"lines": lines, **head}
 
 
 @command("session.snapshot", TargetArgs)
@@ -225,4 +225,4 @@ def lookup(name: str) -> Command:
 
 
 # Commands defined in other modules register themselves with @command when imported here.
-from termux.server import event_commands, gauge  # noqa: E402, F401
+from termux.server import buffer_commands, event_commands, gauge, grep_commands  # noqa: E402, F401

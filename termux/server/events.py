@@ -37,6 +37,8 @@ SESSION_ACTIVITY = "session.activity"
 SESSION_QUIET = "session.quiet"
 CLIENT_ATTACHED = "client.attached"
 CLIENT_DETACHED = "client.detached"
+BUFFER_CHANGED = "buffer.changed"  # a paste buffer was set (or appended to)
+BUFFER_DELETED = "buffer.deleted"  # deleted, or dropped to keep within the bounds
 
 EVENT_TYPES: tuple[str, ...] = (
     SESSION_CREATED,
@@ -50,6 +52,8 @@ EVENT_TYPES: tuple[str, ...] = (
     SESSION_QUIET,
     CLIENT_ATTACHED,
     CLIENT_DETACHED,
+    BUFFER_CHANGED,
+    BUFFER_DELETED,
 )
 
 DEFAULT_CAPACITY = 10_000

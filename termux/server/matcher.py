@@ -1,8 +1,7 @@
 """`session.wait` with `match`: a client's regular expression, never run on the server's loop.
 
-- Patterns are RE2 (google-re2): matching time grows linearly with the text, so no pattern can
-  blow up the way `^(a+)+$` does under backtracking; backreferences and lookaround are refused.
-  A pattern's compiled program is at most MAX_PROGRAM instructions (the cost per character).
+- Patterns are RE2 (termux/patterns.py): matching time grows linearly with the text, so no pattern
+  can blow up the way `^(a+)+$` does under backtracking; backreferences and lookaround are refused.
 - Every match runs on one worker thread (RE2 releases the GIL while it matches), so the loop goes
   on serving requests and parsing output whatever a pattern costs. A costly pattern delays only
   the matching of waits queued behind it.
@@ -25,11 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import re2
-
+from termux.patterns import PatternError, compile_regex
 from termux.protocol.errors import ErrorCode, ProtocolError
 
-MAX_PROGRAM = 2000
 MATCH_LINE_LIMIT = 64 << 10  # characters of an unterminated output line kept for matching
 MAX_PENDING = 1 << 20  # characters of output lines waiting for a wait's next match
 
@@ -47,24 +44,12 @@ Pattern = Any  # re2's compiled pattern (the package ships no type hints)
 
 
 def compile_pattern(text: str) -> Pattern:
-    """A `match` argument as a multiline RE2 pattern; `bad_args` saying why it cannot be one."""
-    options = re2.Options()
-    options.log_errors = False
+    """A `match` argument as a multiline RE2 pattern (a match may span lines); `bad_args` saying
+    why it cannot be one."""
     try:
-        pattern = re2.compile("(?m)" + text, options)
-    except re2.error as exc:
-        reason = exc.args[0].decode(errors="replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
-        raise ProtocolError(
-            ErrorCode.BAD_ARGS,
-            f"bad regular expression {text!r}: {reason} (RE2 syntax: no backreferences or lookaround)",
-        ) from None
-    if pattern.programsize > MAX_PROGRAM:
-        raise ProtocolError(
-            ErrorCode.BAD_ARGS,
-            f"regular expression {text!r} is too complex ({pattern.programsize} instructions, "
-            f"at most {MAX_PROGRAM}): use fewer or smaller repetitions",
-        )
-    return pattern
+        return compile_regex(text, never_nl=False)
+    except PatternError as exc:
+        raise ProtocolError(ErrorCode.BAD_ARGS, str(exc)) from None
 
 
 class LineSplitter:

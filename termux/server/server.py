@@ -41,11 +41,14 @@ from termux.protocol.messages import (
     reply_ok,
 )
 from termux.server import commands, gauge
+from termux.server.buffers import PasteBuffers
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
 from termux.server.matcher import MatchWorker
+from termux.server.priority import DEFAULT_BACKGROUND_NICE, CpuPriority
 from termux.server.scheduler import FORWARD_CATCH_UP, ForwardBudget, OutputPump, Parseable
 from termux.server.session import Session, SessionConfig, SessionHooks
+from termux.trace import TRACE
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +267,8 @@ class Connection(asyncio.Protocol):
                 if self._catch_up is None:
                     self._catch_up = asyncio.get_running_loop().call_later(FORWARD_CATCH_UP, self._caught_up)
                 return
+        if TRACE.on:  # before the write: the client may stamp its receipt first
+            TRACE.stamp("server.pushed", session.id)
         self.write(push("output", session=session.id, offset=offset, data=encode_b64(data)))
 
     def _caught_up(self) -> None:
@@ -310,14 +315,19 @@ class Server:
         event_capacity: int = 10_000,
         max_streams: int = DEFAULT_MAX_STREAMS,
         quiet_after: float = DEFAULT_QUIET_AFTER,
+        background_nice: int = DEFAULT_BACKGROUND_NICE,
     ) -> None:
         self.socket_path = socket_path
         self.history = history
+        self.background_nice = background_nice
+        # Sessions no view shows run at a lower CPU priority (termux/server/priority.py).
+        self.cpu = CpuPriority(lambda delay, retry: asyncio.get_running_loop().call_later(delay, retry))
         self.sessions: dict[str, Session] = {}
         self.connections: set[Connection] = set()
         self.events = EventLog(event_capacity, max_streams=max_streams)
         self.events.listeners.append(self._push_event)
         self.activity = ActivityMonitor(self.events, self.sessions.get, quiet_after)
+        self.buffers = PasteBuffers()
         self.started = time.time()
         self._next_id = 0
         self._next_name = 0
@@ -382,12 +392,15 @@ class Server:
             cols=args.cols,
             rows=args.rows,
             history=self.history if args.history is None else args.history,
+            background_nice=self.background_nice if args.background_nice is None else args.background_nice,
             nofile=self.child_nofile,
         )
         hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited)
         session = Session(session_id, name, config, hooks)
         self._next_id += 1
         self.sessions[session_id] = session
+        session.cpu = self.cpu.add(session.id, session.pid, config.background_nice)
+        self._follow_focus()
         self.events.append(
             "session.created",
             session=session.id,
@@ -432,6 +445,7 @@ class Server:
     async def kill_session(self, session: Session) -> None:
         await session.kill()
         if self.sessions.pop(session.id, None) is not None:
+            self.cpu.forget(session.id)
             self.pump.order.discard(session.id)
             self.pump.rates.forget(session.id)
             for conn in self.connections:
@@ -445,6 +459,8 @@ class Server:
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
+        if TRACE.on:
+            TRACE.stamp("server.parsed", session.id)
         self.activity.output(session, chunk)
         screen = session.screen
         title = getattr(screen, "title", "")
@@ -473,14 +489,20 @@ class Server:
         )
 
     def snapshot(self, session: Session) -> dict[str, Any]:
-        """The session's screen as replay bytes, and the output offset they stand for."""
+        """The session's screen as replay bytes, and the output offset they stand for. Made again
+        only once output was parsed or the session resized: attaching to idle sessions is free."""
+        cached = session.snapshot_cache
+        if cached is not None and cached[0] == session.bytes_parsed:
+            return cached[1]
         data = emulator.snapshot(session.screen)
-        return {
+        made = {
             "offset": session.bytes_parsed,
             "cols": session.screen.columns,
             "rows": session.screen.lines,
             "data": encode_b64(data),
         }
+        session.snapshot_cache = (session.bytes_parsed, made)
+        return made
 
     # -- attached clients ------------------------------------------------------------------------
 
@@ -506,8 +528,13 @@ class Server:
     def set_focus(self, conn: Connection, session_id: str | None) -> None:
         conn.focus = session_id
         self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
+        self._follow_focus()
         if session_id is not None and session_id in conn.stale and not conn.lagging:
             conn.send_stale(only=session_id)  # the view is about to show it: bring it up to date now
+
+    def _follow_focus(self) -> None:
+        """CPU priority follows focus, while any view is attached (else every session has its own)."""
+        self.cpu.follow(self.pump.order.focused, any(c.attached for c in self.connections))
 
     def _push_event(self, event: Event) -> None:
         line = event.push_line
@@ -542,6 +569,7 @@ class Server:
             "event_streams": self.events.stream_count,
             "event_waiters": self.events.waiter_count,
             "event_streams_dropped": self.events.dropped_subscribers,
+            "cpu_priority": {"mechanism": self.cpu.mechanism, "writes": self.cpu.writes, "waiting": self.cpu.waiting()},
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
@@ -588,6 +616,7 @@ class Server:
                 if conn.transport is not None:
                     conn.transport.close()
             pump.cancel()
+            self.cpu.close()
             for task in self._accept_tasks:
                 task.cancel()
             self.matcher.close()

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from emu_strategies import sgr as emu_sgr
 from emu_strategies import streams
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from termux.emulator import ByteStream, Screen, capture, cursor_position, preview, snapshot
+from termux.emulator import ByteStream, Screen, capture, cursor_position, preview, render, snapshot
+from termux.emulator.history import RunStyle
+from termux.emulator.rows import Packed
 
 
 def feed(screen: Screen, data: bytes | str) -> Screen:
@@ -143,3 +147,55 @@ def test_cursor_position_is_the_last_column_in_the_pending_wrap_state() -> None:
     assert cursor_position(screen) == (1, 1) and screen.buffer[1][0].data == "x"
     stream.feed(b"\x1b[2;5H")
     assert cursor_position(screen) == (4, 1)
+
+
+# Coloured single-width text, as most programs write it: the rows stay runs (`Packed`), which
+# `snapshot` draws run by run. Blanks in the default style, erases in a colour, links and partial
+# overwrites (splices) included.
+RUN_PIECES = st.one_of(
+    st.sampled_from(["word", "  ", " x ", "-" * 13, "\r", "\r\n", "\x1b[K", "\x1b[1K", "\x1b[2K", "\x1b[J",
+                     "\x1b[0m", "\x1b]8;;http://e.com\x1b\\", "\x1b]8;;\x1b\\", "\x1b[44m\x1b[K", "\x1b[2;9H",
+                     "\x1b[H", "\x1b[5G", "\x1b[?7l", "\x1b[?7h", "\x1b[4h", "\x1b[4l"]),
+    emu_sgr(),
+    st.integers(1, 6).map(lambda n: f"\x1b[{n};{n * 3}H"),
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(RUN_PIECES, max_size=60))
+def test_snapshot_of_rows_of_runs_round_trips_exactly(pieces: list[str]) -> None:
+    screen = feed(Screen(17, 6), "".join(pieces))
+    copy = feed(Screen(17, 6), snapshot(screen))
+    assert full_state(copy) == full_state(screen)
+
+
+def test_snapshot_draws_rows_of_runs_without_making_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = feed(Screen(40, 5), "".join(f"\x1b[3{n}mcolour {n} \x1b[1mbold\x1b[0m plain\r\n" for n in range(4)))
+    assert all(type(row) is Packed for row in screen.buffer.rows[:4])
+
+    def no_cells(row: Packed) -> None:
+        raise AssertionError("a row of runs was turned into cells")
+
+    monkeypatch.setattr(Packed, "materialize", no_cells)
+    data = snapshot(screen)
+    monkeypatch.undo()
+    assert full_state(feed(Screen(40, 5), data)) == full_state(screen)
+
+
+def test_sgr_is_made_once_per_style(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[object] = []
+    monkeypatch.setattr(render, "_sgr_cache", {})
+    original = render._sgr
+    monkeypatch.setattr(render, "_sgr", lambda style: made.append(style) or original(style))
+    # 24 rows of 3 coloured runs each; 3 styles and the default.
+    screen = feed(Screen(30, 24), "\r\n".join("\x1b[31mred\x1b[32mgreen\x1b[1;34mblue\x1b[0m" for _ in range(24)))
+    data = snapshot(screen)
+    snapshot(screen)
+    assert len(made) == 4
+    assert data.count(b"\x1b[0;31m") == 24
+
+
+def test_sgr_cache_is_bounded() -> None:
+    for n in range(render._SGR_CACHE_LIMIT + 10):
+        assert render.sgr(RunStyle(fg=f"{n:06x}")) == f"\x1b[0;38;2;{n >> 16};{(n >> 8) & 255};{n & 255}m"
+        assert len(render._sgr_cache) <= render._SGR_CACHE_LIMIT

@@ -24,6 +24,7 @@ from termux.server import matcher
 from termux.server.server import CLIENT_BUFFER_MAX, MAX_IN_FLIGHT
 from tests.conftest import RunningServer, wait_for_screen
 from tests.events.event_helpers import serve_in_loop, shutdown
+from tests.server.slicing import answered_midway
 from tests.server.test_protocol import RawConnection
 
 FLOOD = [sys.executable, "-c", "import sys\nwhile True: sys.stdout.write('flood ' * 13 + '\\n')"]
@@ -164,36 +165,15 @@ COLOURED = (
 async def test_a_long_capture_is_rendered_in_slices_that_let_other_requests_through(
     socket_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from termux import emulator
     from termux.server import commands
 
-    rendered = [0]
-    real_render = emulator.render_row
-
-    def counted(row: Any, escapes: bool = False) -> str:
-        rendered[0] += 1
-        return real_render(row, escapes)
-
-    monkeypatch.setattr(emulator, "render_row", counted)
-    monkeypatch.setattr(commands, "FOCUSED_BUDGET", 0.0)  # one batch of rows a slice
-    live, task = await serve_in_loop(socket_dir / "s")
-    client = await AsyncClient.connect(live.socket_path, autostart=False)
-    try:
-        await client.request("client.attach", follow=[])
-        await client.request("session.new", name="c", command=[sys.executable, "-c", COLOURED], cols=160, rows=10)
-        while (await asyncio.wait_for(client.pushes.get(), 60)).get("event", {}).get("type") != "session.exited":
-            pass
-        capture = asyncio.ensure_future(client.request("session.capture", target="c", start=-3000, escapes=True))
-        while rendered[0] == 0:
-            await asyncio.sleep(0)
-        await client.request("session.list")
-        at_list = rendered[0]
-        lines = (await capture)["lines"]
-    finally:
-        await client.close()
-        await shutdown(live, task)
+    session = {"name": "c", "command": [sys.executable, "-c", COLOURED], "cols": 160, "rows": 10}
+    at_list, rendered, reply = await answered_midway(
+        socket_dir, monkeypatch, commands, session, "session.capture", target="c", start=-3000, escapes=True
+    )
+    lines = reply["lines"]
     assert 0 < at_list < len(lines)  # session.list was answered in the middle of the capture
-    assert len(lines) >= 3000 and rendered[0] == len(lines)
+    assert len(lines) >= 3000 and rendered == len(lines)
     assert "\x1b[" in lines[0] and lines[0].count("#") == 150
 
 

@@ -1,0 +1,114 @@
+"""Paste-buffer commands: `buffer.list`, `buffer.get`, `buffer.set`, `buffer.delete`,
+`buffer.paste`. The store is sans-I/O (termux/server/buffers.py); each change commits an event
+(`buffer.changed`, `buffer.deleted`)."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Annotated, Any
+
+import msgspec
+
+from termux import keys
+from termux.protocol.errors import ErrorCode, ProtocolError
+from termux.protocol.messages import Args, NoArgs, SendArgs, Target, decode_b64, encode_b64
+from termux.server.buffers import Buffer, PasteBuffers
+from termux.server.commands import Context, command, session_send
+from termux.server.events import BUFFER_CHANGED, BUFFER_DELETED
+
+if TYPE_CHECKING:
+    from termux.server.server import Server
+
+# -- arguments -----------------------------------------------------------------------------------
+
+
+Index = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class WhichArgs(Args):
+    """A buffer by `index` (0, the newest, by default) or by `name`."""
+
+    index: Index | None = None
+    name: str | None = None
+
+
+class SetArgs(Args):
+    data: str | None = None  # base64 bytes
+    text: str | None = None  # or text, stored as UTF-8
+    name: str | None = None
+    append: bool = False
+
+
+class PasteArgs(Args):
+    target: Target
+    index: Index | None = None
+    name: str | None = None
+    bracketed: bool = False  # bracket the paste if the program enabled bracketed paste (tmux's -p)
+    delete: bool = False  # delete the buffer once pasted (tmux's -d)
+
+
+# -- commands ------------------------------------------------------------------------------------
+
+
+def _which(buffers: PasteBuffers, args: WhichArgs | PasteArgs) -> Buffer:
+    if args.index is not None and args.name is not None:
+        raise ProtocolError(ErrorCode.BAD_ARGS, "give `index` or `name`, not both")
+    return buffers.get(args.index, args.name)
+
+
+def _deleted(server: Server, buffer: Buffer, why: str) -> None:
+    server.events.append(BUFFER_DELETED, buffer=buffer.name, reason=why)
+
+
+@command("buffer.list", NoArgs)
+def buffer_list(ctx: Context, args: NoArgs) -> dict[str, Any]:
+    return {"buffers": [buffer.info(i) for i, buffer in enumerate(ctx.server.buffers)]}
+
+
+@command("buffer.get", WhichArgs)
+def buffer_get(ctx: Context, args: WhichArgs) -> dict[str, Any]:
+    buffers = ctx.server.buffers
+    buffer = _which(buffers, args)
+    return {"buffer": buffer.info(buffers.index(buffer)), "data": encode_b64(buffer.data)}
+
+
+@command("buffer.set", SetArgs)
+def buffer_set(ctx: Context, args: SetArgs) -> dict[str, Any]:
+    if (args.data is None) == (args.text is None):
+        raise ProtocolError(ErrorCode.BAD_ARGS, "give exactly one of `data` (base64) or `text`")
+    if args.data is not None:
+        data = decode_b64(args.data, "data")
+    else:
+        assert args.text is not None
+        data = args.text.encode()  # JSON text holds no lone surrogates (msgspec refuses them)
+    buffer, dropped = ctx.server.buffers.set(data, time.time(), name=args.name, append=args.append)
+    for old in dropped:
+        _deleted(ctx.server, old, "limit")
+    ctx.server.events.append(BUFFER_CHANGED, buffer=buffer.name, size=len(buffer.data))
+    return {"buffer": buffer.info(0)}
+
+
+@command("buffer.delete", WhichArgs)
+def buffer_delete(ctx: Context, args: WhichArgs) -> dict[str, Any]:
+    buffers = ctx.server.buffers
+    buffer = _which(buffers, args)
+    info = buffer.info(buffers.index(buffer))
+    buffers.delete(name=buffer.name)
+    _deleted(ctx.server, buffer, "deleted")
+    return {"buffer": info}
+
+
+@command("buffer.paste", PasteArgs)
+def buffer_paste(ctx: Context, args: PasteArgs) -> Any:
+    """Type a buffer into a session as a paste (keys.encode_paste: line ends as CR, escapes
+    dropped, bracketed when asked and the program enabled it), through session.send."""
+    buffers = ctx.server.buffers
+    buffer = _which(buffers, args)
+    session = ctx.server.find(args.target)
+    mode = session.screen.mode if args.bracketed else ()
+    data = keys.encode_paste(buffer.data.decode("utf-8", "surrogateescape"), mode)
+    sent = session_send(ctx, SendArgs(target=session.id, data=encode_b64(data)))
+    if args.delete:
+        buffers.delete(name=buffer.name)
+        _deleted(ctx.server, buffer, "deleted")
+    return sent

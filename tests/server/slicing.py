@@ -1,0 +1,55 @@
+"""Proving that a long request is worked on in slices: another request is answered while it runs."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from termux.client import AsyncClient
+from tests.events.event_helpers import serve_in_loop, shutdown
+
+
+async def answered_midway(
+    socket_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    handlers: ModuleType,
+    session: dict[str, Any],
+    cmd: str,
+    **args: Any,
+) -> tuple[int, int, dict[str, Any]]:
+    """Serve in this loop with `handlers.FOCUSED_BUDGET` at 0 (one batch of rows a slice), create
+    `session` (session.new's arguments) and wait until it exits, send `cmd` and, once it has
+    rendered a row, `session.list`. Returns the rows rendered when session.list was answered, the
+    rows rendered in all, and `cmd`'s reply."""
+    from termux import emulator
+
+    rendered = [0]
+    real_render = emulator.render_row
+
+    def counted(row: Any, escapes: bool = False) -> str:
+        rendered[0] += 1
+        return real_render(row, escapes)
+
+    monkeypatch.setattr(emulator, "render_row", counted)
+    monkeypatch.setattr(handlers, "FOCUSED_BUDGET", 0.0)
+    live, task = await serve_in_loop(socket_dir / "s")
+    client = await AsyncClient.connect(live.socket_path, autostart=False)
+    try:
+        await client.request("client.attach", follow=[])
+        await client.request("session.new", **session)
+        while (await asyncio.wait_for(client.pushes.get(), 60)).get("event", {}).get("type") != "session.exited":
+            pass
+        pending = asyncio.ensure_future(client.request(cmd, **args))
+        while rendered[0] == 0:
+            await asyncio.sleep(0)
+        await client.request("session.list")
+        at_list = rendered[0]
+        reply = await pending
+    finally:
+        await client.close()
+        await shutdown(live, task)
+    return at_list, rendered[0], reply
