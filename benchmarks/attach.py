@@ -3,6 +3,7 @@
     python -m benchmarks.attach                   # 50 sessions, 1,000 events, 5 attaches
     python -m benchmarks.attach --runs 2          # quicker
     python -m benchmarks.attach --profile         # profile the server over the attaches
+    python -m benchmarks.attach --baseline /tmp/old   # also another checkout's termux, same server
 
 Set-up: an isolated server with 50 sessions, each having printed a few lines (`attach-bench N` and
 a listing) and then waiting in `cat`, and 1,000 events in the log (renames). Each run starts
@@ -10,6 +11,12 @@ a listing) and then waiting in `cat`, and 1,000 events in the log (renames). Eac
 
 - first byte: the TUI wrote anything to its terminal (Python start-up and imports are in here);
 - first paint: the focused session's own text (`attach-bench N`) is visible on the screen.
+
+After the last attach, `prefix n` is pressed `--switches` times, each timed from the keys' write
+until the next session's text is drawn (the switch). Then the cold start: the client (`termux`,
+`tmux new-session`) spawned with no server, on a fresh socket, until its first session (a
+`$SHELL` that prints a marker and waits) is drawn. The TUI runs with bytecode caching on
+(`with_bytecode`), as an installed termux does.
 
 Round trips: one more attach goes through a counting Unix-socket proxy in front of the server, which
 records every request line the TUI sends; the requests sent before first paint are the round trips
@@ -23,21 +30,26 @@ import json
 import os
 import selectors
 import shlex
+import shutil
 import socket
 import statistics
+import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.report import markdown_table, ms, profile_server, server_profile_env
-from e2e.isolated import TERMUX, IsolatedServer, TmuxServer
+from benchmarks.report import markdown_table, ms, profile_server, server_profile_env, with_bytecode
+from e2e.isolated import REPO_ROOT, TERMUX, IsolatedServer, TmuxServer, make_socket_dir, termux_env
 from e2e.terminal import Terminal
 
 COLS, ROWS = 120, 40
+COLD_PROMPT = "cold-start$ "
 
 
 def session_command(n: int) -> list[str]:
@@ -81,7 +93,10 @@ class CountingProxy:
                     sock = key.fileobj
                     assert isinstance(sock, socket.socket)
                     peer, is_client = peers[sock]
-                    data = sock.recv(1 << 16)
+                    try:
+                        data = sock.recv(1 << 16)
+                    except ConnectionResetError:  # a client that exits with unread replies
+                        data = b""
                     if not data:
                         for s in (sock, peer):
                             sel.unregister(s)
@@ -113,10 +128,12 @@ class CountingProxy:
         os.close(self._wake_w)
 
 
-def attach_once(argv: list[str], env: dict[str, str], marker: str) -> tuple[float, float, float, Terminal]:
+def attach_once(
+    argv: list[str], env: dict[str, str], marker: str, cwd: Path = REPO_ROOT
+) -> tuple[float, float, float, Terminal]:
     """(spawn time, first byte time, first paint time, terminal) for one attach."""
     start = time.monotonic()
-    term = Terminal(argv, cols=COLS, rows=ROWS, env=env)
+    term = Terminal(argv, cols=COLS, rows=ROWS, env=env, cwd=cwd)
     first_byte = term.wait_for(lambda t: t.bytes_read > 0, timeout=120)
     painted = term.wait_for(marker, timeout=120)
     return start, first_byte, painted, term
@@ -140,80 +157,165 @@ def setup_termux(server: IsolatedServer, sessions: int, events: int) -> None:
             client.request("session.rename", target=ids[0], name=f"s0-{i % 2}")
 
 
+@dataclass
+class Client:
+    """One attaching program and how it is run: termux, a baseline checkout's termux, or tmux."""
+
+    name: str
+    env: dict[str, str]
+    cwd: Path
+    firsts: list[float] = field(default_factory=list)
+    paints: list[float] = field(default_factory=list)
+    switches: list[float] = field(default_factory=list)
+    colds: list[float] = field(default_factory=list)
+    trips: str = "n/a"
+
+
+def measure_attach(client: Client, argv: list[str], marker: str, runs: int) -> Terminal:
+    """`runs` attaches; the last one's terminal is returned open (for the switches)."""
+    for run in range(runs):
+        start, first, painted, term = attach_once(argv, client.env, marker, client.cwd)
+        client.firsts.append(first - start)
+        client.paints.append(painted - start)
+        if run < runs - 1:
+            term.close()
+    return term
+
+
+def measure_switches(client: Client, term: Terminal, prefix: bytes, first: int, count: int) -> None:
+    """`prefix n` `count` times, from session `first - 1`: each until the next one's text is drawn."""
+    for n in range(first, first + count):
+        drawn = term.expect(f"attach-bench {n}")
+        sent = time.monotonic()
+        term.write(prefix + b"n")
+        client.switches.append(drawn.wait(60) - sent)
+    term.close()
+
+
+def measure_cold(client: Client, argv: Callable[[Path], list[str]], stop: Callable[[Path], None], runs: int) -> None:
+    """`runs` starts with no server: from spawning the client until its first session is drawn."""
+    for _ in range(runs):
+        socket_dir = make_socket_dir()
+        shell = socket_dir / "shell"  # the first session's $SHELL: says it is up, then waits
+        shell.write_text(f"#!/bin/sh\nprintf '{COLD_PROMPT}'\nexec cat\n")
+        shell.chmod(0o700)
+        env = termux_env(socket_dir, client.env) | {"SHELL": str(shell)}
+        try:
+            start = time.monotonic()
+            term = Terminal(argv(socket_dir), cols=COLS, rows=ROWS, env=env, cwd=client.cwd)
+            try:
+                client.colds.append(term.wait_for(COLD_PROMPT, timeout=120) - start)
+            finally:
+                term.close()
+        finally:
+            stop(socket_dir)
+            shutil.rmtree(socket_dir, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="attach to first paint, termux and tmux")
     parser.add_argument("--sessions", type=int, default=50)
     parser.add_argument("--events", type=int, default=1000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--switches", type=int, default=20, help="prefix n presses after the last attach")
     parser.add_argument("--skip-tmux", action="store_true")
+    parser.add_argument("--baseline", type=Path, help="a checkout whose termux runs beside (before/after in one run)")
     parser.add_argument("--profile", action="store_true", help="profile the server over the attaches")
     args = parser.parse_args(argv)
     middle = args.sessions // 2
     marker = f"attach-bench {middle}"
-    rows: list[list[str]] = []
-    trips_note = ""
+    switches = min(args.switches, args.sessions - middle - 1)
 
     server = IsolatedServer(extra_env=server_profile_env(args.profile)).start()
+    clients = [Client("termux", with_bytecode(server.env), REPO_ROOT)]
+    if args.baseline is not None:
+        old = args.baseline.resolve()
+        clients.append(Client("baseline", with_bytecode(server.env) | {"PYTHONPATH": str(old)}, old))
     try:
         setup_termux(server, args.sessions, args.events)
-        cmd = [*TERMUX, "attach", "-t", f"s{middle}"]
-        firsts, paints = [], []
         with profile_server(args.profile, server.socket_path, "attach"):
-            for _ in range(args.runs):
-                start, first, painted, term = attach_once(cmd, server.env, marker)
-                firsts.append(first - start)
-                paints.append(painted - start)
-                term.close()
-        rows.append(_row("termux attach", firsts, paints))
-
-        proxy_path = server.socket_dir / "proxy"
-        proxy = CountingProxy(server.socket_path, proxy_path)
-        try:
-            start, _, painted, term = attach_once(
-                [*TERMUX, "-S", str(proxy_path), "attach", "-t", f"s{middle}"], server.env, marker
-            )
-            term.close()
-        finally:
-            proxy.close()
-        before = [cmd for t, cmd in proxy.requests if t <= painted]
-        counts: dict[str, int] = {}
-        for c in before:
-            counts[c] = counts.get(c, 0) + 1
-        listed = ", ".join(f"{c}×{n}" if n > 1 else c for c, n in counts.items())
-        trips_note = f"termux: {len(before)} requests before first paint ({listed})"
-        rows[-1].append(str(len(before)))
+            for client in clients:
+                term = measure_attach(client, [*TERMUX, "attach", "-t", f"s{middle}"], marker, args.runs)
+                measure_switches(client, term, b"\x02", middle + 1, switches)
+        for client in clients:
+            client.trips = count_round_trips(server, client, marker, f"s{middle}")
     finally:
         server.stop()
 
+    def stop_termux(client: Client) -> Callable[[Path], None]:
+        def stop(socket_dir: Path) -> None:
+            env = termux_env(socket_dir, client.env)
+            subprocess.run([*TERMUX, "kill-server"], env=env, cwd=client.cwd, capture_output=True, timeout=60)
+
+        return stop
+
+    for client in clients:
+        measure_cold(client, lambda _dir: list(TERMUX), stop_termux(client), args.runs)
+
     if not args.skip_tmux:
         tmux = TmuxServer()
+        client = Client("tmux", tmux.env, REPO_ROOT)
         try:
             tmux.start_detached(session_command(0), cols=COLS, rows=ROWS)
             for n in range(1, args.sessions):
                 tmux.run("new-window", "-d", "-t", f"main:{n}", shlex.join(session_command(n)))
-            firsts, paints = [], []
-            for _ in range(args.runs):
-                attach = tmux.argv("attach", "-t", f"main:{middle}")
-                start, first, painted, term = attach_once(attach, tmux.env, marker)
-                firsts.append(first - start)
-                paints.append(painted - start)
-                term.close()
-            rows.append(_row("tmux attach", firsts, paints) + ["n/a"])
+            term = measure_attach(client, tmux.argv("attach", "-t", f"main:{middle}"), marker, args.runs)
+            measure_switches(client, term, b"\x02", middle + 1, switches)
         finally:
             tmux.stop()
+        cold = TmuxServer()
+        measure_cold(
+            client,
+            lambda _dir: cold.argv("new-session"),
+            lambda _dir: cold.stop(),
+            args.runs,
+        )
+        clients.append(client)
 
     print("## Attach\n")
-    header = ["client", "first byte p50 ms", "first paint p50 ms", "min", "max", "round trips"]
-    print(markdown_table(header, rows))
+    header = [
+        "client", "first paint p50 ms", "min", "max", "first byte p50 ms", "switch p50 ms", "switch max",
+        "cold start p50 ms", "round trips",
+    ]  # fmt: skip
+    print(markdown_table(header, [_row(c) for c in clients]))
     print(
         f"\n{args.runs} attaches each to the middle of {args.sessions} sessions with {args.events:,} events in"
-        f" the log, {COLS}x{ROWS}; times from spawning the client. {trips_note}" + "."
+        f" the log, {COLS}x{ROWS}; times from spawning the client. Switch: `prefix n` ({switches} times after"
+        " the last attach) until the next session's text is drawn. Cold start: the client started with no"
+        f" server until its first session is drawn ({args.runs} times, a fresh socket each)."
+        " Round trips: the requests the TUI sent before first paint."
     )
     return 0
 
 
-def _row(name: str, firsts: list[float], paints: list[float]) -> list[str]:
-    return [name, ms(statistics.median(firsts)), ms(statistics.median(paints)), ms(min(paints)), ms(max(paints))]
+def count_round_trips(server: IsolatedServer, client: Client, marker: str, target: str) -> str:
+    """One more attach through a counting proxy: the requests sent before first paint, by command."""
+    proxy_path = server.socket_dir / "proxy"
+    proxy = CountingProxy(server.socket_path, proxy_path)
+    try:
+        _, _, painted, term = attach_once(
+            [*TERMUX, "-S", str(proxy_path), "attach", "-t", target], client.env, marker, client.cwd
+        )
+        term.close()
+    finally:
+        proxy.close()
+        proxy_path.unlink(missing_ok=True)
+    before = [cmd for t, cmd in proxy.requests if t <= painted]
+    counts: dict[str, int] = {}
+    for c in before:
+        counts[c] = counts.get(c, 0) + 1
+    return f"{len(before)} (" + ", ".join(f"{c}×{n}" if n > 1 else c for c, n in counts.items()) + ")"
+
+
+def _row(client: Client) -> list[str]:
+    def p50(samples: list[float]) -> str:
+        return ms(statistics.median(samples)) if samples else "n/a"
+
+    paints = client.paints
+    return [
+        client.name, p50(paints), ms(min(paints)), ms(max(paints)), p50(client.firsts), p50(client.switches),
+        ms(max(client.switches)) if client.switches else "n/a", p50(client.colds), client.trips,
+    ]  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ Every harness prints markdown so its output can be pasted into benchmarks/README
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -134,3 +135,13 @@ def profile_server(enabled: bool, socket_path: Path, label: str, out_dir: Path |
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
             (out_dir / f"{label}.txt").write_text(text)
+
+
+def with_bytecode(env: dict[str, str]) -> dict[str, str]:
+    """`env` with bytecode caching on, in a private cache directory: start-up as an installed
+    termux has it (pip compiles at install; this environment may set PYTHONDONTWRITEBYTECODE, and
+    then every start compiles termux's modules again)."""
+    out = dict(env)
+    out.pop("PYTHONDONTWRITEBYTECODE", None)
+    out["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / f"termux-bench-pycache-{os.getuid()}")
+    return out

@@ -3,6 +3,7 @@
 Off by default (marked `bench`); run it with
 
     python -m pytest e2e -m bench -s          # or: python -m e2e.test_latency [--keys K] [--floods 4,16]
+    python -m e2e.test_latency --trace        # and where each key's time goes, stage by stage
 
 Each multiplexer runs in a real PTY (read through a terminal emulator, as a user's terminal would),
 showing a session that runs a small raw-mode echo program (e2e/programs/echo.py). One key at a time
@@ -29,9 +30,11 @@ import os
 import random
 import select
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -40,7 +43,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from benchmarks.procstat import cpu_ns
+from benchmarks.procstat import cpu_ns, usage
 from benchmarks.report import baseline_checkout, markdown_table, ms, summary
 from e2e.isolated import IsolatedServer, TmuxServer, descendants
 from e2e.terminal import Terminal, TerminalClosed
@@ -78,6 +81,8 @@ class Settings:
     settle: float = float(os.environ.get("TERMUX_BENCH_SETTLE", "5"))  # per key, else SATURATED
     warmup: float = 1.0  # floods run this long before the first key of their phase
     seed: int = 7
+    trace: bool = False  # termux stamps each stage of each key (termux/trace.py); a breakdown follows
+    compare: list[str] = field(default_factory=list)  # server arguments of a second termux column
 
 
 @dataclass
@@ -88,6 +93,8 @@ class PhaseResult:
     saturated: bool = False
     diagnosis: str | None = None  # what the multiplexer said about itself at the end of the phase
     cpu: dict[str, float] = field(default_factory=dict)  # process -> share of a core while keys were typed
+    windows: list[tuple[float, float]] = field(default_factory=list)  # each key: (written, echo seen)
+    programs_cpu: float | None = None  # CPUs the sessions' programs (floods, echo) took while keys were typed
 
 
 @dataclass
@@ -95,6 +102,7 @@ class MuxResult:
     name: str
     phases: dict[str, PhaseResult] = field(default_factory=dict)
     error: str | None = None
+    trace: Path | None = None  # the trace file its termux processes stamped
 
 
 class Awaited(Protocol):
@@ -126,6 +134,8 @@ class Multiplexer(Protocol):
         """The multiplexer's own processes (name -> pid), whose CPU a phase reports."""
         ...
 
+    def root_pid(self) -> int | None: ...
+
     def close(self) -> None: ...
 
 
@@ -156,6 +166,9 @@ class Tmux:
     def diagnose(self) -> str | None:
         return None
 
+    def root_pid(self) -> int | None:
+        return self.tmux.pid()
+
     def close(self) -> None:
         self.tmux.stop()
 
@@ -165,9 +178,18 @@ class Termux:
 
     name = "termux"
 
-    def __init__(self, checkout: Path | None = None, name: str | None = None) -> None:
-        self.server = IsolatedServer(checkout=checkout)
-        self.name = name or self.name
+    def __init__(
+        self,
+        trace: Path | None = None,
+        server_args: Sequence[str] = (),
+        checkout: Path | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.trace = trace  # TERMUX_TRACE for the server and the TUI
+        env = {"TERMUX_TRACE": str(trace)} if trace else None
+        self.server = IsolatedServer(extra_env=env, checkout=checkout)
+        self.server_args = list(server_args)
+        self.name = name or (f"{self.name} {' '.join(server_args)}" if server_args else self.name)
         self.floods = 0
         self.tui: Terminal | None = None
 
@@ -178,7 +200,7 @@ class Termux:
         return done.stdout.strip()
 
     def start(self) -> View:
-        self.server.start()
+        self.server.start(*self.server_args)
         self._termux("new", "-d", "-s", "echo", "--", *ECHO)
         self.tui = self.server.terminal("attach", "-t", "echo", cols=COLS, rows=ROWS)
         return self.tui
@@ -206,6 +228,9 @@ class Termux:
         if not loop:
             return None
         return f"server loop {loop['utilisation']:.0%} busy, longest iteration {loop['busy_max_ms']:.0f} ms"
+
+    def root_pid(self) -> int | None:
+        return self.server.pid
 
     def close(self) -> None:
         self.server.stop()
@@ -305,8 +330,8 @@ class TermuxSocket(Termux):
 
     name = "termux (socket)"
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, trace: Path | None = None) -> None:
+        super().__init__(trace)
         self.view: SocketView | None = None
 
     def start(self) -> View:
@@ -332,6 +357,7 @@ class Typist:
         self.term = term
         self.count = 0
         self.rng = random.Random(seed)
+        self.windows: list[tuple[float, float]] = []  # each key echoed: (written, echo seen)
 
     def key(self, timeout: float) -> float | None:
         """Latency of one key in seconds, or None if its echo did not appear within `timeout`."""
@@ -342,9 +368,11 @@ class Typist:
         sent = time.monotonic()
         self.term.write(char.encode())
         try:
-            return echo.wait(timeout) - sent
+            seen = echo.wait(timeout)
         except TimeoutError:
             return None
+        self.windows.append((sent, seen))
+        return seen - sent
 
     def pause(self) -> None:
         # Human-like gaps, randomised so keys do not phase-lock with a renderer's frame timer.
@@ -359,7 +387,8 @@ def run_phase(mux: Multiplexer, typist: Typist, phase: Phase, cfg: Settings) -> 
             time.sleep(cfg.warmup)
         pids = mux.processes()
         cpu_before = {name: cpu_ns(pid) for name, pid in pids.items()}
-        started = time.monotonic()
+        root = mux.root_pid()
+        began, programs_before = time.monotonic(), programs_cpu(root)
         for _ in range(cfg.keys):
             typist.pause()
             latency = typist.key(cfg.settle)
@@ -367,8 +396,10 @@ def run_phase(mux: Multiplexer, typist: Typist, phase: Phase, cfg: Settings) -> 
                 result.saturated = True
                 break
             result.samples.append(latency)
-        elapsed = time.monotonic() - started
+            result.windows.append(typist.windows[-1])
+        elapsed = time.monotonic() - began
         result.cpu = {name: (cpu_ns(pid) - cpu_before[name]) / 1e9 / elapsed for name, pid in pids.items()}
+        result.programs_cpu = (programs_cpu(root) - programs_before) / elapsed
         result.diagnosis = mux.diagnose()
     finally:
         for handle in handles:
@@ -376,6 +407,17 @@ def run_phase(mux: Multiplexer, typist: Typist, phase: Phase, cfg: Settings) -> 
     # Recovered before the next phase: the echo answers again once the floods are gone.
     typist.key(60.0)
     return result
+
+
+def programs_cpu(root: int | None) -> float:
+    """CPU seconds used so far by every live process under `root` (the multiplexer's sessions)."""
+    total = 0.0
+    for pid in descendants(root) if root is not None else []:
+        try:
+            total += usage(pid).cpu
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # ended while we looked
+    return total
 
 
 @dataclass(frozen=True)
@@ -396,7 +438,7 @@ def phases(cfg: Settings) -> list[Phase]:
 
 
 def measure(mux: Multiplexer, cfg: Settings) -> MuxResult:
-    result = MuxResult(mux.name)
+    result = MuxResult(mux.name, trace=getattr(mux, "trace", None))
     try:
         term = mux.start()
         term.wait_for("echo ready", timeout=60)
@@ -443,7 +485,28 @@ def render(results: Sequence[MuxResult], cfg: Settings) -> str:
         diagnoses = [f"{name}: {p.diagnosis}" for name, p in r.phases.items() if p.diagnosis]
         if diagnoses:
             notes.append(f"{r.name} at the end of each phase: " + "; ".join(diagnoses) + ".")
-    return markdown_table(header, rows) + "\n\n" + "\n".join(notes) + "\n"
+    for r in results:
+        taken = [f"{name} {p.programs_cpu:.2f}" for name, p in r.phases.items() if p.programs_cpu is not None]
+        if taken:
+            notes.append(f"{r.name}: CPUs its sessions' programs took while keys were typed: " + ", ".join(taken) + ".")
+    out = markdown_table(header, rows) + "\n\n" + "\n".join(notes) + "\n"
+    if cfg.trace:
+        out += render_stages(results)
+    return out
+
+
+def render_stages(results: Sequence[MuxResult]) -> str:
+    """Per termux run that traced: where each key's time went, stage by stage (benchmarks/stages.py)."""
+    from benchmarks.stages import read_stamps, stage_table
+
+    out = ""
+    for r in results:
+        if r.trace is None or not r.trace.exists():
+            continue
+        phases = {name: p.windows for name, p in r.phases.items() if p.windows}
+        out += f"\n### {r.name}: where a keystroke's time goes (ms)\n\n"
+        out += stage_table(phases, read_stamps(r.trace)) + "\n"
+    return out
 
 
 def _cpu(phase: PhaseResult) -> str:
@@ -459,12 +522,27 @@ def run(
 ) -> tuple[list[MuxResult], str]:
     """Every multiplexer in `only`, one after another; with `baseline` (a git revision) first the
     TUI of termux at that revision, as "termux REV"."""
-    with baseline_checkout(baseline) as checkout:
-        muxes: list[Multiplexer] = [m for m in (Termux(), TermuxSocket(), Tmux()) if m.name in only]
-        if checkout is not None:
-            muxes.insert(0, Termux(checkout, name=f"termux {baseline}"))
-        results = [measure(m, cfg) for m in muxes]
-    return results, render(results, cfg)
+    traces = Path(tempfile.mkdtemp(prefix="termux-trace-")) if cfg.trace else None
+    muxes: list[Multiplexer] = [
+        m
+        for m in (
+            Termux(traces / "tui" if traces else None),
+            TermuxSocket(traces / "socket" if traces else None),
+            Tmux(),
+        )
+        if m.name in only
+    ]
+    if cfg.compare:  # a second termux column: the same, with other server arguments
+        muxes.insert(1, Termux(traces / "compare" if traces else None, cfg.compare))
+    try:
+        with baseline_checkout(baseline) as checkout:
+            if checkout is not None:
+                muxes.insert(0, Termux(checkout=checkout, name=f"termux {baseline}"))
+            results = [measure(m, cfg) for m in muxes]
+        return results, render(results, cfg)
+    finally:
+        if traces is not None:
+            shutil.rmtree(traces, ignore_errors=True)
 
 
 @pytest.mark.bench
@@ -497,6 +575,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--settle", type=float, default=Settings.settle, help="seconds a key may take")
     parser.add_argument("--baseline", metavar="REV", help="also measure termux's TUI at this git revision")
+    parser.add_argument("--trace", action="store_true", help="termux stamps each stage: a breakdown by stage")
+    parser.add_argument(
+        "--compare", default="", metavar="ARGS", help="a second termux column whose server gets ARGS (shell words)"
+    )
     args = parser.parse_args(argv)
     unknown = [p for p in args.programs.split(",") if p and p not in {**FLOOD_PROGRAMS, **CONTROL_PROGRAMS}]
     if unknown:
@@ -508,6 +590,8 @@ def main(argv: list[str] | None = None) -> int:
         agents=_ints(args.agents),
         programs=[p for p in args.programs.split(",") if p],
         settle=args.settle,
+        trace=args.trace,
+        compare=shlex.split(args.compare),
     )
     _, table = run(cfg, only=args.only.split(","), baseline=args.baseline)
     print(table)

@@ -10,13 +10,12 @@ timed out, 130 interrupted. Text from the server is printed with its control cha
 from __future__ import annotations
 
 import argparse
-import base64
 import json
 import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from termux import __version__
 from termux.client import Client, TermuxError
@@ -72,6 +71,8 @@ def cmd_server(args: argparse.Namespace) -> int:
     path = socket_path(args.socket_name, args.socket_path)
     if args.event_capacity < 1 or args.max_streams < 0:
         raise UsageError("--event-capacity must be at least 1, --max-streams 0 or more")
+    if not 0 <= args.history <= 1_000_000:  # the bound session.new's `history` obeys
+        raise UsageError(f"--history must be 0 to 1000000 lines, not {args.history}")
     return run(
         path,
         daemon=args.daemon,
@@ -80,6 +81,7 @@ def cmd_server(args: argparse.Namespace) -> int:
         event_capacity=args.event_capacity,
         max_streams=args.max_streams,
         quiet_after=args.quiet_after,
+        background_nice=args.background_nice,
     )
 
 
@@ -112,6 +114,8 @@ def cmd_new(args: argparse.Namespace) -> int:
         request["cols"] = args.cols
     if args.rows is not None:
         request["rows"] = args.rows
+    if args.background_nice is not None:
+        request["background_nice"] = args.background_nice
     if not args.detached:
         from termux.tui import run_tui
 
@@ -162,6 +166,8 @@ def cmd_send(args: argparse.Namespace) -> int:
         raise UsageError("nothing to send: give ARG... or --stdin")
     with connect(args) as client:
         if args.stdin:
+            import base64  # only here: a one-shot call imports as little as it can
+
             while chunk := sys.stdin.buffer.read(STDIN_CHUNK):
                 client.request("session.send", target=name, data=base64.b64encode(chunk).decode())
         else:
@@ -226,27 +232,17 @@ def cmd_kill_server(args: argparse.Namespace) -> int:
 # -- the parser ----------------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
+def with_target(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("-t", dest="target", metavar="TARGET", help="session name or id")
+
+
+def with_json(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _server_options(sub: argparse.ArgumentParser) -> None:
     from termux.client.events import positive_seconds
 
-    parser = argparse.ArgumentParser(prog="termux", description="A terminal multiplexer where typing never waits.")
-    parser.add_argument("--version", action="version", version=f"termux {__version__}")
-    _socket_options(parser, top=True)
-    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
-
-    def verb(name: str, run: Verb, help: str, short_s: bool = True) -> argparse.ArgumentParser:
-        sub = verbs.add_parser(name, help=help, description=help)
-        _socket_options(sub, top=False, short_s=short_s)
-        sub.set_defaults(run=run)
-        return sub
-
-    def with_target(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("-t", dest="target", metavar="TARGET", help="session name or id")
-
-    def with_json(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--json", action="store_true", help="print JSON")
-
-    sub = verb("server", cmd_server, "run the server in the foreground")
     sub.add_argument("--daemon", action="store_true", help=argparse.SUPPRESS)
     sub.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)
     sub.add_argument("--history", type=int, default=10_000, help="scrollback lines per session (default 10000)")
@@ -256,29 +252,48 @@ def build_parser() -> argparse.ArgumentParser:
         "--quiet-after", type=positive_seconds, default=5.0, metavar="S",
         help="seconds without output before session.quiet",
     )  # fmt: skip
+    from termux.server.priority import DEFAULT_BACKGROUND_NICE
 
-    sub = verb("attach", cmd_attach, "attach the TUI (focused on -t TARGET)")
-    with_target(sub)
+    sub.add_argument(
+        "--background-nice", type=_nice, default=DEFAULT_BACKGROUND_NICE, metavar="N",
+        help=f"CPU priority (nice 0-19) of sessions no view shows (default {DEFAULT_BACKGROUND_NICE}; 0: off)",
+    )  # fmt: skip
 
-    sub = verb("new", cmd_new, "create a session (and attach, unless -d)")
+
+def _nice(text: str) -> int:
+    """An argparse type: a nice value, 0 to 19."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a nice value: {text!r}") from None
+    if not 0 <= value <= 19:
+        raise argparse.ArgumentTypeError(f"must be 0 to 19, not {value}")
+    return value
+
+
+def _new_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-d", dest="detached", action="store_true", help="do not attach")
     sub.add_argument("-s", dest="name", metavar="NAME", help="session name")
     sub.add_argument("-c", dest="cwd", metavar="DIR", help="working directory")
     sub.add_argument("-x", dest="cols", type=int, metavar="COLS", help="width")
     sub.add_argument("-y", dest="rows", type=int, metavar="ROWS", help="height")
     sub.add_argument("-e", dest="env", action="append", default=[], metavar="KEY=VALUE", help="environment")
+    sub.add_argument(
+        "--background-nice", type=_nice, metavar="N",
+        help="its CPU priority while no view shows it (nice 0-19; 0: never lowered; default: the server's)",
+    )  # fmt: skip
     with_json(sub)
     sub.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARG...]")
 
-    with_json(verb("ls", cmd_ls, "list sessions"))
 
-    sub = verb("send", cmd_send, "type keys or text into a session")
+def _send_options(sub: argparse.ArgumentParser) -> None:
     with_target(sub)
     sub.add_argument("-l", dest="literal", action="store_true", help="type every ARG literally")
     sub.add_argument("--stdin", action="store_true", help="send standard input unchanged")
     sub.add_argument("keys", nargs="*", metavar="ARG")
 
-    sub = verb("capture", cmd_capture, "print a session's screen", short_s=False)
+
+def _capture_options(sub: argparse.ArgumentParser) -> None:
     with_target(sub)
     sub.add_argument("-e", dest="escapes", action="store_true", help="keep colours and attributes as escapes")
     sub.add_argument("-S", dest="start", type=int, metavar="START", help="first line (negative: scrollback)")
@@ -286,29 +301,110 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--grep", metavar="REGEX", help="only the lines that match, numbered (-S: history's start)")
     with_json(sub)
 
-    with_target(verb("kill", cmd_kill, "kill a session"))
-    sub = verb("rename", cmd_rename, "rename a session")
+
+def _rename_options(sub: argparse.ArgumentParser) -> None:
     with_target(sub)
     sub.add_argument("name", metavar="NAME")
-    sub = verb("resize", cmd_resize, "resize a session")
+
+
+def _resize_options(sub: argparse.ArgumentParser) -> None:
     with_target(sub)
     sub.add_argument("cols", type=int, metavar="COLS")
     sub.add_argument("rows", type=int, metavar="ROWS")
-    with_json(verb("stats", cmd_stats, "show server statistics"))
-    verb("kill-server", cmd_kill_server, "kill the server and every session")
 
-    from termux.client.events import add_verbs as add_event_verbs
 
-    add_event_verbs(verb, with_target, with_json)
-    from termux.client.buffers import add_verbs as add_buffer_verbs
+def _no_options(sub: argparse.ArgumentParser) -> None:
+    pass
 
-    add_buffer_verbs(verb, with_target, with_json)
+
+class VerbSpec(NamedTuple):
+    """One verb of the command line: what runs it, its help line, and its options."""
+
+    name: str
+    run: Verb
+    help: str
+    options: Callable[[argparse.ArgumentParser], None]
+    short_s: bool = True  # -S is the socket path (capture keeps tmux's -S START)
+
+
+def _verbs() -> list[VerbSpec]:
+    from termux.client.buffers import VERBS as BUFFER_VERBS
+    from termux.client.events import VERBS as EVENT_VERBS
+
+    return [
+        VerbSpec("server", cmd_server, "run the server in the foreground", _server_options),
+        VerbSpec("attach", cmd_attach, "attach the TUI (focused on -t TARGET)", with_target),
+        VerbSpec("new", cmd_new, "create a session (and attach, unless -d)", _new_options),
+        VerbSpec("ls", cmd_ls, "list sessions", with_json),
+        VerbSpec("send", cmd_send, "type keys or text into a session", _send_options),
+        VerbSpec("capture", cmd_capture, "print a session's screen", _capture_options, short_s=False),
+        VerbSpec("kill", cmd_kill, "kill a session", with_target),
+        VerbSpec("rename", cmd_rename, "rename a session", _rename_options),
+        VerbSpec("resize", cmd_resize, "resize a session", _resize_options),
+        VerbSpec("stats", cmd_stats, "show server statistics", with_json),
+        VerbSpec("kill-server", cmd_kill_server, "kill the server and every session", _no_options),
+        *(VerbSpec(*spec) for spec in EVENT_VERBS),
+        *(VerbSpec(*spec) for spec in BUFFER_VERBS),
+    ]
+
+
+def verb_named(argv: list[str]) -> str | None:
+    """The verb on a command line, found before parsing it (None: no verb, or only options)."""
+    args = iter(argv)
+    for arg in args:
+        if arg in ("-L", "-S", "--socket-name", "--socket"):
+            next(args, None)  # the option's value
+        elif arg == "--" or not arg.startswith("-"):
+            return None if arg == "--" else arg
+    return None
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, given the terminal's width: argparse makes one for every option it
+    adds, and without a width each imports shutil to measure the terminal (most of a one-shot
+    call's imports)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_columns() - 2)  # argparse's own margin
+
+
+def _columns() -> int:
+    """The terminal's width as shutil.get_terminal_size() reports it: $COLUMNS, else stdout's."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. With `only` (a known verb), that verb's options are the only ones
+    built: argparse's cost grows with every option, and a one-shot call needs its own verb's."""
+    parser = argparse.ArgumentParser(
+        prog="termux", description="A terminal multiplexer where typing never waits.", formatter_class=_HelpFormatter
+    )
+    parser.add_argument("--version", action="version", version=f"termux {__version__}")
+    _socket_options(parser, top=True)
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+    specs = _verbs()
+    if any(spec.name == only for spec in specs):
+        specs = [spec for spec in specs if spec.name == only]
+    for spec in specs:
+        sub = verbs.add_parser(spec.name, help=spec.help, description=spec.help, formatter_class=_HelpFormatter)
+        _socket_options(sub, top=False, short_s=spec.short_s)
+        sub.set_defaults(run=spec.run)
+        spec.options(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    words = sys.argv[1:] if argv is None else argv
+    args = build_parser(only=verb_named(words)).parse_args(words)
     if getattr(args, "socket_name", None) is None:
         args.socket_name = None
     if getattr(args, "socket_path", None) is None:

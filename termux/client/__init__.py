@@ -4,8 +4,9 @@
     with Client.connect() as c:
         c.request("session.new", name="build", command=["make"])
 
-`Client` is synchronous; `AsyncClient` is the same for asyncio programs. Both start a server when
-none answers (`autostart=True`), exactly once even when many clients race to do it.
+`Client` is synchronous; `AsyncClient` (termux/client/aio.py) is the same for asyncio programs.
+Both start a server when none answers (`autostart=True`), exactly once even when many clients race
+to do it. A one-shot CLI call imports only this module: asyncio is imported with `AsyncClient`.
 
 Before sending anything, a client checks who answered (SO_PEERCRED) and refuses a server that runs
 as another user, root included (as tmux, which trusts only a server of its own uid): a socket
@@ -14,33 +15,38 @@ another user could have planted or swapped never receives a request.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import fcntl
 import itertools
+import json
 import os
 import pwd
 import select
 import socket
 import struct
-import subprocess
 import sys
 import time
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
-
-import msgspec
+from typing import TYPE_CHECKING, Any, Self
 
 from termux.paths import SocketDirError, log_path, open_side_file, side_path, socket_path
 from termux.protocol.errors import ProtocolError
 from termux.protocol.framing import MAX_REPLY_LINE
 
-__all__ = ["AsyncClient", "Client", "TermuxError", "socket_path", "start_server"]
+if TYPE_CHECKING:
+    from termux.client.aio import AsyncClient
+
+__all__ = ["AsyncClient", "Client", "ServerStart", "TermuxError", "socket_path", "start_server"]
 
 START_TIMEOUT = 15.0
 LOG_TAIL_BYTES = 4096  # read from the end of the server's log when it failed to start
-PUSH_QUEUE = 65_536  # pushed lines buffered for an async consumer; past that, reading the socket waits
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AsyncClient":  # imported on first use: it brings asyncio
+        from termux.client.aio import AsyncClient
+
+        return AsyncClient
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class TermuxError(ProtocolError):
@@ -51,10 +57,12 @@ class TermuxError(ProtocolError):
     waiting) and `bad_reply` (the server sent something that is not a reply)."""
 
 
+# The client speaks JSON with the standard library: importing msgspec would cost a one-shot
+# `termux ls` a quarter of its start-up, and a reply decodes in microseconds either way.
 def _decode(line: bytes) -> dict[str, Any]:
     try:
-        obj = msgspec.json.decode(line)
-    except msgspec.DecodeError:
+        obj = json.loads(line)
+    except ValueError:  # not JSON, or not UTF-8
         raise TermuxError("bad_reply", f"the server sent a line that is not JSON: {line[:80]!r}") from None
     if not isinstance(obj, dict):
         raise TermuxError("bad_reply", f"the server sent a non-object line: {line[:80]!r}")
@@ -75,7 +83,7 @@ def _result(reply: dict[str, Any]) -> dict[str, Any]:
 
 
 def _encode(request_id: int, cmd: str, args: dict[str, Any]) -> bytes:
-    return msgspec.json.encode({"id": request_id, "cmd": cmd, "args": args}) + b"\n"
+    return json.dumps({"id": request_id, "cmd": cmd, "args": args}, separators=(",", ":")).encode() + b"\n"
 
 
 # -- starting a server ---------------------------------------------------------------------------
@@ -93,50 +101,92 @@ def _answers(path: Path) -> bool:
 
 
 def start_server(path: Path, timeout: float = START_TIMEOUT) -> None:
-    """Start a background server on `path` unless one answers; safe against racing clients.
+    """Start a background server on `path` unless one answers; safe against racing clients."""
+    ServerStart(path, timeout).wait()
 
-    A lock file beside the socket serialises starters: the first starts the server and waits for
-    it to say it is ready (on a pipe, no polling); the others, once they get the lock, find it
-    answering and return. The lock file and the log are opened as `open_side_file` allows
-    (never through a symbolic link).
+
+class ServerStart:
+    """A background server starting on `path` (unless one answers); `wait()` until it is ready.
+
+    Made before the work that can overlap the server's start-up (the TUI imports its toolkit
+    meanwhile). A lock file beside the socket serialises starters: the first starts the server
+    and waits for it to say it is ready (on a pipe, no polling); the others, once they get the
+    lock, find it answering. The lock is held until `wait()` returns (or `close()`, for a start
+    given up on). The lock file and the log are opened as `open_side_file` allows (never through
+    a symbolic link).
     """
-    lock_fd = open_side_file(side_path(path, "start.lock"), os.O_RDWR | os.O_CREAT)
-    try:
-        fcntl.flock(lock_fd, fcntl.LOCK_EX)
-        if _answers(path):
-            return
-        ready_r, ready_w = os.pipe()
-        log = log_path(path)
-        with open(open_side_file(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab") as log_file:
-            starter = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "termux",
-                    "-S",
-                    str(path),
-                    "server",
-                    "--daemon",
-                    "--ready-fd",
-                    str(ready_w),
-                ],
-                pass_fds=(ready_w,),
-                stdin=subprocess.DEVNULL,
-                stdout=log_file,
-                stderr=log_file,
-                start_new_session=True,
-            )
-        os.close(ready_w)
+
+    def __init__(self, path: Path, timeout: float = START_TIMEOUT) -> None:
+        self.path = path
+        self.timeout = timeout
+        self._ready_r: int | None = None
+        self._starter: Any = None  # the intermediate process (subprocess.Popen)
+        self._lock_fd: int | None = open_side_file(side_path(path, "start.lock"), os.O_RDWR | os.O_CREAT)
         try:
-            starter.wait(timeout)  # the intermediate process exits as soon as the daemon forks
-            readable, _, _ = select.select([ready_r], [], [], timeout)
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            if not _answers(path):
+                self._spawn()
+        except BaseException:
+            self.close()
+            raise
+
+    def _spawn(self) -> None:
+        import subprocess  # only when starting a server
+
+        ready_r, ready_w = os.pipe()
+        with open(open_side_file(log_path(self.path), os.O_WRONLY | os.O_CREAT | os.O_APPEND), "ab") as log_file:
+            try:
+                self._starter = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "termux",
+                        "-S",
+                        str(self.path),
+                        "server",
+                        "--daemon",
+                        "--ready-fd",
+                        str(ready_w),
+                    ],
+                    pass_fds=(ready_w,),
+                    stdin=subprocess.DEVNULL,
+                    stdout=log_file,
+                    stderr=log_file,
+                    start_new_session=True,
+                )
+            except BaseException:
+                os.close(ready_r)
+                raise
+            finally:
+                os.close(ready_w)
+        self._ready_r = ready_r
+
+    def wait(self) -> None:
+        """Return once the server is ready (at once if one answered), releasing the lock;
+        `start_failed` if it never is."""
+        ready_r, self._ready_r = self._ready_r, None
+        if ready_r is None:
+            self.close()
+            return
+        try:
+            self._starter.wait(self.timeout)  # the intermediate process exits as soon as the daemon forks
+            readable, _, _ = select.select([ready_r], [], [], self.timeout)
             said = os.read(ready_r, 64) if readable else b""
         finally:
             os.close(ready_r)
+            self.close()
         if not said.startswith(b"ready"):
-            raise TermuxError("start_failed", f"the server did not start on {path}{_log_tail(log)}")
-    finally:
-        os.close(lock_fd)
+            log = log_path(self.path)
+            raise TermuxError("start_failed", f"the server did not start on {self.path}{_log_tail(log)}")
+
+    def close(self) -> None:
+        """Release the lock: other starters go on (and start a server if this one never did)."""
+        if self._ready_r is not None:
+            os.close(self._ready_r)
+            self._ready_r = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
 
 def _log_tail(log: Path) -> str:
@@ -261,74 +311,3 @@ class Client:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-# -- the asyncio client --------------------------------------------------------------------------
-
-
-class AsyncClient:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, path: Path) -> None:
-        self.path = path
-        self._reader = reader
-        self._writer = writer
-        self._ids = itertools.count(1)
-        self._waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self.pushes: asyncio.Queue[dict[str, Any]] = asyncio.Queue(PUSH_QUEUE)
-        self.closed = asyncio.Event()
-        self._reading = asyncio.create_task(self._read_loop())
-
-    @classmethod
-    async def connect(cls, path: Path | str | None = None, *, name: str | None = None, autostart: bool = True) -> Self:
-        resolved = socket_path(name, path)
-        sock = await asyncio.to_thread(_connect_socket, resolved, autostart)
-        reader, writer = await asyncio.open_unix_connection(sock=sock, limit=MAX_REPLY_LINE)
-        return cls(reader, writer, resolved)
-
-    async def request(self, cmd: str, **args: Any) -> dict[str, Any]:
-        if self.closed.is_set():
-            raise TermuxError("disconnected", "the server closed the connection")
-        request_id = next(self._ids)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._waiting[request_id] = future
-        self._writer.write(_encode(request_id, cmd, args))
-        try:
-            return _result(await future)
-        finally:
-            self._waiting.pop(request_id, None)
-
-    def send_nowait(self, cmd: str, **args: Any) -> None:
-        """Fire a request whose reply nobody awaits (keystrokes: the fastest path to the server)."""
-        request_id = next(self._ids)
-        self._writer.write(_encode(request_id, cmd, args))
-
-    async def _read_loop(self) -> None:
-        try:
-            while line := await self._reader.readline():
-                message = _decode(line)
-                if "push" in message:
-                    await self.pushes.put(message)
-                elif (future := self._waiting.get(message.get("id"))) is not None and not future.done():  # type: ignore[arg-type]
-                    future.set_result(message)
-        except (ConnectionError, ValueError, asyncio.IncompleteReadError, TermuxError):
-            pass
-        finally:
-            self.closed.set()
-            for future in self._waiting.values():
-                if not future.done():
-                    future.set_exception(TermuxError("disconnected", "the server closed the connection"))
-
-    async def close(self) -> None:
-        self._reading.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self._reading
-        self._writer.close()
-        with contextlib.suppress(ConnectionError):
-            await self._writer.wait_closed()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()

@@ -103,28 +103,41 @@ def cmd_delete_buffer(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def add_verbs(
-    verb: Callable[..., argparse.ArgumentParser],
-    with_target: Callable[[argparse.ArgumentParser], None],
-    with_json: Callable[[argparse.ArgumentParser], None],
-) -> None:
-    """Register the buffer verbs with the CLI's parser (termux/cli.py calls this)."""
+def _with_buffer(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("-b", dest="buffer", metavar="N|NAME", help="buffer index (0: the newest) or name")
 
-    def with_buffer(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("-b", dest="buffer", metavar="N|NAME", help="buffer index (0: the newest) or name")
 
-    for name in ("buffers", "list-buffers"):
-        with_json(verb(name, cmd_buffers, "list paste buffers, the newest first"))
-    with_buffer(verb("show-buffer", cmd_show_buffer, "print a paste buffer (the newest by default)"))
-    sub = verb("set-buffer", cmd_set_buffer, "store TEXT (or standard input) as the newest paste buffer")
+def _list_options(sub: argparse.ArgumentParser) -> None:
+    from termux.cli import with_json
+
+    with_json(sub)
+
+
+def _set_options(sub: argparse.ArgumentParser) -> None:
+    from termux.cli import with_json
+
     sub.add_argument("-b", dest="name", metavar="NAME", help="name it (replacing a buffer of that name)")
     sub.add_argument("-a", dest="append", action="store_true", help="append to the buffer (the newest, or -b's)")
     sub.add_argument("--stdin", action="store_true", help="store standard input's bytes unchanged")
     with_json(sub)
     sub.add_argument("text", nargs="?", metavar="TEXT")
-    sub = verb("paste-buffer", cmd_paste_buffer, "type a paste buffer into a session as a paste")
+
+
+def _paste_options(sub: argparse.ArgumentParser) -> None:
+    from termux.cli import with_target
+
     with_target(sub)
-    with_buffer(sub)
+    _with_buffer(sub)
     sub.add_argument("-p", dest="bracketed", action="store_true", help="bracketed, if the program enabled it")
     sub.add_argument("-d", dest="delete", action="store_true", help="delete the buffer once pasted")
-    with_buffer(verb("delete-buffer", cmd_delete_buffer, "delete a paste buffer (the newest by default)"))
+
+
+# The buffer verbs for the CLI's parser (termux/cli.py): name, handler, help, options.
+VERBS: list[tuple[str, Callable[[argparse.Namespace], int], str, Callable[[argparse.ArgumentParser], None]]] = [
+    ("buffers", cmd_buffers, "list paste buffers, the newest first", _list_options),
+    ("list-buffers", cmd_buffers, "list paste buffers, the newest first", _list_options),
+    ("show-buffer", cmd_show_buffer, "print a paste buffer (the newest by default)", _with_buffer),
+    ("set-buffer", cmd_set_buffer, "store TEXT (or standard input) as the newest paste buffer", _set_options),
+    ("paste-buffer", cmd_paste_buffer, "type a paste buffer into a session as a paste", _paste_options),
+    ("delete-buffer", cmd_delete_buffer, "delete a paste buffer (the newest by default)", _with_buffer),
+]

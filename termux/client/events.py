@@ -19,7 +19,6 @@ from typing import Any, TextIO
 
 from termux.client import Client, TermuxError
 from termux.paths import inherited_session
-from termux.server.events import EVENT_TYPES, MAX_WAIT_SECONDS  # sans-I/O: the one list of event types
 from termux.text import visible
 
 LONG_POLL_MS = 30_000  # one events.read waits at most this long on the server, then asks again
@@ -32,6 +31,8 @@ def parse_types(value: str | None) -> list[str] | None:
     """`exited,session.bell` -> ["session.exited", "session.bell"]; short names match a suffix."""
     if not value:
         return None
+    from termux.server.events import EVENT_TYPES  # the one list of event types (imports msgspec: only here)
+
     types: list[str] = []
     for name in (part.strip() for part in value.split(",")):
         if not name:
@@ -248,6 +249,8 @@ def cmd_wait(args: argparse.Namespace) -> int:
 def _seconds(text: str, zero_allowed: bool) -> float:
     """Seconds from the command line: finite (`inf` would mean "forever" to no one's benefit) and
     at most MAX_WAIT_SECONDS (30 days)."""
+    from termux.server.events import MAX_WAIT_SECONDS  # imports msgspec: only when a verb parses seconds
+
     try:
         value = float(text)
     except ValueError:
@@ -267,9 +270,12 @@ def positive_seconds(text: str) -> float:
 
 
 def _nonnegative_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1  # argparse would name this function in its message
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+        raise argparse.ArgumentTypeError(f"must be an integer of 0 or more, not {text!r}")
     return value
 
 
@@ -277,13 +283,9 @@ def _nonnegative(text: str) -> float:
     return _seconds(text, zero_allowed=True)
 
 
-def add_verbs(
-    verb: Callable[..., argparse.ArgumentParser],
-    with_target: Callable[[argparse.ArgumentParser], None],
-    with_json: Callable[[argparse.ArgumentParser], None],
-) -> None:
-    """Register `events` and `wait` with the CLI's parser (termux/cli.py calls this)."""
-    sub = verb("events", cmd_events, "print events as they happen (pushed by the server)")
+def _events_options(sub: argparse.ArgumentParser) -> None:
+    from termux.cli import with_json, with_target
+
     with_json(sub)
     with_target(sub)
     sub.add_argument(
@@ -294,7 +296,10 @@ def add_verbs(
     sub.add_argument("--poll", action="store_true", help="long-poll events.read instead of streaming")
     sub.add_argument("--timeout", type=_nonnegative, metavar="S", help="stop after S seconds (exit status 0)")
 
-    sub = verb("wait", cmd_wait, "wait until a session exits, prints a match, or goes quiet")
+
+def _wait_options(sub: argparse.ArgumentParser) -> None:
+    from termux.cli import with_json, with_target
+
     with_target(sub)
     with_json(sub)
     what = sub.add_mutually_exclusive_group(required=True)
@@ -302,3 +307,10 @@ def add_verbs(
     what.add_argument("--match", metavar="REGEX", help="until its screen or new output matches; print the match")
     what.add_argument("--quiet", type=positive_seconds, metavar="S", help="until it has printed nothing for S seconds")
     sub.add_argument("--timeout", type=positive_seconds, metavar="S", help="give up after S seconds (exit status 124)")
+
+
+# `events` and `wait` for the CLI's parser (termux/cli.py): name, handler, help, options.
+VERBS: list[tuple[str, Callable[[argparse.Namespace], int], str, Callable[[argparse.ArgumentParser], None]]] = [
+    ("events", cmd_events, "print events as they happen (pushed by the server)", _events_options),
+    ("wait", cmd_wait, "wait until a session exits, prints a match, or goes quiet", _wait_options),
+]

@@ -1,15 +1,16 @@
-"""Newline framing with a size limit, sans-I/O: feed bytes, get complete lines back."""
+"""Newline framing with a size limit, sans-I/O: feed bytes, get complete lines back.
+
+Imported by the one-shot CLI: standard library only, nothing heavy (no dataclasses)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MAX_REQUEST_LINE = 1 << 20  # 1 MiB, newline excluded (docs/protocol.md)
 MAX_REPLY_LINE = 64 << 20  # what clients accept from the server
 
 
-@dataclass(frozen=True, slots=True)
-class Oversized:
+class Oversized(NamedTuple):
     """Stands in for a line that went over the limit; its bytes were discarded."""
 
     size: int

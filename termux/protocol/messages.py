@@ -26,6 +26,7 @@ Rows = Annotated[int, msgspec.Meta(ge=1, le=1000)]
 History = Annotated[int, msgspec.Meta(ge=0, le=1_000_000)]
 Target = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+Nice = Annotated[int, msgspec.Meta(ge=0, le=19)]
 
 
 class Args(msgspec.Struct, forbid_unknown_fields=True):
@@ -48,6 +49,7 @@ class NewArgs(Args):
     cols: Cols = 80
     rows: Rows = 24
     history: History | None = None
+    background_nice: Nice | None = None  # None: the server's --background-nice
 
     def check(self) -> None:
         """What a program's argv, environment and directory cannot hold, refused here at the edge
@@ -126,6 +128,8 @@ class SessionInfo(msgspec.Struct):
     created: float
     bytes_out: int
     title: str
+    background_nice: int  # its CPU priority while no view shows it (0: never lowered)
+    nice: int | None  # the nice of its scheduling group now; None where termux cannot set it
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from termux.protocol.messages import (
 from termux.server.scheduler import FOCUSED_BUDGET
 from termux.server.session import INPUT_LOW
 from termux.server.slices import CHECK_ROWS, in_slices
+from termux.trace import TRACE
 
 if TYPE_CHECKING:
     from termux.server.server import Connection, Server
@@ -114,6 +115,8 @@ def session_get(ctx: Context, args: TargetArgs) -> dict[str, Any]:
 @command("session.send", SendArgs)
 def session_send(ctx: Context, args: SendArgs) -> Any:
     session = ctx.server.find(args.target)
+    if TRACE.on:
+        TRACE.stamp("server.received", session.id)
     data = keys.encode_send(args.keys, literal=args.literal, mode=session.screen.mode)
     if args.data is not None:
         data += decode_b64(args.data, "data")

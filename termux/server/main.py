@@ -27,7 +27,7 @@ def run(
     With `daemon`, the process double-forks so that it is adopted by init (no zombie for the
     client that started it) and logs to a file beside the socket. `ready_fd` is written to once
     the socket accepts connections, so a starting client can wait on it instead of polling.
-    `options` go to Server (event_capacity, max_streams, quiet_after).
+    `options` go to Server (event_capacity, max_streams, quiet_after, background_nice).
     """
     if daemon:
         if os.fork() > 0:

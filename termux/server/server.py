@@ -45,6 +45,7 @@ from termux.server.buffers import PasteBuffers
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
 from termux.server.matcher import MatchWorker
+from termux.server.priority import DEFAULT_BACKGROUND_NICE, CpuPriority
 from termux.server.scheduler import (
     FORWARD_CATCH_UP,
     ForwardBudget,
@@ -53,6 +54,7 @@ from termux.server.scheduler import (
     ReadPacer,
 )
 from termux.server.session import Session, SessionConfig, SessionHooks
+from termux.trace import TRACE
 
 log = logging.getLogger(__name__)
 
@@ -339,9 +341,13 @@ class Server:
         event_capacity: int = 10_000,
         max_streams: int = DEFAULT_MAX_STREAMS,
         quiet_after: float = DEFAULT_QUIET_AFTER,
+        background_nice: int = DEFAULT_BACKGROUND_NICE,
     ) -> None:
         self.socket_path = socket_path
         self.history = history
+        self.background_nice = background_nice
+        # Sessions no view shows run at a lower CPU priority (termux/server/priority.py).
+        self.cpu = CpuPriority(lambda delay, retry: asyncio.get_running_loop().call_later(delay, retry))
         self.sessions: dict[str, Session] = {}
         self.connections: set[Connection] = set()
         self.events = EventLog(event_capacity, max_streams=max_streams)
@@ -417,12 +423,15 @@ class Server:
             cols=args.cols,
             rows=args.rows,
             history=self.history if args.history is None else args.history,
+            background_nice=self.background_nice if args.background_nice is None else args.background_nice,
             nofile=self.child_nofile,
         )
         hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited, read_rest=self._read_rest)
         session = Session(session_id, name, config, hooks)
         self._next_id += 1
         self.sessions[session_id] = session
+        session.cpu = self.cpu.add(session.id, session.pid, config.background_nice)
+        self._follow_focus()
         self.events.append(
             "session.created",
             session=session.id,
@@ -467,6 +476,7 @@ class Server:
     async def kill_session(self, session: Session) -> None:
         await session.kill()
         if self.sessions.pop(session.id, None) is not None:
+            self.cpu.forget(session.id)
             self.pump.order.discard(session.id)
             self.pump.rates.forget(session.id)
             self.read_pacer.forget(session.id)
@@ -499,6 +509,8 @@ class Server:
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
+        if TRACE.on:
+            TRACE.stamp("server.parsed", session.id)
         self.activity.output(session, chunk)
         screen = session.screen
         title = getattr(screen, "title", "")
@@ -515,6 +527,8 @@ class Server:
             if conn.follows(session.id) and conn.takes_output(session.id, len(chunk), now):
                 if not line:  # encoded once, whoever is looking
                     line = push("output", session=session.id, offset=offset, data=encode_b64(chunk))
+                if TRACE.on:  # before the write: the client may stamp its receipt first
+                    TRACE.stamp("server.pushed", session.id)
                 conn.write(line)
                 self.bytes_forwarded += len(chunk)
 
@@ -546,14 +560,20 @@ class Server:
         )
 
     def snapshot(self, session: Session) -> dict[str, Any]:
-        """The session's screen as replay bytes, and the output offset they stand for."""
+        """The session's screen as replay bytes, and the output offset they stand for. Made again
+        only once output was parsed or the session resized: attaching to idle sessions is free."""
+        cached = session.snapshot_cache
+        if cached is not None and cached[0] == session.bytes_parsed:
+            return cached[1]
         data = emulator.snapshot(session.screen)
-        return {
+        made = {
             "offset": session.bytes_parsed,
             "cols": session.screen.columns,
             "rows": session.screen.lines,
             "data": encode_b64(data),
         }
+        session.snapshot_cache = (session.bytes_parsed, made)
+        return made
 
     # -- attached clients ------------------------------------------------------------------------
 
@@ -581,8 +601,13 @@ class Server:
         self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
         if session_id is not None and (session := self.resting.pop(session_id, None)) is not None:
             session.wake()  # what a view shows is read at once
+        self._follow_focus()
         if session_id is not None and session_id in conn.stale and not conn.lagging:
             conn.send_stale(only=session_id)  # the view is about to show it: bring it up to date now
+
+    def _follow_focus(self) -> None:
+        """CPU priority follows focus, while any view is attached (else every session has its own)."""
+        self.cpu.follow(self.pump.order.focused, any(c.attached for c in self.connections))
 
     def _push_event(self, event: Event) -> None:
         line = event.push_line
@@ -617,6 +642,7 @@ class Server:
             "event_streams": self.events.stream_count,
             "event_waiters": self.events.waiter_count,
             "event_streams_dropped": self.events.dropped_subscribers,
+            "cpu_priority": {"mechanism": self.cpu.mechanism, "writes": self.cpu.writes, "waiting": self.cpu.waiting()},
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [
                 s.id for s in self.sessions.values() if s.reading_paused and not s.resting and s.state == "running"
@@ -666,6 +692,7 @@ class Server:
                 if conn.transport is not None:
                     conn.transport.close()
             pump.cancel()
+            self.cpu.close()
             for task in self._accept_tasks:
                 task.cancel()
             self.matcher.close()

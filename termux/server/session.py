@@ -16,10 +16,15 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import termux.emulator as emulator
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import SessionInfo
+from termux.trace import TRACE
+
+if TYPE_CHECKING:
+    from termux.server.priority import Group
 from termux.server.spawn import SpawnError, set_window_size, spawn
 
 log = logging.getLogger(__name__)
@@ -48,6 +53,7 @@ class SessionConfig:
     cols: int = 80
     rows: int = 24
     history: int = 10_000
+    background_nice: int = 0  # its scheduling group's nice while no view shows it
     nofile: tuple[int, int] = (1024, 1024)  # the child's RLIMIT_NOFILE (soft, hard)
 
 
@@ -110,6 +116,9 @@ class Session:
         self.exit_signal: int | None = None
         self.title = ""
         self.bells = 0
+        self.cpu: Group | None = None  # its scheduling group, when the server manages it
+        # The server's snapshot of the screen and the bytes_parsed it was made at; a resize drops it.
+        self.snapshot_cache: tuple[int, dict[str, Any]] | None = None
         self._screen_text: tuple[tuple[int, int, int], str] = ((-1, 0, 0), "")
         self._outbox = bytearray()
         self.input_written = 0  # input bytes the program's PTY has taken
@@ -170,6 +179,8 @@ class Session:
                 if not self.has_backlog:
                     self._finish_exit()
             return 0
+        if TRACE.on:
+            TRACE.stamp("server.echo_read", self.id)
         self._accept(data)
         return len(data)
 
@@ -264,6 +275,8 @@ class Session:
                 written = 0
             except OSError as exc:
                 raise ProtocolError(ErrorCode.NOT_RUNNING, f"session {self.name!r}: {exc.strerror}") from None
+            if TRACE.on:
+                TRACE.stamp("server.pty_written", self.id)
             data = data[written:]
             if not data:
                 return written
@@ -328,6 +341,7 @@ class Session:
     # -- size ----------------------------------------------------------------------------------
 
     def resize(self, cols: int, rows: int) -> None:
+        self.snapshot_cache = None
         self.screen.resize(rows, cols)
         self.config.cols, self.config.rows = cols, rows
         if self._pty_open:
@@ -432,4 +446,6 @@ class Session:
             created=self.created,
             bytes_out=self.bytes_read,
             title=self.title,
+            background_nice=self.config.background_nice,
+            nice=None if self.cpu is None else self.cpu.applied,
         )

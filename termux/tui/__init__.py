@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from termux.client import ServerStart
 
 from termux.text import visible
 
@@ -53,7 +55,16 @@ def run(
         print("termux: the TUI needs a terminal (stdin and stdout must be a tty)", file=sys.stderr)
         return 1
     try:
-        reason = asyncio.run(_main(config, path, name, target, new, create))
+        from termux.client import ServerStart, socket_path
+
+        # With no server, it starts while the TUI's modules load: the two take about as long.
+        starting = ServerStart(socket_path(name, path))
+        try:
+            import asyncio  # after the server start began: everything from here overlaps it
+
+            reason = asyncio.run(_main(config, path, name, target, new, create, starting))
+        finally:
+            starting.close()
     except Exception as exc:  # the server is gone, a target is wrong, …
         code = getattr(exc, "code", None)
         message = getattr(exc, "message", None) or str(exc)
@@ -71,6 +82,7 @@ async def _main(
     target: str | None,
     new: dict[str, Any] | None,
     create: bool,
+    starting: ServerStart,
 ) -> str:
     from termux.client import AsyncClient
     from termux.heap import freeze_startup_objects
@@ -79,6 +91,7 @@ async def _main(
 
     freeze_startup_objects()
 
+    starting.wait()
     client = await AsyncClient.connect(path, name=name, autostart=True)
     try:
         if new is not None:

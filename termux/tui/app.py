@@ -35,6 +35,7 @@ from textual.widgets import Static
 
 from termux import emulator
 from termux.keys import encode_paste, encode_textual
+from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, FramePacer, Shadow, Step
@@ -199,12 +200,12 @@ class TermuxApp(App[str]):
         # sidebar and the activity view need their latest screens, not every byte of a flood.
         reply = await self.client.request("client.attach", coalesce=True)
         snapshots = reply.get("snapshots") or {}
-        for info in reply.get("sessions") or []:
-            snap = snapshots.get(info["id"]) or {}
-            self._add_session(info, snap)
-        focus = self._resolve(self.initial_focus) if self.initial_focus else None
-        if focus is None:
-            focus = next((s for s, i in self.infos.items() if i.get("state") == "running"), None)
+        infos = reply.get("sessions") or []
+        focus = self._initial_focus(infos)
+        for info in infos:
+            # Only the focused screen is parsed before the first paint; the pump replays the
+            # others' snapshots after it, in background slices.
+            self._add_session(info, snapshots.get(info["id"]) or {}, replay_later=info["id"] != focus)
         self._refresh_sidebar()
         self._spawn(self._read_pushes())
         self._spawn(self._watch_server())
@@ -215,12 +216,14 @@ class TermuxApp(App[str]):
         for event in early:
             self.route_key(event)
 
-    def _resolve(self, target: str) -> str | None:
-        if target in self.infos:
-            return target
-        return next((s for s, i in self.infos.items() if i.get("name") == target), None)
+    def _initial_focus(self, infos: list[dict[str, Any]]) -> str | None:
+        """The session asked for (an id or a name), else the first running one."""
+        target = self.initial_focus
+        chosen = next((i for i in infos if target in (i["id"], i.get("name"))), None) if target else None
+        chosen = chosen or next((i for i in infos if i.get("state") == "running"), None)
+        return None if chosen is None else str(chosen["id"])
 
-    def _add_session(self, info: dict[str, Any], snap: dict[str, Any]) -> Shadow:
+    def _add_session(self, info: dict[str, Any], snap: dict[str, Any], replay_later: bool = False) -> Shadow:
         sid = info["id"]
         self.infos[sid] = info
         self.rows[sid] = SessionRow(sid, info.get("name", sid), title=info.get("title") or "")
@@ -228,12 +231,12 @@ class TermuxApp(App[str]):
         cols = snap.get("cols") or info.get("cols") or 80
         rows = snap.get("rows") or info.get("rows") or 24
         data = _unb64(snap.get("data") or snap.get("snapshot"))
-        shadow = self.feeder.add(sid, cols, rows, data, snap.get("offset", 0))
+        shadow = self.feeder.add(sid, cols, rows, data, snap.get("offset", 0), deferred=replay_later)
         if not snap:
             # created elsewhere: buffer its output until the snapshot arrives
             shadow.resyncing = True
             self.feeder.need_snapshot.add(sid)
-        else:
+        elif not replay_later:  # else its preview comes with the replay (_after_step)
             self._bells[sid] = getattr(shadow.screen, "bell_count", 0)
             self.rows[sid].preview = emulator_preview(shadow.screen)
         return shadow
@@ -275,6 +278,8 @@ class TermuxApp(App[str]):
         kind = push.get("push")
         if kind == "output":
             sid = push.get("session", "")
+            if TRACE.on:
+                TRACE.stamp("tui.received", sid)
             self.feeder.push(sid, int(push.get("offset", 0)), _unb64(push.get("data")), self.focused_id)
             if sid == self.focused_id:
                 self._focus_work.set()
@@ -456,9 +461,14 @@ class TermuxApp(App[str]):
         if shadow is None or row is None:
             return
         if sid == self.focused_id:
+            if TRACE.on:
+                TRACE.stamp("tui.parsed", sid)
             # Its preview waits until it loses focus (its screen is on view meanwhile): a sidebar
             # redraw per keystroke would cost a second frame.
             self._frame()
+        elif step.replay:  # its screen as of the attach: nothing the user has not seen
+            self._bells[sid] = getattr(shadow.screen, "bell_count", 0)
+            self._touched.add(sid)  # its preview is refreshed by _update_rows
         else:
             bells = getattr(shadow.screen, "bell_count", 0)
             if not row.unseen or bells != self._bells.get(sid, 0):
@@ -468,7 +478,7 @@ class TermuxApp(App[str]):
                     self._bells[sid] = bells
                 self.sidebar.update_row(row)
             self._touched.add(sid)  # its preview is refreshed by _update_rows
-        if not self.activity.has_class("-hidden"):
+        if not step.replay and not self.activity.has_class("-hidden"):
             for chunk in step.chunks:
                 self.activity.observe(sid, chunk)
 
@@ -485,6 +495,8 @@ class TermuxApp(App[str]):
             self._frame_timer.cancel()
             self._frame_timer = None
         self.view.update_dirty()
+        if TRACE.on:
+            TRACE.stamp("tui.drawn", self.focused_id)
         self.pacer.drawn()
 
     def _update_rows(self) -> None:
@@ -520,9 +532,10 @@ class TermuxApp(App[str]):
             if not self._fit(sid) and refresh and sid in self.feeder.shadows:
                 if not self.feeder.shadows[sid].resyncing:
                     self._spawn(self._resync(sid))
-        self._refresh_sidebar()
+        self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
         self.view.focus()
         self._work.set()
+        self._focus_work.set()  # a pump resting after background work parses the new focus now
 
     def _show_banner(self, shown: bool) -> None:
         if self._main is None:
@@ -645,6 +658,8 @@ class TermuxApp(App[str]):
     def send_bytes(self, data: bytes) -> None:
         if self.focused_id is None:
             return
+        if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
+            TRACE.stamp("tui.sent", self.focused_id)
         self.client.send_nowait("session.send", target=self.focused_id, data=_b64(data))
         self.pacer.key_sent()
         self.sent.append(data)

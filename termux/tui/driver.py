@@ -34,6 +34,8 @@ from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 
+from termux.trace import TRACE
+
 ESCAPE_DELAY = 0.005  # seconds an ESC waits for the rest of a sequence
 
 
@@ -114,6 +116,8 @@ class TermuxDriver(LinuxDriver):
                             pass
                         continue
                     data = os.read(self.fileno, 4096)
+                    if TRACE.on:
+                        TRACE.stamp("tui.read")
                     if not data:
                         self._stopping = True
                         break
@@ -133,8 +137,12 @@ class TermuxDriver(LinuxDriver):
         out = self._file
         if out is None:  # no terminal to draw on (sys.__stderr__ is None)
             return
+        if TRACE.on:
+            TRACE.stamp("tui.composed")
         out.write(data)
         out.flush()
+        if TRACE.on:
+            TRACE.stamp("tui.written")
 
     def process_message(self, message: Message) -> None:
         hook = self.input_hook

@@ -64,6 +64,8 @@ class Shadow:
     resyncing: bool = False
     resyncs: int = 0
     dropped_bytes: int = 0
+    # A snapshot queued to be replayed by the pump (`add(deferred=True)`): the offset it ends at.
+    replay_until: int | None = None
 
     @property
     def end(self) -> int:
@@ -83,6 +85,7 @@ class Step:
     fed: int
     focused: bool
     chunks: list[bytes]
+    replay: bool = False  # every byte fed was a deferred snapshot's: the screen as it was, nothing new
 
 
 class Feeder:
@@ -112,9 +115,21 @@ class Feeder:
 
     # -- sessions -------------------------------------------------------------------------------
 
-    def add(self, session: str, cols: int, rows: int, snapshot: bytes = b"", offset: int = 0) -> Shadow:
-        screen, stream = make_screen(cols, rows, self.history, snapshot)
-        shadow = Shadow(session, screen, stream, offset)
+    def add(
+        self, session: str, cols: int, rows: int, snapshot: bytes = b"", offset: int = 0, deferred: bool = False
+    ) -> Shadow:
+        """A shadow from a snapshot taken at `offset`. `deferred`: the snapshot is queued as the
+        shadow's first chunk, replayed by `step` like output (at offsets just before its own,
+        below 0 if need be: they are the feeder's, the server never sees them), so an attach
+        parses only the focused session's before its first paint."""
+        if deferred and snapshot:
+            screen, stream = make_screen(cols, rows, self.history)
+            shadow = Shadow(session, screen, stream, offset - len(snapshot), replay_until=offset)
+            shadow.backlog.append((shadow.offset, snapshot))
+            shadow.backlog_bytes = len(snapshot)
+        else:
+            screen, stream = make_screen(cols, rows, self.history, snapshot)
+            shadow = Shadow(session, screen, stream, offset)
         self.shadows[session] = shadow
         self._turn.append(session)
         return shadow
@@ -134,6 +149,7 @@ class Feeder:
         screen, stream = make_screen(cols, rows, self.history, snapshot)
         old.screen, old.stream, old.offset = screen, stream, offset
         old.resyncing = False
+        old.replay_until = None
         self.need_snapshot.discard(session)
         kept: deque[tuple[int, bytes]] = deque()
         expected = offset
@@ -193,6 +209,7 @@ class Feeder:
         shadow.backlog_bytes = 0
         shadow.resyncing = True
         shadow.resyncs += 1
+        shadow.replay_until = None
         self.need_snapshot.add(shadow.id)
 
     # -- the work -------------------------------------------------------------------------------
@@ -234,8 +251,11 @@ class Feeder:
             fed += len(part)
             shadow.backlog_bytes -= len(part)
             shadow.offset = offset + len(part)
+        replay = shadow.replay_until is not None and shadow.offset <= shadow.replay_until
+        if shadow.replay_until is not None and shadow.offset >= shadow.replay_until:
+            shadow.replay_until = None  # replayed: what follows is output
         # The newest bytes of the slice, for the activity view (it looks at a chunk's tail only).
-        return Step(shadow.id, fed, focused, [last] if fed else [])
+        return Step(shadow.id, fed, focused, [last] if fed else [], replay)
 
 
 # Output that streams into the focused session is drawn at most this often; the echo of a key is

@@ -204,8 +204,19 @@ class Sidebar(Widget):
         for index, existing in enumerate(self.rows):
             if existing.id == row.id:
                 self.rows[index] = row
-                self.refresh(Region(0, index * self.ROW_HEIGHT, self.size.width, self.ROW_HEIGHT))
+                self._refresh_row(index)
                 return
+
+    def set_focus(self, focused_id: str | None) -> None:
+        """Move the focus mark: only the rows it leaves and reaches are drawn again."""
+        changed = {self.focused_id, focused_id}
+        self.focused_id = focused_id
+        for index, row in enumerate(self.rows):
+            if row.id in changed:
+                self._refresh_row(index)
+
+    def _refresh_row(self, index: int) -> None:
+        self.refresh(Region(0, index * self.ROW_HEIGHT, self.size.width, self.ROW_HEIGHT))
 
     def row_text(self, index: int, row: SessionRow) -> tuple[Text, Text]:
         """Two lines: `N:name [exit 3] * !` (unseen output, bell) and the preview."""
@@ -281,7 +292,7 @@ class StatusLine(Static):
             text.append(f"{self.prefix} then: c new  n next  d detach  ? help")
         if self.message:
             text.append("  " + visible(self.message), style=Style(bold=True))
-        self.update(text)
+        self.update(text, layout=False)  # one line, as wide as the screen: its size never changes
 
 
 def blank_strip(width: int, style: Style | None = None) -> Strip:

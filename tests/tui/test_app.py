@@ -431,3 +431,95 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
         await wait_until(pilot, lambda: app._frame_timer is None and not app.feeder.shadows[sid].screen.dirty)
         assert app.feeder.shadows[sid].resyncs == 0
     await client.close()
+
+
+async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server: RunningServer) -> None:
+    cols, rows = SIZE[0] - 28, SIZE[1] - 1  # the view's size: no resize on focus
+    with server.client() as c:
+        ids = [
+            c.request("session.new", name=f"s{n}", command=["/bin/cat"], cols=cols, rows=rows)["session"]["id"]
+            for n in range(3)
+        ]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.pause(0.1)
+        assert app.focused_id == ids[0]
+        layouts: list[int] = []
+        drawn: list[tuple[int, str]] = []
+        screen = app._main
+        assert screen is not None
+        refresh_layout, render_line = screen._refresh_layout, app.sidebar.render_line
+
+        def counting_layout(*args: Any, **kwargs: Any) -> None:
+            layouts.append(1)
+            refresh_layout(*args, **kwargs)
+
+        def recording_line(y: int) -> Any:
+            strip = render_line(y)
+            drawn.append((y, strip.text))
+            return strip
+
+        screen._refresh_layout = counting_layout  # type: ignore[method-assign]
+        app.sidebar.render_line = recording_line  # type: ignore[method-assign]
+        await pilot.press("ctrl+b", "n")
+        await wait_until(pilot, lambda: any(text.startswith("▌1:") for _, text in drawn))
+        await pilot.pause(0.1)
+        assert app.focused_id == ids[1]
+        assert layouts == []  # the prefix, its status line and the switch change no widget's size
+        assert {y for y, _ in drawn} <= {0, 1, 2, 3}  # the rows of s0 and s1 (two lines each), not s2's
+        assert any(y == 0 and not text.startswith("▌") for y, text in drawn)  # s0 lost the mark
+    await client.close()
+
+
+async def test_an_attach_parses_the_focused_screen_first_and_the_others_after_it(
+    server: RunningServer, monkeypatch: Any
+) -> None:
+    import termux.tui.feed as feed
+
+    with server.client() as c:
+        for n in range(3):
+            c.request("session.new", name=f"s{n}", command=["/bin/sh", "-c", f"echo line-of-s{n}; exec cat"])
+        for n in range(3):
+            c.request("session.wait", target=f"s{n}", match=f"line-of-s{n}", timeout=30)
+    parsed_at_once: list[int] = []
+    make_screen = feed.make_screen
+
+    def counting(cols: int, rows: int, history: int, snapshot: bytes = b"") -> Any:
+        if snapshot:
+            parsed_at_once.append(len(snapshot))
+        return make_screen(cols, rows, history, snapshot)
+
+    monkeypatch.setattr(feed, "make_screen", counting)
+    app, client = await start(server, focus="s1")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert len(parsed_at_once) == 1  # s1's, before the first paint; s0 and s2 wait for the pump
+        ids = {row.name: sid for sid, row in app.rows.items()}
+        await wait_until(pilot, lambda: all(app.rows[ids[f"s{n}"]].preview == f"line-of-s{n}" for n in (0, 2)))
+        assert not any(row.unseen or row.bell for row in app.rows.values())  # a replay is nothing new
+        assert "line-of-s0" in shadow_text(app, ids["s0"])
+    await client.close()
+
+
+async def test_switching_to_a_session_ends_the_pump_s_rest_after_background_work(server: RunningServer) -> None:
+    cols, rows = SIZE[0] - 28, SIZE[1] - 1  # the view's size: no resize (and no snapshot) on focus
+    with server.client() as c:
+        ids = [
+            c.request("session.new", name=f"s{n}", command=["/bin/cat"], cols=cols, rows=rows)["session"]["id"]
+            for n in range(3)
+        ]
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: not any(s.backlog for s in app.feeder.shadows.values()))
+        app.background_rest = lambda elapsed: 3600.0  # type: ignore[method-assign]  # a rest that never ends by itself
+        with server.client() as c:
+            c.request("session.send", target=ids[1], data=_b64(b"into-s1\r"))
+        await wait_until(pilot, lambda: "into-s1" in shadow_text(app, ids[1]))  # parsed; now the pump rests
+        with server.client() as c:
+            c.request("session.send", target=ids[2], data=_b64(b"into-s2\r"))
+        await wait_until(pilot, lambda: bool(app.feeder.shadows[ids[2]].backlog))  # queued behind the rest
+        app.focus_session(ids[2])
+        await wait_until(pilot, lambda: "into-s2" in shadow_text(app, ids[2]))
+    await client.close()

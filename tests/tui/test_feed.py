@@ -167,3 +167,22 @@ def test_a_keys_echo_is_drawn_at_once_and_streaming_output_once_a_frame() -> Non
     assert abs(pacer.delay() - 0.015) < 1e-9
     now[0] += 0.02
     assert pacer.delay() == 0  # a frame period has passed
+
+
+def test_a_deferred_snapshot_is_replayed_by_the_steps_then_output_follows_at_its_offset() -> None:
+    original = Screen(40, 10)
+    ByteStream(original).feed(flood(30, "before"))
+    snap, taken_at = snapshot(original), 5000  # the server's offset when it took the snapshot
+    feeder = Feeder(background_slice=256, backlog_limit=1 << 30, **BYTES_ONLY)
+    shadow = feeder.add("bg", 40, 10, snap, taken_at, deferred=True)
+    assert screen_text(shadow.screen).strip() == ""  # nothing parsed yet
+    feeder.push("bg", taken_at, b"after\r\n", "focus")  # output continues where the snapshot stopped
+    steps = []
+    while (step := feeder.step("focus")) is not None:
+        steps.append(step)
+    assert sum(s.fed for s in steps) == len(snap) + len(b"after\r\n")
+    assert all(s.fed <= 256 for s in steps)  # in bounded slices, like output
+    assert steps[0].replay and not steps[-1].replay  # a slice with output in it is output
+    ByteStream(original).feed(b"after\r\n")
+    assert state(shadow.screen) == state(original)
+    assert (shadow.offset, shadow.replay_until) == (taken_at + len(b"after\r\n"), None)

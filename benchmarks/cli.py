@@ -1,0 +1,220 @@
+"""One-shot CLI calls and warm-connection requests: termux and tmux side by side.
+
+    python -m benchmarks.cli                      # 40 runs of each command, 2,000 warm requests
+    python -m benchmarks.cli --runs 10            # quicker
+    python -m benchmarks.cli --importtime         # also: termux ls's slowest imports (best of 10)
+    python -m benchmarks.cli --baseline /tmp/old  # also the CLI of another checkout, same server
+
+Set-up: an isolated termux server and a tmux server (its own -L socket, no config), each with one
+session `s` running `cat` that has printed a few lines. Then:
+
+- One-shot: each command is spawned `--runs` times, the commands taking turns (so the machine's
+  noise falls on all of them alike), timed from spawn to exit. `python -c pass` is the
+  interpreter's own start-up, the floor under any Python CLI in this environment (site-packages,
+  with an editable install's import hook when installed with `pip install -e`); `python -S -c
+  pass` is the interpreter without site-packages at all.
+- Warm: one connection, `--requests` requests one after another, each timed from write to reply:
+  termux's Python `Client.request` (`session.list`, `session.capture`, `session.send`) and tmux in
+  control mode (`tmux -C`: `list-sessions`, `capture-pane -p`, `send-keys`, reply to `%end`).
+
+Children run with bytecode caching on (in a private cache directory), as an installed termux runs:
+pip compiles at install, while this environment may set PYTHONDONTWRITEBYTECODE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.report import markdown_table, ms, summary, with_bytecode
+from e2e.isolated import REPO_ROOT, TERMUX, IsolatedServer, TmuxServer
+
+SESSION_COMMAND = ["sh", "-c", "printf 'cli-bench\\n'; ls -la /usr/bin | head -n 10; exec cat"]
+
+
+@dataclass(frozen=True)
+class Command:
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path = REPO_ROOT  # `python -m` imports from the working directory first
+
+
+def spawn_time(command: Command) -> float:
+    """Seconds from spawning the command to its exit; raises with its stderr when it fails."""
+    argv = command.argv
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=command.env, cwd=command.cwd, stdin=subprocess.DEVNULL, capture_output=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.decode().strip()}")
+    return elapsed
+
+
+def one_shot(commands: dict[str, Command], runs: int) -> dict[str, list[float]]:
+    for command in commands.values():
+        spawn_time(command)  # warm-up: caches written, pages in
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            times[name].append(spawn_time(command))
+    return times
+
+
+def timed(request: Callable[[], object], count: int) -> list[float]:
+    out = []
+    for _ in range(count):
+        start = time.perf_counter()
+        request()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+class TmuxControl:
+    """A tmux control-mode client on pipes: one command in, its %begin … %end block out."""
+
+    def __init__(self, tmux: TmuxServer) -> None:
+        self.proc = subprocess.Popen(
+            tmux.argv("-C", "attach", "-t", "main"),
+            env=tmux.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self.buffer = b""
+        self._block()  # the attach's own reply
+
+    def _block(self) -> None:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while True:
+            for line in self.buffer.split(b"\n")[:-1]:
+                if line.startswith((b"%end", b"%error")):
+                    self.buffer = self.buffer[self.buffer.index(line) + len(line) + 1 :]
+                    return
+            if not select.select([fd], [], [], 30)[0]:
+                raise TimeoutError("tmux -C did not answer")
+            data = os.read(fd, 1 << 16)
+            if not data:
+                raise RuntimeError("tmux -C exited")
+            self.buffer += data
+
+    def command(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+        self._block()
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def import_profile(env: dict[str, str], tries: int = 10, top: int = 15) -> str:
+    """`termux ls`'s imports by cumulative time (best of `tries`), the slowest `top` of them."""
+    best: dict[str, int] = {}
+    for _ in range(tries):
+        argv = [sys.executable, "-X", "importtime", *TERMUX[1:], "ls"]
+        err = subprocess.run(argv, env=env, cwd=REPO_ROOT, capture_output=True)
+        for line in err.stderr.decode().splitlines()[1:]:
+            parts = line.split("|")
+            if len(parts) == 3 and parts[1].strip().isdigit():
+                name = parts[2].rstrip()
+                best[name] = min(best.get(name, 1 << 60), int(parts[1]))
+    rows = sorted(best.items(), key=lambda item: -item[1])[:top]
+    header = ["module (indented: imported by a module above)", "cumulative ms"]
+    return markdown_table(header, [[name, f"{us / 1000:.1f}"] for name, us in rows])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="one-shot CLI start-up and warm requests, termux and tmux")
+    parser.add_argument("--runs", type=int, default=40, help="spawns of each one-shot command")
+    parser.add_argument("--requests", type=int, default=2000, help="warm requests of each kind")
+    parser.add_argument("--skip-tmux", action="store_true")
+    parser.add_argument("--importtime", action="store_true", help="print termux ls's slowest imports")
+    parser.add_argument("--baseline", type=Path, help="a checkout whose CLI runs beside (before/after in one run)")
+    args = parser.parse_args(argv)
+
+    server = IsolatedServer().start()
+    tmux = None if args.skip_tmux else TmuxServer()
+    control: TmuxControl | None = None
+    try:
+        env = with_bytecode(server.env)
+        server.run("new", "-d", "-s", "s", "--", *SESSION_COMMAND, check=True)
+        server.run("wait", "-t", "s", "--match", "cli-bench", "--timeout", "30", check=True)
+        verbs = {"ls": ["ls"], "send -t s x": ["send", "-t", "s", "x"], "capture -t s": ["capture", "-t", "s"]}
+        commands = {
+            "python -S -c pass": Command([sys.executable, "-S", "-c", "pass"], env),
+            "python -c pass": Command([sys.executable, "-c", "pass"], env),
+        }
+        commands |= {f"termux {name}": Command([*TERMUX, *verb], env) for name, verb in verbs.items()}
+        if args.baseline is not None:
+            old = args.baseline.resolve()
+            old_env = env | {"PYTHONPATH": str(old)}
+            commands |= {f"baseline {name}": Command([*TERMUX, *verb], old_env, old) for name, verb in verbs.items()}
+        if tmux is not None:
+            tmux.start_detached(SESSION_COMMAND)
+            commands |= {
+                "tmux ls": Command(tmux.argv("ls"), tmux.env),
+                "tmux send-keys -t main x": Command(tmux.argv("send-keys", "-t", "main", "x"), tmux.env),
+                "tmux capture-pane -p -t main": Command(tmux.argv("capture-pane", "-p", "-t", "main"), tmux.env),
+            }
+        times = one_shot(commands, args.runs)
+
+        from termux.client import Client
+
+        warm: dict[str, list[float]] = {}
+        with Client.connect(server.socket_path, autostart=False) as client:
+            warm["termux session.list"] = timed(lambda: client.request("session.list"), args.requests)
+            warm["termux session.capture"] = timed(lambda: client.request("session.capture", target="s"), args.requests)
+            warm["termux session.send"] = timed(
+                lambda: client.request("session.send", target="s", keys=["x"]), args.requests
+            )
+        if tmux is not None:
+            control = TmuxControl(tmux)
+            warm["tmux -C list-sessions"] = timed(lambda: control.command("list-sessions"), args.requests)
+            warm["tmux -C capture-pane -p"] = timed(lambda: control.command("capture-pane -p -t main"), args.requests)
+            warm["tmux -C send-keys"] = timed(lambda: control.command("send-keys -t main x"), args.requests)
+        profile = import_profile(env) if args.importtime else ""
+    finally:
+        if control is not None:
+            control.close()
+        if tmux is not None:
+            tmux.stop()
+        server.stop()
+
+    floor = statistics.median(times["python -c pass"])
+    print("## One-shot CLI\n")
+    rows = []
+    for name, samples in times.items():
+        s = summary(samples)
+        over = "" if name.startswith(("python", "tmux")) else ms(s["p50"] - floor)  # termux, baseline
+        rows.append([name, ms(s["p50"]), ms(s["p95"]), ms(min(samples)), over])
+    print(markdown_table(["command", "p50 ms", "p95 ms", "min ms", "p50 over python -c pass"], rows))
+    print(f"\n{args.runs} spawns each, commands taking turns; spawn to exit.\n")
+    print("## Warm connection\n")
+    rows = [[name, ms(summary(s)["p50"]), ms(summary(s)["p99"])] for name, s in warm.items()]
+    print(markdown_table(["request", "p50 ms", "p99 ms"], rows))
+    print(f"\n{args.requests} requests each on one connection, one at a time; write to reply.")
+    if profile:
+        print("\n## termux ls imports\n\n" + profile)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
