@@ -56,8 +56,9 @@ _WORDS = (
 ).split()
 
 
-def gen_logs(size: int) -> bytes:
-    """Long log lines (150-220 chars): timestamp, level, logger, message, key=value pairs."""
+def gen_logs(size: int, length: int | None = None) -> bytes:
+    """Long log lines (150-220 chars): timestamp, level, logger, message, key=value pairs; with
+    `length`, every line is cut or padded to exactly that many characters."""
     rnd = random.Random(1)
     out: list[str] = []
     total = 0
@@ -71,8 +72,10 @@ def gen_logs(size: int) -> bytes:
         kv = " ".join(f"{k}={rnd.randint(0, 99999)}" for k in ("req_id", "user", "bytes", "elapsed_us", "shard"))
         line = f"{ts} {rnd.choice(_LEVELS)} [svc.worker-{rnd.randint(0, 15)}] {msg} path=/api/v1/items/"
         line += f"{rnd.randint(0, 10**6)} {kv} status={rnd.choice((200, 200, 201, 404, 500))}"
-        while len(line) < 150:
+        while len(line) < (length or 150):
             line += " trace=" + format(rnd.getrandbits(64), "016x")
+        if length is not None:
+            line = line[:length]
         out.append(line + "\r\n")
         total += len(line) + 2
     return "".join(out).encode()

@@ -169,18 +169,6 @@ async def worker(transport: str, path: str, count: int, cursor: int, expected: i
 # -- the driver ------------------------------------------------------------------------------------
 
 
-def cpu_ns(pid: int) -> int:
-    """CPU time of every thread in nanoseconds (/proc/PID/task/*/schedstat): a burst lasts tens of
-    milliseconds, finer than the 10 ms ticks of procstat.usage."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except FileNotFoundError:  # a thread ended while we looked
-            continue
-    return total
-
-
 def burst(path: Path, count: int, names: list[str]) -> None:
     """`count` renames pipelined on one connection: `count` events committed as fast as possible."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -198,7 +186,7 @@ def burst(path: Path, count: int, names: list[str]) -> None:
 
 
 def run_transport(transport: str, args: argparse.Namespace) -> dict[str, Any]:
-    from benchmarks.procstat import usage
+    from benchmarks.procstat import cpu_ns, usage
     from e2e.isolated import IsolatedServer
     from termux.client import Client
 

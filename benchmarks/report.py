@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -92,6 +93,21 @@ def profiled(enabled: bool, label: str, out_dir: Path | None = None) -> Iterator
         if out_dir is not None:
             out_dir.mkdir(parents=True, exist_ok=True)
             (out_dir / f"{label}.html").write_text(profiler.output_html())
+
+
+@contextmanager
+def baseline_checkout(rev: str | None) -> Iterator[Path | None]:
+    """The repository at git revision `rev`, exported to a temporary directory for as long as the
+    block runs (None without a revision): a harness's `--baseline REV` runs that termux beside
+    this checkout's, so a change's before and after are measured in one run."""
+    if not rev:
+        yield None
+        return
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="tx-baseline-") as tmp:
+        archive = subprocess.run(["git", "-C", str(root), "archive", rev], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        yield Path(tmp)
 
 
 def server_profile_env(enabled: bool) -> dict[str, str]:

@@ -1,8 +1,9 @@
 """An isolated termux server for e2e tests and benchmarks: its own short socket directory, its own env.
 
 termux always runs as `[sys.executable, "-m", "termux", ...]` with PYTHONPATH set to the repository
-root, so the code under test is this checkout's, never an installed console script. Used by
-`e2e/conftest.py` (fixtures) and by the harnesses in `benchmarks/` (context manager).
+root, so the code under test is this checkout's, never an installed console script (a benchmark's
+`--baseline REV` runs another one beside it: `checkout`). Used by `e2e/conftest.py` (fixtures) and
+by the harnesses in `benchmarks/` (context manager).
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ def make_socket_dir() -> Path:
     return path
 
 
-def termux_env(socket_dir: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """os.environ (or `base`) with TERMUX_SOCKET_DIR pointing at `socket_dir` and this repo importable."""
+def termux_env(socket_dir: Path, base: Mapping[str, str] | None = None, checkout: Path = REPO_ROOT) -> dict[str, str]:
+    """os.environ (or `base`) with TERMUX_SOCKET_DIR pointing at `socket_dir` and `checkout` (this
+    repo unless told) importable."""
     env = dict(os.environ if base is None else base)
     env["TERMUX_SOCKET_DIR"] = str(socket_dir)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env["PYTHONPATH"] = os.pathsep.join([str(checkout), *filter(None, [env.get("PYTHONPATH")])])
     # Inside a termux or tmux session these would point the CLI at that session's server.
     for inherited in ("TERMUX", "TMUX", "XDG_RUNTIME_DIR"):
         env.pop(inherited, None)
@@ -89,10 +91,16 @@ def kill_pids(pids: Sequence[int], sig: int = signal.SIGKILL) -> None:
 class IsolatedServer:
     """`termux server` in the foreground, in a private socket directory; `stop()` cleans up everything."""
 
-    def __init__(self, socket_dir: Path | None = None, extra_env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        socket_dir: Path | None = None,
+        extra_env: Mapping[str, str] | None = None,
+        checkout: Path | None = None,
+    ) -> None:
         self.socket_dir = socket_dir or make_socket_dir()
         self._own_dir = socket_dir is None
-        self.env = termux_env(self.socket_dir)
+        self.checkout = checkout or REPO_ROOT  # whose termux runs (server, CLI and TUI)
+        self.env = termux_env(self.socket_dir, checkout=self.checkout)
         self.env.update(extra_env or {})
         self.socket_path = default_socket_path(self.socket_dir)
         self.log_path = self.socket_dir / "server.log"
@@ -117,7 +125,7 @@ class IsolatedServer:
                     self.proc = subprocess.Popen(
                         [*TERMUX, "server", "--ready-fd", str(ready_w), *server_args],
                         env=self.env,
-                        cwd=str(REPO_ROOT),
+                        cwd=str(self.checkout),
                         pass_fds=(ready_w,),
                         stdin=subprocess.DEVNULL,
                         stdout=log,
@@ -145,7 +153,7 @@ class IsolatedServer:
         return subprocess.run(
             [*TERMUX, *args],
             env=self.env,
-            cwd=str(REPO_ROOT),
+            cwd=str(self.checkout),
             input=data,
             capture_output=True,
             text=True,
@@ -155,7 +163,7 @@ class IsolatedServer:
 
     def terminal(self, *args: str, cols: int = 100, rows: int = 30) -> Terminal:
         """`termux ARGS...` (the TUI when no args) in a real PTY; closed by `stop()`."""
-        term = Terminal([*TERMUX, *args], cols=cols, rows=rows, env=self.env, cwd=REPO_ROOT)
+        term = Terminal([*TERMUX, *args], cols=cols, rows=rows, env=self.env, cwd=self.checkout)
         self._terminals.append(term)
         return term
 

@@ -9,12 +9,15 @@ Each multiplexer runs in a real PTY (read through a terminal emulator, as a user
 showing a session that runs a small raw-mode echo program (e2e/programs/echo.py). One key at a time
 is written to the outer PTY; its latency is the time from that write until the chunk that makes its
 echo (`echo #N C`) visible is read back from what the multiplexer draws. Phases: idle, then N
-background sessions flooding `yes` or a coloured log generator (started over the socket with
-`termux new -d`, for tmux with `new-window -d` on its own -L socket; never typed into the TUI). A
-phase whose key does not settle within the bound stops and is reported SATURATED, not as a failure.
+background sessions flooding `yes` or a coloured log generator, N chatty sessions (50 short log lines
+a second each), N agents (each redrawing a 120x40 screen 20 times a second), all started over the
+socket with `termux new -d` (for tmux with `new-window -d` on its own -L socket) and never typed
+into the TUI. A phase whose key does not settle within the bound stops and is reported SATURATED.
 
-Prints one markdown table: a row per phase, termux and tmux as columns (p50/p95/p99/max in ms and
-the p50 ratio to the same multiplexer's idle phase). Figures are reported, never asserted.
+Prints one markdown table: a row per phase, termux and tmux as columns (p50/p95/p99/max in ms, the
+p50 ratio to the same multiplexer's idle phase, and the CPU the multiplexer's own processes used
+while the phase's keys were typed: termux's server and TUI, tmux's server and client). Figures are
+reported, never asserted.
 """
 
 from __future__ import annotations
@@ -40,8 +43,8 @@ from typing import Any, Protocol
 
 import pytest
 
-from benchmarks.procstat import usage
-from benchmarks.report import markdown_table, ms, summary
+from benchmarks.procstat import cpu_ns, usage
+from benchmarks.report import baseline_checkout, markdown_table, ms, summary
 from e2e.isolated import IsolatedServer, TmuxServer, descendants
 from e2e.terminal import Terminal, TerminalClosed
 
@@ -50,11 +53,17 @@ ECHO = [sys.executable, str(PROGRAMS / "echo.py")]
 FLOOD_PROGRAMS: dict[str, list[str]] = {
     "yes": ["yes"],
     "colorlog": [sys.executable, str(PROGRAMS / "colorlog.py")],
+    # Not floods: moderate output, as most busy sessions print.
+    "chatty": [sys.executable, str(PROGRAMS / "chatty.py")],
+    "agent": [sys.executable, str(PROGRAMS / "agent.py")],
 }
 # Not a flood: busy loops that print nothing (`--programs spin`). The control that shows how much
 # of a flood phase is the machine's CPUs being taken, whatever the multiplexer does.
 CONTROL_PROGRAMS: dict[str, list[str]] = {"spin": ["sh", "-c", "while :; do :; done"]}
 COLS, ROWS = 120, 40
+# The agents draw a 120x40 screen: their termux sessions are that size (tmux's windows take the
+# client's, 120x39).
+SESSION_SIZE: dict[str, tuple[int, int]] = {"agent": (120, 40)}
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -66,6 +75,8 @@ def _ints(text: str) -> list[int]:
 class Settings:
     keys: int = int(os.environ.get("TERMUX_BENCH_KEYS", "100"))
     floods: list[int] = field(default_factory=lambda: _ints(os.environ.get("TERMUX_BENCH_FLOODS", "4,16")))
+    chatty: list[int] = field(default_factory=lambda: _ints(os.environ.get("TERMUX_BENCH_CHATTY", "16,48")))
+    agents: list[int] = field(default_factory=lambda: _ints(os.environ.get("TERMUX_BENCH_AGENTS", "4,16")))
     programs: list[str] = field(default_factory=lambda: list(FLOOD_PROGRAMS))
     settle: float = float(os.environ.get("TERMUX_BENCH_SETTLE", "5"))  # per key, else SATURATED
     warmup: float = 1.0  # floods run this long before the first key of their phase
@@ -81,6 +92,7 @@ class PhaseResult:
     keys: int
     saturated: bool = False
     diagnosis: str | None = None  # what the multiplexer said about itself at the end of the phase
+    cpu: dict[str, float] = field(default_factory=dict)  # process -> share of a core while keys were typed
     windows: list[tuple[float, float]] = field(default_factory=list)  # each key: (written, echo seen)
     programs_cpu: float | None = None  # CPUs the sessions' programs (floods, echo) took while keys were typed
 
@@ -112,11 +124,15 @@ class Multiplexer(Protocol):
 
     def start(self) -> View: ...
 
-    def flood(self, argv: Sequence[str]) -> str: ...
+    def flood(self, argv: Sequence[str], size: tuple[int, int] | None = None) -> str: ...
 
     def stop_flood(self, handle: str) -> None: ...
 
     def diagnose(self) -> str | None: ...
+
+    def processes(self) -> dict[str, int]:
+        """The multiplexer's own processes (name -> pid), whose CPU a phase reports."""
+        ...
 
     def root_pid(self) -> int | None: ...
 
@@ -130,12 +146,19 @@ class Tmux:
 
     def __init__(self) -> None:
         self.tmux = TmuxServer()
+        self.term: Terminal | None = None
 
     def start(self) -> Terminal:
-        return self.tmux.terminal(ECHO, cols=COLS, rows=ROWS)
+        self.term = self.tmux.terminal(ECHO, cols=COLS, rows=ROWS)
+        return self.term
 
-    def flood(self, argv: Sequence[str]) -> str:
+    def flood(self, argv: Sequence[str], size: tuple[int, int] | None = None) -> str:
         return self.tmux.run("new-window", "-d", "-P", "-F", "#{window_id}", shlex.join(argv))
+
+    def processes(self) -> dict[str, int]:
+        assert self.term is not None, "not started"
+        server, term = self.tmux.pid(), self.term.pid
+        return {"server": server, "client": next((p for p in [term, *descendants(term)] if p != server), term)}
 
     def stop_flood(self, handle: str) -> None:
         self.tmux.run("kill-window", "-t", handle)
@@ -155,13 +178,20 @@ class Termux:
 
     name = "termux"
 
-    def __init__(self, trace: Path | None = None, server_args: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        trace: Path | None = None,
+        server_args: Sequence[str] = (),
+        checkout: Path | None = None,
+        name: str | None = None,
+    ) -> None:
         self.trace = trace  # TERMUX_TRACE for the server and the TUI
-        self.server = IsolatedServer(extra_env={"TERMUX_TRACE": str(trace)} if trace else None)
+        env = {"TERMUX_TRACE": str(trace)} if trace else None
+        self.server = IsolatedServer(extra_env=env, checkout=checkout)
         self.server_args = list(server_args)
-        if server_args:
-            self.name = f"{self.name} {' '.join(server_args)}"
+        self.name = name or (f"{self.name} {' '.join(server_args)}" if server_args else self.name)
         self.floods = 0
+        self.tui: Terminal | None = None
 
     def _termux(self, *args: str) -> str:
         done = self.server.run(*args, timeout=30)
@@ -172,13 +202,19 @@ class Termux:
     def start(self) -> View:
         self.server.start(*self.server_args)
         self._termux("new", "-d", "-s", "echo", "--", *ECHO)
-        return self.server.terminal("attach", "-t", "echo", cols=COLS, rows=ROWS)
+        self.tui = self.server.terminal("attach", "-t", "echo", cols=COLS, rows=ROWS)
+        return self.tui
 
-    def flood(self, argv: Sequence[str]) -> str:
+    def flood(self, argv: Sequence[str], size: tuple[int, int] | None = None) -> str:
         self.floods += 1
         name = f"flood{self.floods}"
-        self._termux("new", "-d", "-s", name, "--", *argv)
+        dims = ["-x", str(size[0]), "-y", str(size[1])] if size else []
+        self._termux("new", "-d", "-s", name, *dims, "--", *argv)
         return name
+
+    def processes(self) -> dict[str, int]:
+        assert self.tui is not None, "not started"
+        return {"server": self.server.pid, "TUI": self.tui.pid}
 
     def stop_flood(self, handle: str) -> None:
         self._termux("kill", "-t", handle)
@@ -305,6 +341,9 @@ class TermuxSocket(Termux):
         self.view = SocketView(self.server.socket_path, "echo")
         return self.view
 
+    def processes(self) -> dict[str, int]:
+        return {"server": self.server.pid}
+
     def close(self) -> None:
         if self.view is not None:
             self.view.close()
@@ -340,16 +379,16 @@ class Typist:
         time.sleep(self.rng.uniform(0.005, 0.025))
 
 
-def run_phase(
-    mux: Multiplexer, typist: Typist, name: str, flood: list[str] | None, count: int, cfg: Settings
-) -> PhaseResult:
-    handles = [mux.flood(flood) for _ in range(count)] if flood else []
-    result = PhaseResult(name, [], cfg.keys)
+def run_phase(mux: Multiplexer, typist: Typist, phase: Phase, cfg: Settings) -> PhaseResult:
+    handles = [mux.flood(phase.argv, phase.size) for _ in range(phase.count)] if phase.argv else []
+    result = PhaseResult(phase.name, [], cfg.keys)
     try:
         if handles:
             time.sleep(cfg.warmup)
+        pids = mux.processes()
+        cpu_before = {name: cpu_ns(pid) for name, pid in pids.items()}
         root = mux.root_pid()
-        began, cpu_before = time.monotonic(), programs_cpu(root)
+        began, programs_before = time.monotonic(), programs_cpu(root)
         for _ in range(cfg.keys):
             typist.pause()
             latency = typist.key(cfg.settle)
@@ -358,7 +397,9 @@ def run_phase(
                 break
             result.samples.append(latency)
             result.windows.append(typist.windows[-1])
-        result.programs_cpu = (programs_cpu(root) - cpu_before) / (time.monotonic() - began)
+        elapsed = time.monotonic() - began
+        result.cpu = {name: (cpu_ns(pid) - cpu_before[name]) / 1e9 / elapsed for name, pid in pids.items()}
+        result.programs_cpu = (programs_cpu(root) - programs_before) / elapsed
         result.diagnosis = mux.diagnose()
     finally:
         for handle in handles:
@@ -379,11 +420,20 @@ def programs_cpu(root: int | None) -> float:
     return total
 
 
-def phases(cfg: Settings) -> list[tuple[str, list[str] | None, int]]:
-    out: list[tuple[str, list[str] | None, int]] = [("idle", None, 0)]
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    argv: list[str] | None  # what each background session runs (None: idle)
+    count: int
+    size: tuple[int, int] | None = None  # termux's session size, when not the default
+
+
+def phases(cfg: Settings) -> list[Phase]:
+    out = [Phase("idle", None, 0)]
     for program in cfg.programs:
         argv = FLOOD_PROGRAMS.get(program) or CONTROL_PROGRAMS[program]
-        out += [(f"{n}× {program}", argv, n) for n in cfg.floods]
+        counts = {"chatty": cfg.chatty, "agent": cfg.agents}.get(program, cfg.floods)
+        out += [Phase(f"{n}× {program}", argv, n, SESSION_SIZE.get(program)) for n in counts]
     return out
 
 
@@ -395,8 +445,8 @@ def measure(mux: Multiplexer, cfg: Settings) -> MuxResult:
         typist = Typist(term, cfg.seed)
         if typist.key(60.0) is None:  # first key: start-up and first paint are not measured
             raise RuntimeError("the first key was never echoed")
-        for name, flood, count in phases(cfg):
-            result.phases[name] = run_phase(mux, typist, name, flood, count, cfg)
+        for phase in phases(cfg):
+            result.phases[phase.name] = run_phase(mux, typist, phase, cfg)
     except (RuntimeError, TimeoutError, TerminalClosed, OSError, subprocess.TimeoutExpired) as exc:
         result.error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
     finally:
@@ -407,26 +457,28 @@ def measure(mux: Multiplexer, cfg: Settings) -> MuxResult:
 def render(results: Sequence[MuxResult], cfg: Settings) -> str:
     header = ["phase"]
     for r in results:
-        header += [f"{r.name} p50", "p95", "p99", "max", "×idle"]
+        header += [f"{r.name} p50", "p95", "p99", "max", "×idle", "CPU %"]
     rows = []
-    for name, _, _ in phases(cfg):
+    for name in (p.name for p in phases(cfg)):
         row = [name]
         for r in results:
             phase = r.phases.get(name)
             idle = r.phases.get("idle")
             if phase is None:
-                row += ["n/a"] * 5
+                row += ["n/a"] * 6
             elif phase.saturated or not phase.samples:
-                row += [f"SATURATED ({len(phase.samples)}/{phase.keys})", "", "", "", ""]
+                row += [f"SATURATED ({len(phase.samples)}/{phase.keys})", "", "", "", "", _cpu(phase)]
             else:
                 s = summary(phase.samples)
                 base = summary(idle.samples)["p50"] if idle and idle.samples and not idle.saturated else None
                 ratio = f"{s['p50'] / base:.1f}×" if base else "n/a"
-                row += [ms(s["p50"]), ms(s["p95"]), ms(s["p99"]), ms(s["max"]), ratio]
+                row += [ms(s["p50"]), ms(s["p95"]), ms(s["p99"]), ms(s["max"]), ratio, _cpu(phase)]
         rows.append(row)
     notes = [
         f"keystroke to screen, ms; {cfg.keys} keys per phase, one at a time; {COLS}x{ROWS} outer terminal;"
         f" a key not echoed within {cfg.settle:g} s ends its phase as SATURATED (keys echoed/keys).",
+        "CPU %: the multiplexer's own processes while the phase's keys were typed, in % of one core, in all"
+        " (server+TUI for termux, server only for termux (socket), server+client for tmux).",
     ]
     notes += [f"{r.name}: not measured: {r.error}" for r in results if r.error]
     for r in results:
@@ -457,7 +509,19 @@ def render_stages(results: Sequence[MuxResult]) -> str:
     return out
 
 
-def run(cfg: Settings, only: Sequence[str] = ("termux", "termux (socket)", "tmux")) -> tuple[list[MuxResult], str]:
+def _cpu(phase: PhaseResult) -> str:
+    if not phase.cpu:
+        return "n/a"
+    shares = list(phase.cpu.values())
+    total = f"{sum(shares) * 100:.0f}"
+    return total if len(shares) == 1 else f"{total} ({'+'.join(f'{s * 100:.0f}' for s in shares)})"
+
+
+def run(
+    cfg: Settings, only: Sequence[str] = ("termux", "termux (socket)", "tmux"), baseline: str | None = None
+) -> tuple[list[MuxResult], str]:
+    """Every multiplexer in `only`, one after another; with `baseline` (a git revision) first the
+    TUI of termux at that revision, as "termux REV"."""
     traces = Path(tempfile.mkdtemp(prefix="termux-trace-")) if cfg.trace else None
     muxes: list[Multiplexer] = [
         m
@@ -471,7 +535,10 @@ def run(cfg: Settings, only: Sequence[str] = ("termux", "termux (socket)", "tmux
     if cfg.compare:  # a second termux column: the same, with other server arguments
         muxes.insert(1, Termux(traces / "compare" if traces else None, cfg.compare))
     try:
-        results = [measure(m, cfg) for m in muxes]
+        with baseline_checkout(baseline) as checkout:
+            if checkout is not None:
+                muxes.insert(0, Termux(checkout=checkout, name=f"termux {baseline}"))
+            results = [measure(m, cfg) for m in muxes]
         return results, render(results, cfg)
     finally:
         if traces is not None:
@@ -494,16 +561,20 @@ def test_keystroke_latency(capsys: pytest.CaptureFixture[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--keys", type=int, default=Settings.keys, help="keys per phase")
-    parser.add_argument("--floods", default="4,16", help="background session counts, comma-separated")
+    parser.add_argument("--floods", default="4,16", help="flood (and spin) session counts, comma-separated")
+    parser.add_argument("--chatty", default="16,48", help="chatty session counts, comma-separated")
+    parser.add_argument("--agents", default="4,16", help="agent session counts, comma-separated")
     parser.add_argument(
         "--programs",
         default=",".join(FLOOD_PROGRAMS),
-        help=f"flood programs, of {', '.join([*FLOOD_PROGRAMS, *CONTROL_PROGRAMS])} (spin prints nothing: a control)",
+        help=f"background programs, of {', '.join([*FLOOD_PROGRAMS, *CONTROL_PROGRAMS])}"
+        " (spin prints nothing: a control)",
     )
     parser.add_argument(
         "--only", default="termux,termux (socket),tmux", help="what to measure: termux, termux (socket), tmux"
     )
     parser.add_argument("--settle", type=float, default=Settings.settle, help="seconds a key may take")
+    parser.add_argument("--baseline", metavar="REV", help="also measure termux's TUI at this git revision")
     parser.add_argument("--trace", action="store_true", help="termux stamps each stage: a breakdown by stage")
     parser.add_argument(
         "--compare", default="", metavar="ARGS", help="a second termux column whose server gets ARGS (shell words)"
@@ -515,12 +586,14 @@ def main(argv: list[str] | None = None) -> int:
     cfg = Settings(
         keys=args.keys,
         floods=_ints(args.floods),
+        chatty=_ints(args.chatty),
+        agents=_ints(args.agents),
         programs=[p for p in args.programs.split(",") if p],
         settle=args.settle,
         trace=args.trace,
         compare=shlex.split(args.compare),
     )
-    _, table = run(cfg, only=args.only.split(","))
+    _, table = run(cfg, only=args.only.split(","), baseline=args.baseline)
     print(table)
     return 0
 

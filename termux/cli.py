@@ -71,6 +71,8 @@ def cmd_server(args: argparse.Namespace) -> int:
     path = socket_path(args.socket_name, args.socket_path)
     if args.event_capacity < 1 or args.max_streams < 0:
         raise UsageError("--event-capacity must be at least 1, --max-streams 0 or more")
+    if not 0 <= args.history <= 1_000_000:  # the bound session.new's `history` obeys
+        raise UsageError(f"--history must be 0 to 1000000 lines, not {args.history}")
     return run(
         path,
         daemon=args.daemon,

@@ -270,9 +270,12 @@ def positive_seconds(text: str) -> float:
 
 
 def _nonnegative_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1  # argparse would name this function in its message
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+        raise argparse.ArgumentTypeError(f"must be an integer of 0 or more, not {text!r}")
     return value
 
 

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -42,6 +43,22 @@ QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
 # background output is parsed flat out.
 TYPING_SHARE = 0.25
 TYPING_HOLD = 1.0
+# One pass of the loop parses slices of several waiting sessions, one after another, until
+# BATCH_BUDGET is spent: a pass costs a select() and the loop's own bookkeeping, and with many
+# sessions each printing a little, that would otherwise be paid per session. The next slice of a
+# batch gets what is left of it, so a request waits for at most BATCH_BUDGET or one slice.
+BATCH_BUDGET = BACKGROUND_BUDGET
+# A session that no view focuses and that printed less than SMALL_READ bytes in each of the last
+# two READ_REST windows is not read again after a read until the next tick of a READ_REST clock
+# (`ReadPacer`; one timer for every resting session, armed only while one rests): what it prints
+# meanwhile waits in the PTY, and every resting session is then read in one go, in one pass of the
+# loop. A session printing a line at a time then costs a read, a parse and a push per tick instead
+# of per line (and a parse of several lines is cheaper per line). Faster output is read at once,
+# as before; what a view focuses is never held back. The PTY's buffer holds several times
+# SMALL_READ, so a program printing a little never blocks on a resting session (a sudden burst
+# waits at most one tick, then it is read at once).
+READ_REST = 0.05
+SMALL_READ = 4096
 
 
 class Parseable(Protocol):
@@ -133,17 +150,20 @@ class OutputPump:
         on_parsed: Callable[[Parseable, int, bytes], None],
         slice_bytes: int = SLICE_BYTES,
         clock: Callable[[], float] = time.perf_counter,
+        batch: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
     ) -> None:
         self.order = SliceOrder()
         self.slice_bytes = slice_bytes
         self._clock = clock
         self._lookup = lookup
         self._on_parsed = on_parsed
+        self._batch = batch  # entered around each batch (the server corks its client writes)
         self._wake = asyncio.Event()
         self._focused_output = asyncio.Event()  # ends a rest
         self.rates = ParseRate()
         self.typing_until = float("-inf")
         self.slices = 0
+        self.batches = 0
 
     def notify(self, session_id: str) -> None:
         self.order.add(session_id)
@@ -164,8 +184,9 @@ class OutputPump:
             return 0.0
         return done.seconds * (1 / TYPING_SHARE - 1)
 
-    def step(self) -> Slice | None:
-        """Parse one slice of the next session (forwarded as one chunk); None when nothing waited."""
+    def step(self, until: float | None = None) -> Slice | None:
+        """Parse one slice of the next session (forwarded as one chunk); None when nothing waited.
+        `until` (a clock reading) ends the slice earlier than its own budget would."""
         session_id = self.order.next()
         if session_id is None:
             return None
@@ -180,7 +201,7 @@ class OutputPump:
             budget = FOCUSED_BUDGET
         else:
             budget = BACKGROUND_BUDGET if self.typing() else QUIET_BACKGROUND_BUDGET
-        deadline = started + budget
+        deadline = started + budget if until is None else min(started + budget, until)
         parts: list[bytes] = []
         parsed = 0
         offset = -1
@@ -203,9 +224,23 @@ class OutputPump:
             session.drained()
         return Slice(session_id, focused, self._clock() - started)
 
+    def batch(self) -> Slice | None:
+        """Slices of the waiting sessions, one after another, while BATCH_BUDGET lasts (the first
+        one's own budget always; the rest get what is left); returns the last, None when nothing
+        waited. A slice after which the pump must rest ends the batch."""
+        with self._batch():
+            done = self.step()
+            if done is None:
+                return None
+            self.batches += 1
+            until = self._clock() + BATCH_BUDGET - done.seconds
+            while self.rest_after(done) <= 0 and self._clock() < until and self.order:
+                done = self.step(until) or done
+            return done
+
     async def run(self) -> None:
         while True:
-            done = self.step()
+            done = self.batch()
             if done is None:
                 self._wake.clear()
                 await self._wake.wait()
@@ -217,6 +252,37 @@ class OutputPump:
             self._focused_output.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._focused_output.wait(), rest)
+
+
+class ReadPacer:
+    """Whether a session's reading rests after a read (sans-I/O: the caller says when).
+
+    Output is counted in windows of `period` seconds per session; after a read, the session rests
+    (until the next tick) when its current window and the one before it both hold less than
+    `small` bytes.
+    """
+
+    def __init__(self, period: float = READ_REST, small: int = SMALL_READ) -> None:
+        self.period = period
+        self.small = small
+        self._windows: dict[str, tuple[float, int, int]] = {}  # session -> (start, bytes, previous bytes)
+
+    def rests(self, session_id: str, nbytes: int, now: float) -> bool:
+        """`nbytes` were just read: True when the session should rest before it is read again."""
+        start, total, previous = self._windows.get(session_id, (now, 0, 0))
+        if now - start >= self.period:
+            previous = total if now - start < 2 * self.period else 0
+            start, total = now, 0
+        total += nbytes
+        self._windows[session_id] = (start, total, previous)
+        return total < self.small and previous < self.small
+
+    def next_tick(self, now: float) -> float:
+        """When the rests that begin at `now` end: the next multiple of `period`."""
+        return (now // self.period + 1) * self.period
+
+    def forget(self, session_id: str) -> None:
+        self._windows.pop(session_id, None)
 
 
 # Background output forwarded to one attached client: each background session may send about

@@ -47,7 +47,13 @@ from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventSt
 from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
 from termux.server.matcher import MatchWorker
 from termux.server.priority import DEFAULT_BACKGROUND_NICE, CpuPriority
-from termux.server.scheduler import FORWARD_CATCH_UP, ForwardBudget, OutputPump, Parseable
+from termux.server.scheduler import (
+    FORWARD_CATCH_UP,
+    ForwardBudget,
+    OutputPump,
+    Parseable,
+    ReadPacer,
+)
 from termux.server.session import Session, SessionConfig, SessionHooks
 from termux.trace import TRACE
 
@@ -106,6 +112,7 @@ class Connection(asyncio.Protocol):
         self.stream: EventStream | None = None  # set by events.stream
         self.view_size: tuple[int, int] | None = None  # what this view offers its focus (sizing.py)
         self.active = 0  # when it last attached, focused, resized or typed (for `latest`)
+        self.queued: list[bytes] = []  # lines written while the server is corked (Server.corking)
         self._requests_paused = False  # its replies are over CLIENT_BUFFER_MAX: its requests wait
         self._lines: deque[bytes | Oversized] = deque()  # request lines read and not handled yet
 
@@ -225,6 +232,8 @@ class Connection(asyncio.Protocol):
         """A reply is always written: the client asked for it. A client whose replies pile up past
         CLIENT_BUFFER_MAX unread is not read from until they drain (its requests wait in the
         socket), so requests cannot grow its buffer without bound either."""
+        if self.queued:
+            self.flush()  # pushes queued before it go first
         transport = self.transport
         if transport is None or transport.is_closing():
             return
@@ -234,15 +243,30 @@ class Connection(asyncio.Protocol):
             transport.pause_reading()
 
     def write(self, line: bytes) -> None:
-        """A push (output, snapshot, event): dropped with the client past CLIENT_BUFFER_MAX."""
+        """A push (output, snapshot, event): dropped with the client past CLIENT_BUFFER_MAX. While
+        the server is corked it is queued, in order, and sent with the others at the end (flush)."""
+        if self.server.corked:
+            if not self.queued:
+                self.server.queued.append(self)
+            self.queued.append(line)
+        else:
+            self._push(line)
+
+    def flush(self) -> None:
+        """Send the pushes queued while the server was corked, in one socket write."""
+        lines, self.queued = self.queued, []
+        if lines:
+            self._push(lines[0] if len(lines) == 1 else b"".join(lines))
+
+    def _push(self, data: bytes) -> None:
         transport = self.transport
         if transport is None or transport.is_closing():
             return
         buffered = transport.get_write_buffer_size()
-        if buffered and buffered + len(line) > CLIENT_BUFFER_MAX:
+        if buffered and buffered + len(data) > CLIENT_BUFFER_MAX:
             self.drop()
             return
-        transport.write(line)
+        transport.write(data)
 
     def drop(self) -> None:
         """The client is more than CLIENT_BUFFER_MAX behind: close it now, discarding what it has
@@ -258,21 +282,21 @@ class Connection(asyncio.Protocol):
     def follows(self, session_id: str) -> bool:
         return self.attached and (self.follow is None or session_id in self.follow)
 
-    def send_output(self, session: Session, offset: int, data: bytes) -> None:
-        if session.id in self.stale:
-            return  # resumes with a snapshot (send_stale)
+    def takes_output(self, session_id: str, nbytes: int, now: float) -> bool:
+        """Whether a chunk of `nbytes` of a session it follows is forwarded to this client now;
+        when not, the session is marked stale and a snapshot follows later."""
+        if session_id in self.stale:
+            return False  # resumes with a snapshot (send_stale)
         if self.lagging:
-            self.stale.add(session.id)  # a snapshot follows when the socket drains, the focus's first
-            return
-        if session.id != self.focus:
-            if self.coalesce and not self.budget.take(session.id, len(data), asyncio.get_running_loop().time()):
-                self.stale.add(session.id)
+            self.stale.add(session_id)  # a snapshot follows when the socket drains, the focus's first
+            return False
+        if session_id != self.focus:
+            if self.coalesce and not self.budget.take(session_id, nbytes, now):
+                self.stale.add(session_id)
                 if self._catch_up is None:
                     self._catch_up = asyncio.get_running_loop().call_later(FORWARD_CATCH_UP, self._caught_up)
-                return
-        if TRACE.on:  # before the write: the client may stamp its receipt first
-            TRACE.stamp("server.pushed", session.id)
-        self.write(push("output", session=session.id, offset=offset, data=encode_b64(data)))
+                return False
+        return True
 
     def _caught_up(self) -> None:
         self._catch_up = None
@@ -293,6 +317,8 @@ class Connection(asyncio.Protocol):
                 # Not subject to the cap: it goes only while the buffer is under HIGH, and it is
                 # what brings the view back in step, however large its screen.
                 line = push("snapshot", session=session.id, **self.server.snapshot(session))
+                if self.queued:
+                    self.flush()  # pushes queued before it go first
                 if self.transport is not None and not self.transport.is_closing():
                     self.transport.write(line)
                 self.budget.empty(session_id, now)
@@ -335,7 +361,12 @@ class Server:
         self._next_id = 0
         self._next_name = 0
         self._shutdown = asyncio.Event()
-        self.pump = OutputPump(self._lookup, self._on_parsed)
+        self.pump = OutputPump(self._lookup, self._on_parsed, batch=self.corking)
+        self.read_pacer = ReadPacer()
+        self.resting: dict[str, Session] = {}  # sessions whose reading rests until the next tick
+        self._rest_tick: asyncio.TimerHandle | None = None  # armed only while a session rests
+        self.corked = False  # while true, Connection.write queues (see corking)
+        self.queued: list[Connection] = []  # connections with lines queued while corked
         self.window_size: sizing.Policy = sizing.DEFAULT_POLICY
         self.last_focus: str | None = None  # the session a view focused last (a new view's default)
         self._activity_stamps = itertools.count(1)
@@ -401,7 +432,7 @@ class Server:
             background_nice=self.background_nice if args.background_nice is None else args.background_nice,
             nofile=self.child_nofile,
         )
-        hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited)
+        hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited, read_rest=self._read_rest)
         session = Session(session_id, name, config, hooks)
         self._next_id += 1
         self.sessions[session_id] = session
@@ -454,6 +485,8 @@ class Server:
             self.cpu.forget(session.id)
             self.pump.order.discard(session.id)
             self.pump.rates.forget(session.id)
+            self.read_pacer.forget(session.id)
+            self.resting.pop(session.id, None)
             for conn in self.connections:
                 conn.forget(session.id)
             self.activity.forget(session.id)
@@ -462,6 +495,23 @@ class Server:
 
     def _output_ready(self, session: Session) -> None:
         self.pump.notify(session.id)
+
+    def _read_rest(self, session: Session, nbytes: int) -> bool:
+        """Whether a session's reading rests after a read of `nbytes` (see READ_REST); if so, it
+        is woken at the next tick, with every other resting session."""
+        loop = asyncio.get_running_loop()
+        if not self.read_pacer.rests(session.id, nbytes, loop.time()) or session.id in self.pump.order.focused:
+            return False
+        self.resting[session.id] = session
+        if self._rest_tick is None:
+            self._rest_tick = loop.call_at(self.read_pacer.next_tick(loop.time()), self._end_rests)
+        return True
+
+    def _end_rests(self) -> None:
+        self._rest_tick = None
+        resting, self.resting = self.resting, {}
+        for session in resting.values():
+            session.wake()  # may rest again, for the next tick
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
@@ -477,13 +527,34 @@ class Server:
         if bells != session.bells:
             session.bells = bells
             self.events.append("session.bell", session=session.id, name=session.name)
+        line = b""
+        now = asyncio.get_running_loop().time()
         for conn in self.connections:
-            if conn.follows(session.id):
-                conn.send_output(session, offset, chunk)
+            if conn.follows(session.id) and conn.takes_output(session.id, len(chunk), now):
+                if not line:  # encoded once, whoever is looking
+                    line = push("output", session=session.id, offset=offset, data=encode_b64(chunk))
+                if TRACE.on:  # before the write: the client may stamp its receipt first
+                    TRACE.stamp("server.pushed", session.id)
+                conn.write(line)
                 self.bytes_forwarded += len(chunk)
+
+    @contextmanager
+    def corking(self) -> Iterator[None]:
+        """Writes to clients inside the block are queued, in order, and each connection's are sent
+        in one socket write at its end: a pass of the pump that forwards many sessions' chunks
+        costs a client one send() and one wake-up, not one per chunk."""
+        self.corked = True
+        try:
+            yield
+        finally:
+            self.corked = False
+            queued, self.queued = self.queued, []
+            for conn in queued:
+                conn.flush()
 
     def _session_exited(self, session: Session) -> None:
         self.activity.forget(session.id)
+        self.resting.pop(session.id, None)
         self._resume_accepting()  # its PTY and pidfd are closed
         self.events.append(
             "session.exited",
@@ -543,6 +614,8 @@ class Server:
         if size is not None:
             conn.view_size, conn.active = size, next(self._activity_stamps)
         self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
+        if session_id is not None and (session := self.resting.pop(session_id, None)) is not None:
+            session.wake()  # what a view shows is read at once
         self._follow_focus()
         if session_id is not None and session_id in conn.stale and not conn.lagging:
             conn.send_stale(only=session_id)  # the view is about to show it: bring it up to date now
@@ -618,7 +691,10 @@ class Server:
             "event_streams_dropped": self.events.dropped_subscribers,
             "cpu_priority": {"mechanism": self.cpu.mechanism, "writes": self.cpu.writes, "waiting": self.cpu.waiting()},
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
-            "paused": [s.id for s in self.sessions.values() if s.reading_paused and s.state == "running"],
+            "paused": [
+                s.id for s in self.sessions.values() if s.reading_paused and not s.resting and s.state == "running"
+            ],
+            "resting": sorted(self.resting),
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
             "clients_dropped": self.clients_dropped,
             "fd_limit": self.fd_limit,

@@ -63,6 +63,9 @@ class SessionHooks:
 
     output_ready: Callable[[Session], None]
     exited: Callable[[Session], None]
+    # After a read of this many bytes: True when the session's reading should rest until the
+    # server calls wake() (see scheduler.ReadPacer).
+    read_rest: Callable[[Session, int], bool] | None = None
 
 
 @dataclass
@@ -124,6 +127,7 @@ class Session:
         self._pty_open = True
         self._pty_eof = False  # the PTY reported end of file: no process holds it any more
         self._child_reaped = False
+        self.resting = False  # reading rests until the server calls wake()
         self._loop = asyncio.get_running_loop()
         self._reaped = self._loop.create_future()
         self._exited = self._loop.create_future()
@@ -148,10 +152,21 @@ class Session:
     # -- reading -------------------------------------------------------------------------------
 
     def _on_readable(self) -> None:
+        # A PTY read returns at most a few KiB, so one read per wake-up would take in only that
+        # much per pass of the loop, however fast the program writes: read until the PTY is
+        # empty, READ_SIZE at most (or the high watermark).
+        nbytes = 0
+        while nbytes < READ_SIZE and self.backlog.size < HIGH_WATERMARK and (got := self._read_once()):
+            nbytes += got
+        if nbytes:
+            self._after_reading(nbytes)
+
+    def _read_once(self) -> int:
+        """One read of the PTY into the backlog; the bytes read (0: none now, or end of file)."""
         try:
             data = os.read(self.fd, READ_SIZE)
         except BlockingIOError:
-            return
+            return 0
         except OSError as exc:  # EIO: every copy of the PTY's other side is closed
             if exc.errno != errno.EIO:
                 log.debug("session %s: read failed: %s", self.id, exc)
@@ -163,12 +178,18 @@ class Session:
                 self._close_pty()
                 if not self.has_backlog:
                     self._finish_exit()
-            return
+            return 0
         if TRACE.on:
             TRACE.stamp("server.echo_read", self.id)
         self._accept(data)
+        return len(data)
+
+    def _after_reading(self, nbytes: int) -> None:
         if self.backlog.size >= HIGH_WATERMARK:
             self.pause_reading()
+        elif self.hooks.read_rest is not None and self.hooks.read_rest(self, nbytes):
+            self.pause_reading()
+            self.resting = True
 
     def _accept(self, data: bytes) -> None:
         self.backlog.push(data)
@@ -181,9 +202,27 @@ class Session:
             self.reading_paused = True
 
     def resume_reading(self) -> None:
-        if self.reading_paused and self._pty_open and not self._pty_eof:
+        if self.reading_paused and self._pty_open and not self._pty_eof and not self.resting:
             self._loop.add_reader(self.fd, self._on_readable)
             self.reading_paused = False
+
+    def wake(self) -> None:
+        """End a rest (its time is up, or a view now shows the session): read what waited in
+        the PTY in one go (up to the high watermark), then rest again or read on as usual."""
+        if not self.resting:
+            return
+        self.resting = False
+        nbytes = 0
+        while self._pty_open and not self._pty_eof and self.backlog.size < HIGH_WATERMARK:
+            if not (got := self._read_once()):
+                break
+            nbytes += got
+        if self.backlog.size >= HIGH_WATERMARK:
+            return  # paused for the watermark now: parsing resumes it
+        if nbytes and self.hooks.read_rest is not None and self.hooks.read_rest(self, nbytes):
+            self.resting = True  # still not reading: no reader to remove and add again
+            return
+        self.resume_reading()
 
     def _stop_reading(self) -> None:
         if self._pty_open and not self.reading_paused:
@@ -335,6 +374,7 @@ class Session:
     def _close_pty(self) -> None:
         if not self._pty_open:
             return
+        self.resting = False
         self._stop_reading()
         if self._outbox:
             self._loop.remove_writer(self.fd)

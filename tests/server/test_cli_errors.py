@@ -179,6 +179,26 @@ def test_seconds_must_be_finite(termux_env: dict[str, str], argv: list[str]) -> 
     assert "must be a finite number of seconds up to 2592000 (30 days)" in result.stderr.splitlines()[-1]
 
 
+CURSOR_USAGE = "termux events: error: argument --cursor: must be an integer of 0 or more,"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["server", "--history", "-1"], "termux: --history must be 0 to 1000000 lines, not -1"),
+        (["server", "--history", "1000001"], "termux: --history must be 0 to 1000000 lines, not 1000001"),
+        (["events", "--cursor", "abc"], f"{CURSOR_USAGE} not 'abc'"),
+        (["events", "--cursor", "-5"], f"{CURSOR_USAGE} not '-5'"),
+    ],
+)
+def test_numbers_out_of_range_are_bad_usage_in_termux_words(
+    termux_env: dict[str, str], argv: list[str], message: str
+) -> None:
+    # `server --history -1` used to start a server; `--cursor abc` named a Python function
+    result = run_cli(termux_env, *argv)
+    assert (result.returncode, result.stderr.splitlines()[-1]) == (2, message)
+
+
 def test_termux_names_the_socket_absolutely(socket_dir: Path, termux_env: dict[str, str]) -> None:
     # A server started by `-S rel` in one directory; $TERMUX is used from others: it must be absolute.
     def cli(*argv: str) -> subprocess.CompletedProcess[str]:

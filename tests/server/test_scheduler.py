@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import select
+import socket
 from pathlib import Path
 
 import pytest
 
-from termux.protocol.messages import NewArgs
+from termux.protocol.messages import AttachArgs, NewArgs
 from termux.server.scheduler import (
     BACKGROUND_BUDGET,
+    BATCH_BUDGET,
     FOCUSED_BUDGET,
     PARSE_CHUNK,
     QUIET_BACKGROUND_BUDGET,
+    READ_REST,
     SLICE_BYTES,
     TYPING_HOLD,
     TYPING_SHARE,
     ForwardBudget,
     OutputPump,
     ParseRate,
+    ReadPacer,
     Slice,
     SliceOrder,
 )
-from termux.server.server import Server
+from termux.server.server import Connection, Server
 from termux.server.session import HIGH_WATERMARK, LOW_WATERMARK, READ_SIZE, Session
 
 
@@ -81,7 +88,7 @@ async def test_a_flood_pauses_reads_above_the_high_watermark_and_resumes_below_t
     await server.kill_session(session)
 
 
-async def test_the_pump_yields_to_the_loop_after_every_slice(tmp_path: Path) -> None:
+async def test_the_pump_yields_to_the_loop_after_every_batch(tmp_path: Path) -> None:
     server = Server(tmp_path / "sock")
     floods = [server.new_session(NewArgs(name=f"f{i}", command=["yes"])) for i in range(3)]
     full = asyncio.Event()
@@ -92,9 +99,9 @@ async def test_the_pump_yields_to_the_loop_after_every_slice(tmp_path: Path) -> 
     seen: list[int] = []
     try:
         for _ in range(50):
-            before = server.pump.slices
-            await asyncio.sleep(0)  # this coroutine is "a request": it must get a turn every slice
-            seen.append(server.pump.slices - before)
+            before = server.pump.batches
+            await asyncio.sleep(0)  # this coroutine is "a request": it must get a turn every batch
+            seen.append(server.pump.batches - before)
     finally:
         pump.cancel()
     assert max(seen) <= 1
@@ -285,3 +292,196 @@ def test_parse_rate_sizes_pieces_and_is_not_taught_by_pieces_cut_short() -> None
     assert rates.piece("a", 0.008, 1 << 20) == faster  # ignored
     rates.forget("a")
     assert rates.piece("a", 0.008, 1 << 20) == PARSE_CHUNK
+
+
+def test_a_batch_serves_every_waiting_session_that_fits_in_its_budget() -> None:
+    clock = _Clock()
+    speed = 1000 / (BATCH_BUDGET / 8)  # 1000 bytes "take" an eighth of a batch
+    backlogs = {f"%{i}": _TimedBacklog(f"%{i}", 1000, clock, speed) for i in range(3)}
+    forwarded: list[str] = []
+    pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock)
+    for sid in backlogs:
+        pump.notify(sid)
+    assert pump.batch() is not None
+    assert forwarded == ["%0", "%1", "%2"]  # one pass of the loop, three sessions
+    assert (pump.batches, pump.slices) == (1, 3)
+    assert pump.batch() is None  # nothing left
+
+
+def test_a_batch_ends_when_its_budget_is_spent_and_its_last_slice_gets_what_is_left() -> None:
+    clock = _Clock()
+    speed = 1000 / (BATCH_BUDGET * 0.4)  # 1000 bytes "take" 40% of a batch
+    backlogs = {f"%{i}": _TimedBacklog(f"%{i}", 1000 if i < 2 else 1 << 20, clock, speed) for i in range(4)}
+    pump = OutputPump(backlogs.get, lambda *_: None, clock=clock)
+    for sid in backlogs:
+        pump.notify(sid)
+    pump.batch()
+    assert [sum(b.calls) for b in backlogs.values()] == [1000, 1000, PARSE_CHUNK, 0]
+    assert clock.now <= BATCH_BUDGET + PARSE_CHUNK / speed  # at most one piece past the budget
+
+
+def test_while_someone_types_a_batch_ends_after_a_background_slice() -> None:
+    clock = _Clock()
+    backlogs = {f"%{i}": _TimedBacklog(f"%{i}", 100, clock, 1e9) for i in range(3)}
+    pump = OutputPump(backlogs.get, lambda *_: None, clock=clock)
+    for sid in backlogs:
+        pump.notify(sid)
+    pump.typed()
+    pump.batch()
+    assert [sum(b.calls) for b in backlogs.values()] == [100, 0, 0]  # then the pump rests
+
+
+class _RecordingTransport:
+    """A connection's real transport, with each write() it is asked to do recorded."""
+
+    def __init__(self, inner: asyncio.Transport) -> None:
+        self.inner = inner
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+        self.inner.write(data)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+async def _attached(server: Server) -> tuple[_RecordingTransport, socket.socket]:
+    """A real client connection (a socket pair), attached to every session; its writes recorded."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
+    server.attach(conn, AttachArgs())
+    assert conn.transport is not None
+    recorder = _RecordingTransport(conn.transport)
+    conn.transport = recorder  # type: ignore[assignment]
+    return recorder, theirs
+
+
+async def test_writes_to_a_client_during_a_batch_go_in_one_socket_write_in_order(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    a, b = (server.new_session(NewArgs(name=n, command=["cat"])) for n in ("a", "b"))
+    recorder, peer = await _attached(server)
+    with server.corking():
+        server._on_parsed(a, 0, b"one")
+        server._on_parsed(b, 0, b"two")
+        server.rename(a, "renamed")  # an event push between output pushes keeps its place
+        server._on_parsed(a, 3, b"three")
+        assert recorder.writes == []
+    assert len(recorder.writes) == 1
+    lines = [json.loads(line) for line in recorder.writes[0].splitlines()]
+    assert [(m.get("session"), m.get("offset")) for m in lines if m.get("push") == "output"] == [
+        (a.id, 0), (b.id, 0), (a.id, 3),
+    ]  # fmt: skip
+    kinds = [m.get("event", {}).get("type", m["push"]) for m in lines]
+    assert [k for k in kinds if k in ("output", "session.renamed")] == ["output", "output", "session.renamed", "output"]
+    server._on_parsed(b, 3, b"four")  # outside a batch: written at once
+    assert len(recorder.writes) == 2
+    peer.close()
+    for session in (a, b):
+        await server.kill_session(session)
+
+
+async def test_a_chunk_is_encoded_once_for_every_client_that_takes_it(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    session = server.new_session(NewArgs(name="a", command=["cat"]))
+    (first, peer1), (second, peer2) = await _attached(server), await _attached(server)
+    server._on_parsed(session, 0, b"hello")
+    assert first.writes[-1] is second.writes[-1]  # the same bytes object: one encode
+    assert json.loads(first.writes[-1])["data"] == "aGVsbG8="
+    peer1.close()
+    peer2.close()
+    await server.kill_session(session)
+
+
+async def _first_output(*sessions: Session) -> None:
+    """Until each of `sessions` (just created: no await since) has read its first output."""
+    arrived = [asyncio.Event() for _ in sessions]
+    for session, event in zip(sessions, arrived, strict=True):
+        session.hooks.output_ready = lambda s, event=event: event.set()  # type: ignore[misc]
+    for event in arrived:
+        await event.wait()
+    await asyncio.sleep(0)
+
+
+def _rest_ticks(server: Server) -> list[asyncio.TimerHandle]:
+    scheduled = asyncio.get_running_loop()._scheduled  # type: ignore[attr-defined]
+    return [h for h in scheduled if h._callback == server._end_rests and not h.cancelled()]
+
+
+def _tick(server: Server) -> None:
+    """The rest clock's tick, now: as its timer would."""
+    for handle in _rest_ticks(server):
+        handle.cancel()
+    server._end_rests()
+
+
+async def test_a_background_session_printing_a_little_rests_its_reads_and_a_focus_wakes_it(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    command = ["sh", "-c", "echo a line; exec cat"]
+    sessions = [server.new_session(NewArgs(name=f"c{i}", command=command)) for i in range(2)]
+    await _first_output(*sessions)
+    assert all(s.resting and not _reading(s) for s in sessions)  # a small read: the next waits in the PTY
+    (tick,) = _rest_ticks(server)  # one timer for every resting session
+    assert tick.when() - asyncio.get_running_loop().time() <= READ_REST
+    assert server.stats()["resting"] == sorted(s.id for s in sessions) and server.stats()["paused"] == []
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
+    server.attach(conn, AttachArgs(focus=sessions[0].id))  # a view shows it: read at once from now on
+    assert not sessions[0].resting and _reading(sessions[0]) and sessions[1].resting
+    assert not server._read_rest(sessions[0], 1)
+    theirs.close()
+    for session in sessions:
+        await server.kill_session(session)
+
+
+async def test_the_tick_reads_what_waited_in_one_go_and_the_session_rests_again(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    program = "stty -echo; echo one; read x; echo two; exec cat"
+    session = server.new_session(NewArgs(name="chatty", command=["sh", "-c", program]))
+    await _first_output(session)
+    assert session.resting
+    for handle in _rest_ticks(server):
+        handle.cancel()  # the tick comes when the test says (_tick)
+    read = session.bytes_read
+    session.write(b"go\n")  # the program prints "two" now: it waits in the PTY, nobody reads it
+    readable: tuple[list[int], list[int], list[int]] = await asyncio.to_thread(select.select, [session.fd], [], [], 30)
+    assert readable[0] and session.bytes_read == read
+    _tick(server)
+    assert session.bytes_read > read and b"two" in b"".join(session.backlog.chunks)
+    assert session.resting and not _reading(session)  # a little again: it rests on, the reader never re-added
+    assert len(_rest_ticks(server)) == 1  # the next tick
+    _tick(server)  # nothing printed meanwhile: read on as usual, no timer left
+    assert not session.resting and _reading(session) and _rest_ticks(server) == []
+    await server.kill_session(session)
+
+
+def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one() -> None:
+    pacer = ReadPacer(period=0.05, small=4096)
+    assert pacer.rests("chatty", 60, now=0.0)  # a line at a time
+    assert pacer.rests("chatty", 150, now=0.05)
+    assert pacer.rests("chatty", 150, now=0.10)
+    # A flood: its first read may rest, but what waited meanwhile fills the window, and then
+    # every read goes on at once, however small (a fast reader takes a few KiB at a time).
+    assert pacer.rests("flood", 2000, now=0.0)
+    assert not pacer.rests("flood", 78_000, now=0.05)
+    for i in range(1, 60):
+        assert not pacer.rests("flood", 2000, now=0.05 + i * 0.002)
+    # A session that turned quiet rests again once two windows held little.
+    assert pacer.rests("flood", 100, now=1.0)  # the window before was long ago
+    pacer.forget("flood")
+    assert not pacer.rests("flood", 5000, now=1.0)  # a big read: at once
+    assert pacer.next_tick(1.01) == pytest.approx(1.05)
+
+
+async def test_one_wake_up_reads_everything_the_pty_holds(tmp_path: Path) -> None:
+    fifo = tmp_path / "written"
+    os.mkfifo(fifo)
+    program = f"head -c 12000 /dev/zero | tr '\\0' x; echo > {fifo}; exec cat"
+    server = Server(tmp_path / "sock")
+    session = server.new_session(NewArgs(name="burst", command=["sh", "-c", program]))
+    session.pause_reading()  # before the loop ever reads it
+    await asyncio.to_thread(fifo.read_text)  # the program wrote all 12,000 bytes into the PTY
+    session.resume_reading()
+    session._on_readable()  # one wake-up: a PTY read returns a few KiB at most, so several reads
+    assert session.bytes_read == 12000
+    await server.kill_session(session)

@@ -167,3 +167,38 @@ def test_without_coalesce_every_byte_of_every_session_is_forwarded(server: Runni
             assert push is not None
             pushes.append(push)
         assert _forwarded(pushes, sid) == (size, [])
+
+
+def test_a_session_read_in_rests_and_in_bursts_has_the_screen_its_bytes_make(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    """Whatever pieces the server reads a PTY in (a line at a time, resting between ticks, or
+    many reads per wake-up in a burst), the screen and scrollback are those of its bytes fed
+    whole: compared, with colours, against an emulator fed the program's output in one go."""
+    import termux.emulator as emulator
+
+    lines = [f"\x1b[3{n % 8}mline {n}\x1b[0m {'.' * (n % 70)}\r\n" for n in range(400)]
+    slow, burst = "".join(lines[:150]), "".join(lines[150:]) * 20
+    program = tmp_path / "print.py"
+    program.write_text(
+        "import os, sys, time\n"
+        f"slow, burst = {slow!r}, {burst!r}\n"
+        "for line in slow.splitlines(keepends=True):\n"
+        "    os.write(1, line.encode()); time.sleep(0.002)\n"  # a little at a time: the session rests
+        "os.write(1, burst.encode())\n"  # then more than a PTY read returns at once
+    )
+    expected = emulator.Screen(80, 24, history=10_000)
+    emulator.ByteStream(expected).feed((slow + burst).encode())
+    with server.client() as client:
+        client.request("client.attach", follow=[])
+        command = ["sh", "-c", f"stty -opost; exec python3 {program}"]
+        sid = client.request("session.new", command=command)["session"]["id"]
+        while True:
+            push = client.next_push(60)
+            assert push is not None, "the session did not exit"
+            event = push.get("event") or {}
+            if event.get("type") == "session.exited" and event.get("session") == sid:
+                break
+        got = client.request("session.capture", target=sid, start=-20_000, end=23, escapes=True)
+    assert got["lines"] == emulator.capture(expected, -20_000, 23, escapes=True)
+    assert (got["cursor"]["x"], got["cursor"]["y"]) == (expected.cursor.x, expected.cursor.y)

@@ -1,0 +1,64 @@
+"""An agent's TUI: a full-screen redraw 20 times a second, by cursor addressing and SGR.
+
+    agent.py [TALLY_DIR]
+
+Each frame moves the cursor to every row of a 120x40 screen (CUP), writes the row in a few
+colours (SGR) and clears the rest of it (EL), as coding agents and `top` redraw themselves; a
+spinner, a clock and a scrolling transcript change from frame to frame. One frame is one write()
+(a "chunk"). The tally (TALLY_DIR/<pid> on SIGHUP or SIGTERM) is as e2e/programs/chatty.py's.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from types import FrameType
+
+COLS, ROWS = 120, 40
+PERIOD = 0.05
+SPINNER = "|/-\\"
+WORDS = "reading file planning edit running tests applying patch searching symbols thinking".split()
+
+
+def frame(n: int) -> bytes:
+    out = [f"\x1b[1;1H\x1b[1;37;44m agent {SPINNER[n % 4]} step {n:6d} ".ljust(COLS) + "\x1b[m"]
+    for row in range(2, ROWS):
+        k = n + row
+        word = WORDS[k % len(WORDS)]
+        text = f"{k:6d} \x1b[33m{word:<16}\x1b[m \x1b[2m{'.' * (k % 60)}\x1b[m \x1b[32m{k * 7919 % 100000:05d}\x1b[m"
+        out.append(f"\x1b[{row};1H{text}\x1b[K")
+    out.append(f"\x1b[{ROWS};1H\x1b[7m > {'typing ' * (n % 9)}\x1b[m\x1b[K")
+    return "".join(out).encode()
+
+
+def main() -> int:
+    tally = sys.argv[1] if len(sys.argv) > 1 else None
+    started = time.monotonic()
+    frames = written = 0
+
+    def stop(signum: int, stack: FrameType | None) -> None:
+        if tally is not None:
+            with open(os.path.join(tally, str(os.getpid())), "w") as f:
+                f.write(f"{frames} {written} {time.monotonic() - started:.6f}\n")
+        os._exit(0)
+
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        signal.signal(sig, stop)
+    os.write(1, b"\x1b[?1049h\x1b[2J")
+    try:
+        while True:
+            data = frame(frames)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(1, view) :]
+            frames += 1
+            written += len(data)
+            time.sleep(PERIOD)
+    except OSError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
