@@ -476,12 +476,24 @@ def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one()
 async def test_one_wake_up_reads_everything_the_pty_holds(tmp_path: Path) -> None:
     fifo = tmp_path / "written"
     os.mkfifo(fifo)
-    program = f"head -c 12000 /dev/zero | tr '\\0' x; echo > {fifo}; exec cat"
+    # Less than any PTY holds unread (some kernels take only a few KiB more than one read returns),
+    # more than one read returns.
+    program = f"head -c 6000 /dev/zero | tr '\\0' x; echo > {fifo}; exec cat"
+    # Opened before the program runs, without blocking: its `echo >` never waits for a reader, and
+    # a program that cannot write fails this test instead of hanging it.
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    loop = asyncio.get_running_loop()
+    written: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fd, lambda: written.done() or written.set_result(None))
     server = Server(tmp_path / "sock")
     session = server.new_session(NewArgs(name="burst", command=["sh", "-c", program]))
     session.pause_reading()  # before the loop ever reads it
-    await asyncio.to_thread(fifo.read_text)  # the program wrote all 12,000 bytes into the PTY
+    try:
+        await asyncio.wait_for(written, 60)  # the program wrote all 6,000 bytes into the PTY
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
     session.resume_reading()
     session._on_readable()  # one wake-up: a PTY read returns a few KiB at most, so several reads
-    assert session.bytes_read == 12000
+    assert session.bytes_read == 6000
     await server.kill_session(session)
