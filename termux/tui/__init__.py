@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from termux.client import ServerStart
+from typing import Any
 
 from termux.text import visible
 
@@ -17,13 +15,25 @@ __all__ = ["run", "run_tui"]
 
 
 def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None) -> int:
-    """The CLI's entry: `termux`, `termux attach [-t T]`, `termux new` (without -d)."""
-    return run(
-        path=getattr(args, "socket_path", None),
-        name=getattr(args, "socket_name", None),
-        target=getattr(args, "target", None),
-        new=new_session,
-    )
+    """The CLI's entry: `termux`, `termux attach [-t T]`, `termux new` (without -d). Through the
+    TUI host when one runs (termux/tui/host.py: nothing to import), else in this process."""
+    run_args: dict[str, Any] = {
+        "path": getattr(args, "socket_path", None),
+        "name": getattr(args, "socket_name", None),
+        "target": getattr(args, "target", None),
+        "new": new_session,
+    }
+    from termux.paths import SocketDirError, socket_path
+    from termux.tui import host
+
+    try:
+        status = host.attach(socket_path(run_args["name"], run_args["path"]), run_args)
+    except SocketDirError:
+        status = None  # run() says what is wrong with it
+    except host.HostRefused as exc:
+        print(visible(f"termux: {exc} (untrusted)"), file=sys.stderr)
+        return 1
+    return run(**run_args) if status is None else status
 
 
 def run(
@@ -33,11 +43,15 @@ def run(
     target: str | None = None,
     new: dict[str, Any] | None = None,
     create: bool = True,
+    watch: int | None = None,
 ) -> int:
     """Attach a TUI; returns the exit status for the `termux` command.
 
     `target` focuses that session; `new` (session.new arguments) creates a session and focuses it;
-    `create` starts a first session running `$SHELL` when the server has none.
+    `create` starts a first session running `$SHELL` when the server has none. `watch` is the
+    socket to a TUI host's caller (the host runs the TUI in a child): signals come on it, and it
+    closing means the caller is gone. Without it, this process forks a TUI host once the TUI's
+    modules are loaded, unless one runs.
     """
     from termux.tui.config import ConfigError, load_config
 
@@ -59,11 +73,21 @@ def run(
         from termux.client import ServerStart, socket_path
 
         # With no server, it starts while the TUI's modules load: the two take about as long.
-        starting = ServerStart(socket_path(name, path))
+        server = socket_path(name, path)
+        starting = ServerStart(server)
         try:
             import asyncio  # after the server start began: everything from here overlaps it
 
-            reason = asyncio.run(_main(config, path, name, target, new, create, starting))
+            import termux.tui.app
+            import termux.tui.driver  # noqa: F401
+
+            starting.wait()
+            if watch is None:
+                from termux.tui import host
+
+                if host.enabled():
+                    host.start_host(server)
+            reason = asyncio.run(_main(config, path, name, target, new, create, watch))
         finally:
             starting.close()
     except Exception as exc:  # the server is gone, a target is wrong, …
@@ -84,7 +108,7 @@ async def _main(
     target: str | None,
     new: dict[str, Any] | None,
     create: bool,
-    starting: ServerStart,
+    watch: int | None,
 ) -> str:
     from termux.client import AsyncClient
     from termux.heap import freeze_startup_objects
@@ -93,7 +117,6 @@ async def _main(
 
     freeze_startup_objects()
 
-    starting.wait()
     client = await AsyncClient.connect(path, name=name, autostart=True)
     try:
         if new is not None:
@@ -109,7 +132,40 @@ async def _main(
                 cwd = start_directory()  # the first shell starts where termux was started
                 await client.request("session.new", **({"cwd": cwd} if cwd else {}))
         app = TermuxApp(client, config=config, focus=target, driver_class=TermuxDriver)
+        if watch is not None:
+            _relay_signals(watch)
         result = await app.run_async()
         return result or app.exit_reason
     finally:
         await client.close()
+
+
+def _relay_signals(watch: int) -> None:
+    """A TUI host's child: raise in this process each signal its caller relays (one number a
+    line); the caller gone is a hang-up."""
+    import asyncio
+    import signal
+
+    from termux.tui.host import RELAYED
+
+    loop = asyncio.get_running_loop()
+    allowed = {int(sig) for sig in RELAYED}
+    pending = bytearray()  # a line not ended yet
+
+    def readable() -> None:
+        try:
+            data = os.read(watch, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(watch)
+            signal.raise_signal(signal.SIGHUP)
+            return
+        pending.extend(data)
+        *lines, rest = pending.split(b"\n")
+        pending[:] = rest[:16]  # a line is a signal's number: a longer one is not ours
+        for line in lines:
+            if line.isdigit() and int(line) in allowed:
+                signal.raise_signal(int(line))
+
+    loop.add_reader(watch, readable)
