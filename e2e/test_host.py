@@ -1,0 +1,220 @@
+"""The TUI host (termux/tui/host.py): a pre-imported process runs the TUI on the caller's terminal.
+
+The first TUI imports Textual itself and forks the host; every later `termux attach` passes its
+terminal to the host, which forks a child to draw on it. These tests tell the two paths apart by
+processes, not by time: the process drawing on the terminal is the host's child, not the
+`termux` that was started.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import site
+import socket
+import struct
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from e2e.isolated import IsolatedServer
+from e2e.terminal import Terminal
+from e2e.test_tui import PREFIX, SIDEBAR, STATUS, fresh_terminal_state, session_size, started, terminal_area
+
+Start = Callable[..., Terminal]
+
+
+def host_socket(server: IsolatedServer) -> Path:
+    return server.socket_path.with_name(server.socket_path.name + ".tui")
+
+
+def host_pid(server: IsolatedServer) -> int:
+    """The pid of the host listening beside the server (SO_PEERCRED of a connection to it)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(host_socket(server)))
+        pid, _uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+    return int(pid)
+
+
+def parent_of(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def drawing(term: Terminal) -> list[int]:
+    """Every process other than the one the terminal started whose stdin is this terminal."""
+    tty = os.readlink(f"/proc/{term.pid}/fd/0")
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != term.pid:
+            try:
+                if os.readlink(f"/proc/{entry}/fd/0") == tty:
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def with_host(tui: Start, server: IsolatedServer) -> int:
+    """Attach once in-process (it forks the host) and detach; the host's pid."""
+    first = started(tui)
+    assert drawing(first) == []  # no host yet: the TUI runs in the process started
+    first.write(PREFIX + b"d")
+    assert first.wait_exit() == 0
+    return host_pid(server)
+
+
+def through_host(tui: Start, host: int, *args: str) -> tuple[Terminal, int]:
+    """A TUI drawn by the host's child: the terminal and the child's pid."""
+    term = started(tui, *args)
+    (child,) = drawing(term)
+    assert parent_of(child) == host
+    return term, child
+
+
+def test_a_second_attach_runs_in_the_host_and_leaves_like_the_first(tui: Start, server: IsolatedServer) -> None:
+    modes, attributes = fresh_terminal_state(100, 30)
+    host = with_host(tui, server)
+    term, child = through_host(tui, host)
+    term.write("echo via-host\r")
+    term.wait_for(lambda t: "via-host" in terminal_area(t))
+    term.write(PREFIX + b"d")
+    assert term.wait_exit() == 0  # the child's status, relayed by the caller
+    assert "[detached]" in term.text
+    assert set(term.screen.mode) == modes and not term.screen.cursor.hidden
+    assert tuple(term.tty_attributes()[:4]) == tuple(attributes[:4])
+    assert not alive(child) and alive(host)  # the host stays for the next one
+
+
+def test_a_refusal_reaches_the_caller_with_its_status(tui: Start, server: IsolatedServer, tmp_path: Path) -> None:
+    host = with_host(tui, server)
+    # A caller that cannot import Textual itself: only the host can have run its TUI.
+    (tmp_path / "textual").mkdir()
+    (tmp_path / "textual" / "__init__.py").write_text("raise ImportError('not in the caller')\n")
+    env = {**server.env, "PYTHONPATH": f"{tmp_path}{os.pathsep}{server.env['PYTHONPATH']}"}
+    term = Terminal([sys.executable, "-m", "termux", "attach", "-t", "nosuch"], cols=100, rows=30, env=env)
+    try:
+        assert term.wait_exit() == 1
+        assert "termux: no session 'nosuch'" in term.text
+    finally:
+        term.close()
+    assert alive(host)
+
+
+def test_a_resize_of_the_callers_terminal_reaches_the_session(tui: Start, server: IsolatedServer) -> None:
+    host = with_host(tui, server)
+    term, _child = through_host(tui, host)
+    term.write("stty size\r")
+    term.wait_for(f"{30 - STATUS} {100 - SIDEBAR}")
+    term.resize(90, 20)  # SIGWINCH goes to the caller's process group: relayed to the child
+    term.wait_for(lambda t: "ctrl+b then" in t.display[20 - 1])  # laid out again at the new size
+    deadline = time.monotonic() + 10  # as test_an_outer_resize_reaches_the_session: keys go first
+    while session_size(server) != (90 - SIDEBAR, 20 - STATUS) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    term.write(b"clear; stty size\r")
+    term.wait_for(f"{20 - STATUS} {90 - SIDEBAR}")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_a_signal_to_the_caller_ends_the_tui_the_normal_way(
+    tui: Start, server: IsolatedServer, sig: signal.Signals
+) -> None:
+    modes, attributes = fresh_terminal_state(100, 30)
+    host = with_host(tui, server)
+    term, child = through_host(tui, host)
+    os.kill(term.pid, sig)
+    assert term.wait_exit() == 1
+    assert f"({sig.name})" in term.text  # the child's own words: it got the signal
+    assert set(term.screen.mode) == modes
+    assert tuple(term.tty_attributes()[:4]) == tuple(attributes[:4])
+    assert not alive(child)
+
+
+def test_the_tui_killed_leaves_the_terminal_restored_by_the_caller(tui: Start, server: IsolatedServer) -> None:
+    modes, attributes = fresh_terminal_state(100, 30)
+    host = with_host(tui, server)
+    term, child = through_host(tui, host)
+    assert 1049 << 5 in term.screen.mode
+    os.kill(child, signal.SIGKILL)  # it cannot restore anything itself
+    assert term.wait_exit() == 1
+    assert "[lost the TUI: it ended without a status]" in term.text
+    assert set(term.screen.mode) == modes and not term.screen.cursor.hidden
+    assert tuple(term.tty_attributes()[:4]) == tuple(attributes[:4])  # echo, canonical mode, signals
+    assert alive(host)
+
+
+def test_the_host_killed_leaves_its_tuis_running_and_the_next_attach_forks_another(
+    tui: Start, server: IsolatedServer
+) -> None:
+    host = with_host(tui, server)
+    term, child = through_host(tui, host)
+    os.kill(host, signal.SIGKILL)
+    term.write("echo still-here\r")
+    term.wait_for(lambda t: "still-here" in terminal_area(t))  # the caller talks to the child
+    term.write(PREFIX + b"d")
+    assert term.wait_exit() == 0
+    # its socket is left behind, unanswered: the next attach imports the TUI itself, forks a host
+    again = started(tui)
+    assert drawing(again) == []
+    assert host_pid(server) != host
+
+
+def test_the_caller_killed_ends_its_tui(tui: Start, server: IsolatedServer) -> None:
+    host = with_host(tui, server)
+    term, child = through_host(tui, host)
+    os.kill(term.pid, signal.SIGKILL)
+    term.wait_exit()  # the terminal's end of file: every process holding it has left
+    assert not alive(child)
+
+
+def test_a_host_of_another_build_steps_aside(tui: Start, server: IsolatedServer, tmp_path: Path) -> None:
+    host = with_host(tui, server)
+    other = tmp_path / "python"  # the same interpreter under another name: another build's identity
+    other.symlink_to(sys.executable)
+    packages = os.pathsep.join(site.getsitepackages())  # the link is outside the venv: name them
+    env = {**server.env, "PYTHONPATH": f"{server.env['PYTHONPATH']}{os.pathsep}{packages}"}
+    term = Terminal([str(other), "-m", "termux"], cols=100, rows=30, env=env, cwd=server.checkout)
+    try:
+        term.wait_for("ctrl+b then", timeout=30)
+        assert drawing(term) == []  # it ran the TUI itself
+        assert not alive(host)  # the stale host left
+        assert parent_of(host_pid(server)) not in (host,)  # and the caller forked a fresh one
+    finally:
+        term.close()
+
+
+def test_the_host_leaves_with_its_server(tui: Start, server: IsolatedServer) -> None:
+    host = with_host(tui, server)
+    try:
+        pidfd = os.pidfd_open(host)
+    except ProcessLookupError:  # gone already
+        pidfd = -1
+    assert server.run("kill-server").returncode == 0
+    if pidfd >= 0:
+        try:
+            assert select.select([pidfd], [], [], 30)[0]  # it exits when the server does
+        finally:
+            os.close(pidfd)
+    assert not alive(host)
+    assert not host_socket(server).exists()
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="reads x86_64 syscall numbers from /proc/PID/syscall")
+def test_the_idle_host_waits_with_no_timeout(tui: Start, server: IsolatedServer) -> None:
+    host = with_host(tui, server)
+    with open(f"/proc/{host}/syscall") as f:
+        nr, *args = f.read().split()
+    assert int(nr) in (23, 270)  # select or pselect6: blocked, waiting for a caller or the server
+    assert int(args[4], 16) == 0  # with no timeout: nothing wakes it while nobody attaches
