@@ -28,14 +28,14 @@ from e2e.test_tui import PREFIX, SIDEBAR, STATUS, fresh_terminal_state, session_
 Start = Callable[..., Terminal]
 
 
-def host_socket(server: IsolatedServer) -> Path:
-    return server.socket_path.with_name(server.socket_path.name + ".tui")
+def host_socket(server_socket: Path) -> Path:
+    return server_socket.with_name(server_socket.name + ".tui")
 
 
-def host_pid(server: IsolatedServer) -> int:
+def host_pid(server_socket: Path) -> int:
     """The pid of the host listening beside the server (SO_PEERCRED of a connection to it)."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.connect(str(host_socket(server)))
+        sock.connect(str(host_socket(server_socket)))
         pid, _uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
     return int(pid)
 
@@ -73,7 +73,7 @@ def with_host(tui: Start, server: IsolatedServer) -> int:
     assert drawing(first) == []  # no host yet: the TUI runs in the process started
     first.write(PREFIX + b"d")
     assert first.wait_exit() == 0
-    return host_pid(server)
+    return host_pid(server.socket_path)
 
 
 def through_host(tui: Start, host: int, *args: str) -> tuple[Terminal, int]:
@@ -168,7 +168,7 @@ def test_the_host_killed_leaves_its_tuis_running_and_the_next_attach_forks_anoth
     # its socket is left behind, unanswered: the next attach imports the TUI itself, forks a host
     again = started(tui)
     assert drawing(again) == []
-    assert host_pid(server) != host
+    assert host_pid(server.socket_path) != host
 
 
 def test_the_caller_killed_ends_its_tui(tui: Start, server: IsolatedServer) -> None:
@@ -190,7 +190,7 @@ def test_a_host_of_another_build_steps_aside(tui: Start, server: IsolatedServer,
         term.wait_for("ctrl+b then", timeout=30)
         assert drawing(term) == []  # it ran the TUI itself
         assert not alive(host)  # the stale host left
-        assert parent_of(host_pid(server)) not in (host,)  # and the caller forked a fresh one
+        assert parent_of(host_pid(server.socket_path)) not in (host,)  # and the caller forked a fresh one
     finally:
         term.close()
 
@@ -208,7 +208,7 @@ def test_the_host_leaves_with_its_server(tui: Start, server: IsolatedServer) -> 
         finally:
             os.close(pidfd)
     assert not alive(host)
-    assert not host_socket(server).exists()
+    assert not host_socket(server.socket_path).exists()
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="reads x86_64 syscall numbers from /proc/PID/syscall")

@@ -289,7 +289,7 @@ class Host:
     def _loop(self) -> None:
         assert self.listener is not None
         while True:
-            readable, _, _ = select.select([self.listener, self.server_exit], [], [])
+            readable, _, _ = select.select([self.listener.fileno(), self.server_exit], [], [])
             if self.server_exit in readable:
                 return
             try:
@@ -414,15 +414,14 @@ def _run_child(conn: socket.socket, fds: list[int], hello: dict[str, Any], host_
 def _reopen_stdio(encoding: str) -> None:
     """sys.stdin/stdout/stderr on descriptors 0-2 (now the caller's terminal), as a process
     started on that terminal has them; Textual reads and writes through sys.__std*__."""
-    import io
-
-    def text(fd: int, mode: str) -> io.TextIOWrapper:
-        raw = io.FileIO(fd, mode, closefd=False)
-        buffered: io.BufferedIOBase = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
-        return io.TextIOWrapper(
-            buffered, encoding=encoding, errors="backslashreplace" if fd == 2 else "strict", line_buffering=fd != 0
+    for fd, name in enumerate(("stdin", "stdout", "stderr")):
+        stream = open(  # noqa: SIM115 - they live as long as the process
+            fd,
+            "r" if fd == 0 else "w",
+            buffering=-1 if fd == 0 else 1,  # line-buffered output, as on a terminal
+            encoding=encoding,
+            errors="backslashreplace" if fd == 2 else "strict",
+            closefd=False,
         )
-
-    sys.stdin = sys.__stdin__ = text(0, "r")
-    sys.stdout = sys.__stdout__ = text(1, "w")
-    sys.stderr = sys.__stderr__ = text(2, "w")
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
