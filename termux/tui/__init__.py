@@ -78,9 +78,7 @@ def run(
         try:
             import asyncio  # after the server start began: everything from here overlaps it
 
-            import termux.tui.app
-            import termux.tui.driver  # noqa: F401
-
+            _preload()
             starting.wait()
             if watch is None:
                 from termux.tui import host
@@ -138,6 +136,30 @@ async def _main(
         return result or app.exit_reason
     finally:
         await client.close()
+
+
+# What the first paint imports, some of it lazily: loaded before a TUI host forks its children
+# (and while a server starts).
+PRELOAD = (
+    "termux.tui.app",
+    "termux.tui.driver",
+    "termux.client.aio",
+    "termux.heap",
+    "textual.pilot",
+    "textual.drivers.headless_driver",
+    "textual.layouts.factory",
+    "textual.layouts.horizontal",
+    "textual.layouts.stream",
+    "textual.scrollbar",
+    "concurrent.futures.thread",
+)
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in PRELOAD:
+        importlib.import_module(name)
 
 
 def _relay_signals(watch: int) -> None:
