@@ -12,6 +12,10 @@ a listing) and then waiting in `cat`, and 1,000 events in the log (renames). Eac
 - first byte: the TUI wrote anything to its terminal (Python start-up and imports are in here);
 - first paint: the focused session's own text (`attach-bench N`) is visible on the screen.
 
+The first attach finds no TUI host, runs the TUI in its own process and forks the host
+(termux/tui/host.py); the later ones are drawn by the host's child. `first` is that first attach;
+`termux (no host)` runs every attach in-process (`TERMUX_TUI_HOST=0`), the path before the host.
+
 After the last attach, `prefix n` is pressed `--switches` times, each timed from the keys' write
 until the next session's text is drawn (the switch). Then the cold start: the client (`termux`,
 `tmux new-session`) spawned with no server, on a fresh socket, until its first session (a
@@ -165,6 +169,7 @@ class Client:
     env: dict[str, str]
     cwd: Path
     firsts: list[float] = field(default_factory=list)
+    opening: float | None = None  # the first attach's paint, when it differs (it forks the TUI host)
     paints: list[float] = field(default_factory=list)
     switches: list[float] = field(default_factory=list)
     colds: list[float] = field(default_factory=list)
@@ -172,7 +177,12 @@ class Client:
 
 
 def measure_attach(client: Client, argv: list[str], marker: str, runs: int) -> Terminal:
-    """`runs` attaches; the last one's terminal is returned open (for the switches)."""
+    """`runs` attaches (after the opening one, if the client has one); the last one's terminal is
+    returned open (for the switches)."""
+    if client.opening is not None:
+        start, _first, painted, term = attach_once(argv, client.env, marker, client.cwd)
+        client.opening = painted - start
+        term.close()
     for run in range(runs):
         start, first, painted, term = attach_once(argv, client.env, marker, client.cwd)
         client.firsts.append(first - start)
@@ -227,7 +237,10 @@ def main(argv: list[str] | None = None) -> int:
     switches = min(args.switches, args.sessions - middle - 1)
 
     server = IsolatedServer(extra_env=server_profile_env(args.profile)).start()
-    clients = [Client("termux", with_bytecode(server.env), REPO_ROOT)]
+    clients = [
+        Client("termux", with_bytecode(server.env), REPO_ROOT, opening=0.0),
+        Client("termux (no host)", with_bytecode(server.env) | {"TERMUX_TUI_HOST": "0"}, REPO_ROOT),
+    ]
     if args.baseline is not None:
         old = args.baseline.resolve()
         clients.append(Client("baseline", with_bytecode(server.env) | {"PYTHONPATH": str(old)}, old))
@@ -274,12 +287,14 @@ def main(argv: list[str] | None = None) -> int:
 
     print("## Attach\n")
     header = [
-        "client", "first paint p50 ms", "min", "max", "first byte p50 ms", "switch p50 ms", "switch max",
+        "client", "first paint p50 ms", "min", "max", "first byte p50 ms", "first attach ms", "switch p50 ms",
+        "switch max",
         "cold start p50 ms", "round trips",
     ]  # fmt: skip
     print(markdown_table(header, [_row(c) for c in clients]))
     print(
-        f"\n{args.runs} attaches each to the middle of {args.sessions} sessions with {args.events:,} events in"
+        f"\n{args.runs} attaches each (for termux after a first one, which forks the TUI host) to the middle of"
+        f" {args.sessions} sessions with {args.events:,} events in"
         f" the log, {COLS}x{ROWS}; times from spawning the client. Switch: `prefix n` ({switches} times after"
         " the last attach) until the next session's text is drawn. Cold start: the client started with no"
         f" server until its first session is drawn ({args.runs} times, a fresh socket each)."
@@ -293,8 +308,11 @@ def count_round_trips(server: IsolatedServer, client: Client, marker: str, targe
     proxy_path = server.socket_dir / "proxy"
     proxy = CountingProxy(server.socket_path, proxy_path)
     try:
-        _, _, painted, term = attach_once(
-            [*TERMUX, "-S", str(proxy_path), "attach", "-t", target], client.env, marker, client.cwd
+        _, _, painted, term = attach_once(  # in-process: a TUI host's own requests are not the attach's
+            [*TERMUX, "-S", str(proxy_path), "attach", "-t", target],
+            client.env | {"TERMUX_TUI_HOST": "0"},
+            marker,
+            client.cwd,
         )
         term.close()
     finally:
@@ -313,7 +331,8 @@ def _row(client: Client) -> list[str]:
 
     paints = client.paints
     return [
-        client.name, p50(paints), ms(min(paints)), ms(max(paints)), p50(client.firsts), p50(client.switches),
+        client.name, p50(paints), ms(min(paints)), ms(max(paints)), p50(client.firsts),
+        "n/a" if client.opening is None else ms(client.opening), p50(client.switches),
         ms(max(client.switches)) if client.switches else "n/a", p50(client.colds), client.trips,
     ]  # fmt: skip
 
