@@ -1,3 +1,26 @@
+"""`python -m termux` and the `termux` command (`entry`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
 from termux.cli import main
 
-raise SystemExit(main())
+
+def entry() -> None:
+    """Run the command line, then leave without the interpreter's teardown: freeing every module
+    and object one by one costs a one-shot call more than its request. Nothing is left to do at
+    exit (every verb has closed what it opened and logs as it goes): only the standard streams'
+    buffers are flushed here."""
+    status = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`termux ls | head -1`), or a closed stream
+            pass
+    os._exit(status)
+
+
+if __name__ == "__main__":
+    entry()
