@@ -80,6 +80,11 @@ def run(
 
             _preload()
             starting.wait()
+            from termux.heap import freeze_startup_objects
+
+            # Before a TUI host is forked, so that it and this process share the frozen objects
+            # (a collection in either writes every object it walks, copying the other's pages).
+            freeze_startup_objects()
             if watch is None:
                 from termux.tui import host
 
@@ -109,11 +114,8 @@ async def _main(
     watch: int | None,
 ) -> str:
     from termux.client import AsyncClient
-    from termux.heap import freeze_startup_objects
     from termux.tui.app import TermuxApp
     from termux.tui.driver import TermuxDriver
-
-    freeze_startup_objects()
 
     client = await AsyncClient.connect(path, name=name, autostart=True)
     try:

@@ -228,9 +228,6 @@ class Host:
         self._detach()
         if not self._claim():
             os._exit(0)
-        from termux.heap import freeze_startup_objects
-
-        freeze_startup_objects()  # once here: each child's own freeze then has little to walk
         try:
             self._loop()
         finally:
