@@ -249,7 +249,7 @@ def cmd_wait(args: argparse.Namespace) -> int:
 def _seconds(text: str, zero_allowed: bool) -> float:
     """Seconds from the command line: finite (`inf` would mean "forever" to no one's benefit) and
     at most MAX_WAIT_SECONDS (30 days)."""
-    from termux.server.events import MAX_WAIT_SECONDS  # imports msgspec: only when a verb parses seconds
+    from termux.protocol.event_types import MAX_WAIT_SECONDS
 
     try:
         value = float(text)

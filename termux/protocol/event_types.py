@@ -1,7 +1,8 @@
-"""The names of the events the server commits (docs/protocol.md, "Events").
+"""The names of the events the server commits (docs/protocol.md, "Events"), and how long anyone
+may wait for one.
 
-Standard library only: the one-shot CLI checks `--type` against `EVENT_TYPES` without importing
-msgspec. The events' shapes are in termux/protocol/events.py.
+Standard library only: the one-shot CLI checks `--type` and `--timeout` against these without
+importing msgspec. The events' shapes are in termux/protocol/events.py.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ CLIENT_ATTACHED = "client.attached"
 CLIENT_DETACHED = "client.detached"
 BUFFER_CHANGED = "buffer.changed"  # a paste buffer was set (or appended to)
 BUFFER_DELETED = "buffer.deleted"  # deleted, or dropped to keep within the bounds
+
+# The longest wait anyone may ask for, one bound for all: `session.wait`'s `timeout`,
+# `events.read`'s `wait_ms`, `termux events --timeout` and `termux wait --timeout`.
+MAX_WAIT_SECONDS = 30 * 86_400
+MAX_WAIT_MS = MAX_WAIT_SECONDS * 1000
 
 EVENT_TYPES: tuple[str, ...] = (
     SESSION_CREATED,

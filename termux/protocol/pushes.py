@@ -129,7 +129,7 @@ class TypedCodec:
     once; anything else takes the careful path, which words every failure in termux's terms."""
 
     def __init__(self) -> None:
-        self._pushes = msgspec.json.Decoder(Push)
+        self._pushes: msgspec.json.Decoder[Push] = msgspec.json.Decoder(Push)
         self._replies = msgspec.json.Decoder(Reply)
 
     def encode(self, request: Request) -> bytes:
@@ -156,7 +156,8 @@ class TypedCodec:
                 return msgspec.convert(obj, Reply)
             if kind not in PUSH_KINDS or (kind == "event" and not _known_event(obj.get("event"))):
                 return Unrecognized(obj)
-            return msgspec.convert(obj, Push)
+            push: Push = msgspec.convert(obj, Push)
+            return push
         except msgspec.ValidationError as exc:
             what = "a reply" if kind is None else f"a push (`{kind}`)"
             why = args_error(str(exc)).replace("`args`", "the line")

@@ -25,26 +25,10 @@ from typing import Any
 import msgspec
 
 from termux.protocol.errors import ErrorCode, ProtocolError
-from termux.protocol.event_types import (  # noqa: F401  (the names, re-exported for the server)
-    BUFFER_CHANGED,
-    BUFFER_DELETED,
-    CLIENT_ATTACHED,
-    CLIENT_DETACHED,
-    EVENT_TYPES,
-    SESSION_ACTIVITY,
-    SESSION_BELL,
-    SESSION_CLOSED,
-    SESSION_CREATED,
-    SESSION_EXITED,
-    SESSION_QUIET,
-    SESSION_RENAMED,
-    SESSION_RESIZED,
-    SESSION_TITLE,
-)
+from termux.protocol.event_types import EVENT_TYPES
 from termux.protocol.events import EventBase, EventData
 
 DEFAULT_CAPACITY = 10_000
-MAX_WAIT_SECONDS = 30 * 86_400.0  # the longest wait anyone may ask for: session.wait, termux events --timeout
 DEFAULT_MAX_STREAMS = 256
 DEFAULT_MAX_WAITERS = 1024
 # How far (in events) a stream subscriber whose peer stopped reading may fall behind the log before
