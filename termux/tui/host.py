@@ -267,7 +267,8 @@ class Host:
             return False
         try:
             with Client.connect(self.server, autostart=False) as client:
-                pid, _uid = _peer_uid(client._sock)
+                with socket.fromfd(client.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    pid, _uid = _peer_uid(sock)
                 self.server_exit = os.pidfd_open(pid)
                 client.request("server.hello")  # the pid is still the server's: it answered after
         except (TermuxError, OSError):
