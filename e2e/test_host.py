@@ -223,3 +223,18 @@ def test_the_idle_host_waits_with_no_timeout(tui: Start, server: IsolatedServer)
         time.sleep(0.01)
     assert int(nr) in (23, 270)  # select or pselect6: blocked, waiting for a caller or the server
     assert int(args[4], 16) == 0  # with no timeout: nothing wakes it while nobody attaches
+
+
+def test_a_command_line_for_another_server_runs_outside_this_host(tui: Start, server: IsolatedServer) -> None:
+    host = with_host(tui, server)
+    made = server.run("-L", "other", "new", "-d", "--", "sh", "-c", "echo other-server; exec cat")
+    assert made.returncode == 0  # a second server, `-L other`, in the same directory
+    try:
+        # An abbreviation argparse accepts and the host's caller does not read: it asks the host
+        # of the default server, whose child parses the line, finds `other` and hands it back.
+        term = started(tui, "--socket-nam", "other", "attach")
+        term.wait_for("other-server")
+        assert drawing(term) == []  # run in the caller's own process
+        assert alive(host)
+    finally:
+        server.run("-L", "other", "kill-server")

@@ -5,15 +5,26 @@ from __future__ import annotations
 import os
 import sys
 
-from termux.cli import main
-
 
 def entry() -> None:
-    """Run the command line, then leave without the interpreter's teardown: freeing every module
-    and object one by one costs a one-shot call more than its request. Nothing is left to do at
-    exit (every verb has closed what it opened and logs as it goes): only the standard streams'
+    """Run the command line (through the TUI host when it may attach: then nothing else is
+    loaded here), then leave without the interpreter's teardown: freeing every module and
+    object one by one costs a one-shot call more than its request. Nothing is left to do at exit
+    (every verb has closed what it opened and logs as it goes): only the standard streams'
     buffers are flushed here."""
-    status = main()
+    from termux.tui import host
+
+    try:
+        status = host.command_line(sys.argv[1:])
+    except host.HostRefused as exc:
+        from termux.text import visible
+
+        print(visible(f"termux: {exc} (untrusted)"), file=sys.stderr)
+        status = 1
+    if status is None:
+        from termux.cli import main
+
+        status = main()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from termux import __version__
+from termux.argv import verb_named
 from termux.client import Client, TermuxError
 from termux.paths import SocketDirError, inherited_session, socket_path
 from termux.text import visible
@@ -344,17 +345,6 @@ def _verbs() -> list[VerbSpec]:
         *(VerbSpec(*spec) for spec in EVENT_VERBS),
         *(VerbSpec(*spec) for spec in BUFFER_VERBS),
     ]
-
-
-def verb_named(argv: list[str]) -> str | None:
-    """The verb on a command line, found before parsing it (None: no verb, or only options)."""
-    args = iter(argv)
-    for arg in args:
-        if arg in ("-L", "-S", "--socket-name", "--socket"):
-            next(args, None)  # the option's value
-        elif arg == "--" or not arg.startswith("-"):
-            return None if arg == "--" else arg
-    return None
 
 
 class _HelpFormatter(argparse.HelpFormatter):

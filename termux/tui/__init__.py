@@ -15,25 +15,22 @@ __all__ = ["run", "run_tui"]
 
 
 def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None) -> int:
-    """The CLI's entry: `termux`, `termux attach [-t T]`, `termux new` (without -d). Through the
-    TUI host when one runs (termux/tui/host.py: nothing to import), else in this process."""
+    """The CLI's entry: `termux`, `termux attach [-t T]`, `termux new` (without -d). In a TUI
+    host's child (termux/tui/host.py: `termux` found a host before loading the command line)
+    the caller is told the TUI starts, and its socket watched."""
     run_args: dict[str, Any] = {
         "path": getattr(args, "socket_path", None),
         "name": getattr(args, "socket_name", None),
         "target": getattr(args, "target", None),
         "new": new_session,
     }
-    from termux.paths import SocketDirError, socket_path
     from termux.tui import host
 
-    try:
-        status = host.attach(socket_path(run_args["name"], run_args["path"]), run_args)
-    except SocketDirError:
-        status = None  # run() says what is wrong with it
-    except host.HostRefused as exc:
-        print(visible(f"termux: {exc} (untrusted)"), file=sys.stderr)
-        return 1
-    return run(**run_args) if status is None else status
+    if host.serving():
+        from termux.paths import socket_path
+
+        run_args["watch"] = host.caller_for(socket_path(run_args["name"], run_args["path"]))
+    return run(**run_args)
 
 
 def run(

@@ -47,6 +47,7 @@ from typing import Any
 from termux import __version__
 
 HOST_SUFFIX = "tui"  # the host's socket: SOCKET.tui, beside the server's
+TUI_VERBS = (None, "attach", "new")  # the verbs that may run the TUI (None: `termux` alone)
 # The build a host runs: a caller of another build must not run the host's code.
 IDENTITY = f"termux {__version__} {sys.executable} {os.path.dirname(os.path.dirname(__file__))}"
 MAX_HELLO = 1 << 20  # bytes of the caller's hello (its environment is most of it)
@@ -96,12 +97,22 @@ class HostRefused(Exception):
     """The host's socket is another user's: nothing was sent to it."""
 
 
-def attach(server: Path, run_args: dict[str, Any]) -> int | None:
-    """Run the TUI through the host of `server`: its exit status, or None when there is no usable
-    host (nothing answers, a stale one, one that died before starting the TUI); the terminal is
-    untouched then and the caller runs the TUI itself."""
-    if not enabled() or not os.isatty(0):
+def command_line(argv: list[str]) -> int | None:
+    """`termux ARGV` through the host, when ARGV may run the TUI (no verb, `attach`, `new`): the
+    exit status, or None when there is no usable host (none answers, a stale one, one that died
+    before starting anything, or one of another server than ARGV names); the terminal is
+    untouched then and the caller runs ARGV itself. The host's child parses ARGV with the whole
+    command line; this side only finds the host, with the standard library."""
+    from termux.argv import socket_options, verb_named
+
+    if not enabled() or not os.isatty(0) or verb_named(argv) not in TUI_VERBS:
         return None
+    from termux.paths import SocketDirError, socket_path
+
+    try:
+        server = socket_path(*socket_options(argv))
+    except SocketDirError:
+        return None  # the command line says what is wrong with it
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
     try:
         try:
@@ -114,22 +125,17 @@ def attach(server: Path, run_args: dict[str, Any]) -> int | None:
                 f"the TUI host on {host_path(server)} runs as uid {uid}, pid {pid}, not as you"
                 f" (uid {os.getuid()}); refusing to talk to it"
             )
-        return _attached(sock, run_args)
+        return _attached(sock, argv)
     finally:
         sock.close()
 
 
-def _attached(sock: socket.socket, run_args: dict[str, Any]) -> int | None:
+def _attached(sock: socket.socket, argv: list[str]) -> int | None:
     import termios
 
     saved = termios.tcgetattr(0)
-    hello = {
-        "identity": IDENTITY,
-        "run": run_args,
-        "env": dict(os.environ),
-        "cwd": os.getcwd(),
-        "encoding": sys.stdout.encoding,
-    }
+    hello = {"identity": IDENTITY, "argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}
+    hello["encoding"] = sys.stdout.encoding
     try:
         sock.sendmsg([_line(hello)], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))])
     except OSError:
@@ -140,9 +146,9 @@ def _attached(sock: socket.socket, run_args: dict[str, Any]) -> int | None:
         answer = reader.next()
     except OSError:  # no answer in time: a host that hangs is no host
         return None
-    if answer is None or "started" not in answer:
-        return None  # it died first, or is stale (and leaves): run the TUI here
-    sock.settimeout(None)
+    if answer is None or "forked" not in answer:
+        return None  # it died first, or is stale (and leaves): run the command here
+    sock.settimeout(None)  # from here on the child answers, as late as the command takes
 
     def relay(sig: int, _frame: object) -> None:
         try:
@@ -151,20 +157,49 @@ def _attached(sock: socket.socket, run_args: dict[str, Any]) -> int | None:
             pass
 
     previous = {sig: signal.signal(sig, relay) for sig in RELAYED}
+    started = False
     try:
         while (message := reader.next()) is not None:
             if "exit" in message:
                 return int(message["exit"])
+            if "elsewhere" in message:
+                return None  # ARGV names another server than this host's
+            started = started or "started" in message
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    # The child is gone without a word (killed): give the terminal back as the TUI would have.
+    if not started:
+        return None  # the child died before it touched the terminal
+    # The TUI is gone without a word (killed): give the terminal back as it would have.
     try:
         termios.tcsetattr(0, termios.TCSADRAIN, saved)
         os.write(1, RESTORE.encode() + b"[lost the TUI: it ended without a status]\r\n")
     except OSError:
         pass
     return 1
+
+
+# -- the host's child, running a caller's command line --------------------------------------------
+
+_caller: socket.socket | None = None  # in a host's child: the socket to its caller
+_served: Path | None = None  # in a host's child: the server its host serves
+
+
+def serving() -> bool:
+    """True in a host's child."""
+    return _caller is not None
+
+
+def caller_for(server: Path) -> int:
+    """In a host's child about to run the TUI for `server`: tells the caller the TUI starts and
+    returns the socket to watch (`run(watch=...)`). For another server than the host's, tells
+    the caller to run its command itself, and leaves."""
+    assert _caller is not None
+    if server != _served:
+        _caller.sendall(_line({"elsewhere": str(server)}))
+        os._exit(0)
+    _caller.sendall(_line({"started": os.getpid()}))
+    return _caller.fileno()
 
 
 class _Lines:
@@ -321,9 +356,10 @@ class Host:
             if hello.get("identity") != IDENTITY:
                 conn.sendall(_line({"stale": IDENTITY}))
                 return "stale"
+            conn.sendall(_line({"forked": True}))  # before the child writes anything
             if os.fork() == 0:
                 assert self.listener is not None
-                _run_child(conn, fds, hello, host_fds=(self.listener.fileno(), self.server_exit, self.lock))
+                _run_child(conn, fds, hello, self.server, (self.listener.fileno(), self.server_exit, self.lock))
             return "started"
         except OSError:
             return "bad"
@@ -367,8 +403,11 @@ def _fd_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-def _run_child(conn: socket.socket, fds: list[int], hello: dict[str, Any], host_fds: tuple[int, ...]) -> None:
-    """In the forked child: become the caller's TUI. Never returns."""
+def _run_child(
+    conn: socket.socket, fds: list[int], hello: dict[str, Any], server: Path, host_fds: tuple[int, ...]
+) -> None:
+    """In the forked child: run the caller's command line on its terminal. Never returns."""
+    global _caller, _served
     status = 1
     try:
         os.setsid()  # out of the host's process group; the terminal stays the caller's
@@ -391,10 +430,12 @@ def _run_child(conn: socket.socket, fds: list[int], hello: dict[str, Any], host_
 
         TRACE.__init__(os.environ.get("TERMUX_TRACE"))  # type: ignore[misc]
         conn.settimeout(None)
-        conn.sendall(_line({"started": os.getpid()}))
-        from termux.tui import run
+        _caller, _served = conn, server
+        from termux.cli import main
 
-        status = run(**(hello.get("run") or {}), watch=conn.fileno())
+        status = main([str(word) for word in hello.get("argv") or []])
+    except SystemExit as exc:  # argparse's usage errors and --help
+        status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     except BaseException:
         import traceback
 
