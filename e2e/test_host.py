@@ -8,12 +8,14 @@ processes, not by time: the process drawing on the terminal is the host's child,
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import signal
 import site
 import socket
 import struct
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -238,3 +240,41 @@ def test_a_command_line_for_another_server_runs_outside_this_host(tui: Start, se
         assert alive(host)
     finally:
         server.run("-L", "other", "kill-server")
+
+
+# `termux ARGS` as the command runs it, noting every module loaded when it hands its terminal over.
+CALLER_PROBE = """
+import json, sys
+from termux.tui import host
+attached, path = host._attached, sys.argv[1]
+def noting(sock, argv):
+    with open(path, "w") as out:
+        json.dump(sorted(sys.modules), out)
+    return attached(sock, argv)
+host._attached = noting
+sys.argv = ["termux", *sys.argv[2:]]
+from termux.__main__ import entry
+entry()
+"""
+
+
+def test_the_caller_loads_neither_the_command_line_nor_the_client(
+    tui: Start, server: IsolatedServer, tmp_path: Path
+) -> None:
+    host = with_host(tui, server)
+    out = tmp_path / "modules.json"
+    term = Terminal([sys.executable, "-c", CALLER_PROBE, str(out), "attach"], cols=100, rows=30, env=server.env)
+    try:
+        term.wait_for("ctrl+b then", timeout=30)
+        (child,) = drawing(term)
+        assert parent_of(child) == host
+    finally:
+        term.close()
+    bare = subprocess.run(
+        [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"],
+        env=server.env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    loaded = set(json.loads(out.read_text())) - set(json.loads(bare.stdout))
+    heavy = {"argparse", "typing", "termux.cli", "termux.client", "asyncio", "textual", "termux.tui.app"}
+    assert loaded & heavy == set()
+    assert "termux.tui.host" in loaded  # the probe saw the hand-over

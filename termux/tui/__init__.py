@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
-from pathlib import Path
-from typing import Any
 
 from termux.text import visible
+
+# `termux attach` imports this package before anything else (termux/tui/host.py): not even typing.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+    from typing import Any
 
 __all__ = ["run", "run_tui"]
 

@@ -41,10 +41,13 @@ import signal
 import socket
 import struct
 import sys
-from pathlib import Path
-from typing import Any
 
 from termux import __version__
+
+TYPE_CHECKING = False  # the caller's side imports neither typing nor pathlib
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 HOST_SUFFIX = "tui"  # the host's socket: SOCKET.tui, beside the server's
 TUI_VERBS = (None, "attach", "new")  # the verbs that may run the TUI (None: `termux` alone)
