@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextvars
 import os
 from collections.abc import Awaitable
 from typing import Any, ClassVar
@@ -164,12 +163,6 @@ class TermuxApp(App[str]):
     # -- set-up ---------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        from termux.tui.driver import TermuxDriver
-
-        driver = self._driver
-        if isinstance(driver, TermuxDriver):
-            driver.input_context = contextvars.copy_context()
-            driver.input_hook = self._input_from_driver
         self.push_screen(self._main)
         self._spawn(self._attach_server())
 
@@ -426,8 +419,9 @@ class TermuxApp(App[str]):
 
     # -- input ----------------------------------------------------------------------------------
 
-    def _input_from_driver(self, message: Message) -> None:
-        """Keys and pastes from the input thread, on the loop, ahead of Textual's queue."""
+    def input_from_driver(self, message: Message) -> None:
+        """Keys and pastes from the driver's input thread, on the loop, ahead of Textual's queue
+        (TermuxDriver calls it)."""
         if self._passthrough():
             if isinstance(message, events.Key):
                 self.route_key(message)

@@ -74,9 +74,9 @@ class TermuxParser(XTermParser):
 class TermuxDriver(LinuxDriver):
     """LinuxDriver with an idle-silent input thread, a short ESC delay and the input fast path."""
 
-    #: Called on the event loop with each Key/Paste; returns nothing. Set by the app.
+    #: Called on the event loop with each Key/Paste; returns nothing: the app's `input_from_driver`.
     input_hook: Callable[[Message], None] | None = None
-    #: The context the hook runs in (the app's, captured when it set the hook).
+    #: The context the hook runs in (the app's, captured when the driver starts).
     input_context: contextvars.Context | None = None
 
     def __init__(self, app: Any, **kwargs: Any) -> None:
@@ -95,6 +95,9 @@ class TermuxDriver(LinuxDriver):
 
     def start_application_mode(self) -> None:
         self._event_loop = loop = asyncio.get_running_loop()
+        # On the loop, in the app's context: Textual finds the active app through context variables.
+        self.input_context = contextvars.copy_context()
+        self.input_hook = getattr(self._app, "input_from_driver", None)
         self._stopping = False
         for sig in ENDING_SIGNALS:  # removed when the loop closes
             loop.add_signal_handler(sig, self._end, sig)

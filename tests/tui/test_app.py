@@ -218,7 +218,7 @@ async def test_keystroke_waits_for_at_most_one_slice_under_a_flood(server: Runni
 
         def key_from_another_thread() -> None:
             key = events.Key("k", "k")
-            thread = threading.Thread(target=loop.call_soon_threadsafe, args=(app._input_from_driver, key))
+            thread = threading.Thread(target=loop.call_soon_threadsafe, args=(app.input_from_driver, key))
             thread.start()
             thread.join()
 
