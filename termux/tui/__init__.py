@@ -17,6 +17,13 @@ if TYPE_CHECKING:
 
 __all__ = ["run", "run_tui"]
 
+# Textual draws on a fixed grid of TEXTUAL_FPS frames a second (60 by default): an echo that lands
+# just after a frame would wait up to a whole period for the next one. termux paces the terminal
+# view itself (FramePacer), so Textual may draw as soon as it is asked; its frame timer still
+# sleeps while nothing is dirty. Read once, when Textual is first imported: hence here, before it.
+TEXTUAL_FPS = 1000
+os.environ.setdefault("TEXTUAL_FPS", str(TEXTUAL_FPS))
+
 
 def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None) -> int:
     """The CLI's entry: `termux`, `termux attach [-t T]`, `termux new` (without -d). In a TUI
