@@ -126,6 +126,20 @@ class TerminalView(BaseStyled, can_focus=True):
         # a larger one clipped.
         return strip if strip.cell_length == width else strip.crop_extend(0, width, self.base_style)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines as `render_line` makes them, through the app's line filters. Textual's own
+        pass (`Widget.render_lines`: borders, padding, tint, a cache per line) has nothing to add
+        to a view with none of them, and cost more than drawing the lines; the renderer keeps its
+        own per-line cache. A switch draws every line: this is most of its time."""
+        strips = [self.render_line(y) for y in crop.line_range]
+        if filters := self.get_line_filters():
+            background = self.background_colors[1]
+            for line_filter in filters:
+                strips = [strip.apply_filter(line_filter, background) for strip in strips]
+        if crop.column_span != (0, self.size.width):
+            strips = [strip.crop(crop.x, crop.right) for strip in strips]
+        return strips
+
     def on_resize(self, event: events.Resize) -> None:
         self.post_message(self.Resized())
 
