@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e.isolated import IsolatedServer
+from e2e.isolated import IsolatedServer, on_terminal
 from e2e.terminal import Terminal
 from e2e.test_tui import PREFIX, SIDEBAR, STATUS, fresh_terminal_state, session_size, started, terminal_area
 
@@ -57,16 +57,7 @@ def alive(pid: int) -> bool:
 
 def drawing(term: Terminal) -> list[int]:
     """Every process other than the one the terminal started whose stdin is this terminal."""
-    tty = os.readlink(f"/proc/{term.pid}/fd/0")
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and int(entry) != term.pid:
-            try:
-                if os.readlink(f"/proc/{entry}/fd/0") == tty:
-                    found.append(int(entry))
-            except OSError:
-                continue
-    return found
+    return on_terminal(term.pid)
 
 
 def with_host(tui: Start, server: IsolatedServer) -> int:

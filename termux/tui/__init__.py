@@ -140,6 +140,7 @@ async def _main(
                 cwd = start_directory()  # the first shell starts where termux was started
                 await client.request("session.new", **({"cwd": cwd} if cwd else {}))
         app = TermuxApp(client, config=config, focus=target, driver_class=TermuxDriver)
+        app.begin_attach()  # answered while Textual starts
         if watch is not None:
             _relay_signals(watch)
         result = await app.run_async()

@@ -128,6 +128,7 @@ class TermuxApp(App[str]):
         self.model.observe_activity = self.config.activity
         self.router = InputRouter(self.config.prefix, self.config.bindings)
         self.initial_focus = focus
+        self._attaching: asyncio.Future[AttachResult] | None = None  # the client.attach request
         self.attached = asyncio.Event()
         self.exit_reason = ""
         self._work = asyncio.Event()
@@ -185,13 +186,24 @@ class TermuxApp(App[str]):
         self.exit_reason = f"error: {type(exc).__name__}: {exc}"
         self.exit(self.exit_reason)
 
+    def begin_attach(self) -> None:
+        """Send `client.attach` now (the TUI's entry does, before Textual starts): its reply comes
+        while Textual starts, and the first frame is drawn with the sessions in it. It carries no
+        size: the view offers its own once laid out (on_terminal_view_resized)."""
+        if self._attaching is None:
+            # coalesce: background sessions come within a byte budget, as snapshots past it; the
+            # sidebar and the activity view need their latest screens, not every byte of a flood.
+            self._attaching = asyncio.ensure_future(
+                self.client.request_as(
+                    AttachResult, "client.attach", coalesce=True, window_size=self.config.window_size
+                )
+            )
+
     async def _attach_server(self) -> None:
         """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
-        # coalesce: background sessions come within a byte budget, as snapshots past it; the
-        # sidebar and the activity view need their latest screens, not every byte of a flood.
-        reply = await self.client.request_as(
-            AttachResult, "client.attach", coalesce=True, window_size=self.config.window_size, **self._view_size()
-        )
+        self.begin_attach()
+        assert self._attaching is not None
+        reply = await self._attaching
         focus = self.model.attach(reply, self.initial_focus)
         self._refresh_sidebar()
         self._spawn(self._read_pushes())
