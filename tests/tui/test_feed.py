@@ -208,3 +208,17 @@ def test_a_deferred_snapshot_is_replayed_by_the_steps_then_output_follows_at_its
     ByteStream(original).feed(b"after\r\n")
     assert state(shadow.screen) == state(original)
     assert (shadow.offset, shadow.replay_until) == (taken_at + len(b"after\r\n"), None)
+
+
+def test_a_deferred_shadow_makes_its_screen_only_when_its_replay_begins() -> None:
+    original = Screen(40, 10)
+    ByteStream(original).feed(flood(5, "bg"))
+    feeder = Feeder(background_slice_bytes=256, backlog_limit=1 << 30, **BYTES_ONLY)
+    shadows = [feeder.add(f"s{n}", 40, 10, snapshot(original), 100, deferred=True) for n in range(3)]
+    assert [shadow.blank for shadow in shadows] == [(40, 10, 0)] * 3  # an attach made no screen for them
+    step = feeder.step(set())
+    assert step is not None and step.replay
+    assert [shadow.blank is None for shadow in shadows] == [s.id == step.session for s in shadows]
+    while feeder.step(set()) is not None:
+        pass
+    assert all(state(shadow.screen) == state(original) for shadow in shadows)
