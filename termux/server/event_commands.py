@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
+from termux.defaults import MAX_LONG_POLL_MS, MAX_WAIT_SECONDS
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import Args, Target
 from termux.server.commands import Context, command
@@ -20,7 +21,6 @@ from termux.server.event_io import EventStream
 from termux.server.events import (
     DEFAULT_READ_LIMIT,
     MAX_READ_LIMIT,
-    MAX_WAIT_SECONDS,
     SESSION_CLOSED,
     SESSION_EXITED,
     ActivityTracker,
@@ -37,12 +37,10 @@ if TYPE_CHECKING:
     from termux.server.server import Server
     from termux.server.session import Session
 
-MAX_WAIT_MS = 3_600_000
-
 # -- arguments -----------------------------------------------------------------------------------
 
 Types = list[str] | str | None
-WaitMs = Annotated[int, msgspec.Meta(ge=0, le=MAX_WAIT_MS)]
+WaitMs = Annotated[int, msgspec.Meta(ge=0, le=MAX_LONG_POLL_MS)]
 Limit = Annotated[int, msgspec.Meta(ge=1, le=MAX_READ_LIMIT)]
 Seconds = Annotated[float, msgspec.Meta(gt=0, le=MAX_WAIT_SECONDS)]
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import msgspec
 
+from termux.defaults import EVENT_CAPACITY, MAX_STREAMS
 from termux.protocol.errors import ErrorCode, ProtocolError
 
 # Every event type the server emits (docs/protocol.md, "Events").
@@ -56,9 +57,6 @@ EVENT_TYPES: tuple[str, ...] = (
     BUFFER_DELETED,
 )
 
-DEFAULT_CAPACITY = 10_000
-MAX_WAIT_SECONDS = 30 * 86_400.0  # the longest wait anyone may ask for: session.wait, termux events --timeout
-DEFAULT_MAX_STREAMS = 256
 DEFAULT_MAX_WAITERS = 1024
 # How far (in events) a stream subscriber whose peer stopped reading may fall behind the log before
 # it is dropped. Its pending events are the ring's own, so this costs no memory per subscriber.
@@ -233,9 +231,9 @@ class EventLog:
 
     def __init__(
         self,
-        capacity: int = DEFAULT_CAPACITY,
+        capacity: int = EVENT_CAPACITY,
         *,
-        max_streams: int = DEFAULT_MAX_STREAMS,
+        max_streams: int = MAX_STREAMS,
         max_waiters: int = DEFAULT_MAX_WAITERS,
         queue_size: int = DEFAULT_QUEUE_SIZE,
         clock: Callable[[], float] = time.time,

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import termux.emulator as emulator
+from termux.defaults import BACKGROUND_NICE, EVENT_CAPACITY, HISTORY, MAX_STREAMS, QUIET_AFTER
 from termux.paths import open_side_file, side_path
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.framing import LineSplitter, Oversized
@@ -43,10 +44,10 @@ from termux.protocol.messages import (
 )
 from termux.server import commands, gauge, sizing
 from termux.server.buffers import PasteBuffers
-from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
-from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
+from termux.server.event_io import ActivityMonitor, EventStream
+from termux.server.events import Event, EventLog
 from termux.server.matcher import MatchWorker
-from termux.server.priority import DEFAULT_BACKGROUND_NICE, CpuPriority
+from termux.server.priority import CpuPriority
 from termux.server.scheduler import (
     FORWARD_CATCH_UP,
     ForwardBudget,
@@ -340,11 +341,11 @@ class Server:
         self,
         socket_path: Path,
         *,
-        history: int = 10_000,
-        event_capacity: int = 10_000,
-        max_streams: int = DEFAULT_MAX_STREAMS,
-        quiet_after: float = DEFAULT_QUIET_AFTER,
-        background_nice: int = DEFAULT_BACKGROUND_NICE,
+        history: int = HISTORY,
+        event_capacity: int = EVENT_CAPACITY,
+        max_streams: int = MAX_STREAMS,
+        quiet_after: float = QUIET_AFTER,
+        background_nice: int = BACKGROUND_NICE,
     ) -> None:
         self.socket_path = socket_path
         self.history = history
