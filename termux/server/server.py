@@ -42,7 +42,7 @@ from termux.protocol.messages import (
     reply_error,
     reply_ok,
 )
-from termux.server import commands, gauge, sizing
+from termux.server import commands, dispatch, gauge, sizing
 from termux.server.buffers import PasteBuffers
 from termux.server.event_io import ActivityMonitor, EventStream
 from termux.server.events import Event, EventLog
@@ -192,7 +192,7 @@ class Connection(asyncio.Protocol):
                 return
             request = decode_request(line)
             request_id = request.id
-            command = commands.lookup(request.cmd)
+            command = dispatch.lookup(request.cmd)
             if len(self.tasks) >= MAX_IN_FLIGHT:
                 raise ProtocolError(
                     ErrorCode.BUSY, f"{MAX_IN_FLIGHT} requests of this connection are still in progress"
