@@ -410,6 +410,49 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def synopsis(spec: CommandSpec) -> str:
+    """A verb's usage line as docs/cli.md gives it: `new [-d] [-s NAME] ... [-- CMD [ARG...]]`."""
+    words = [str(spec.verb)]
+    if spec.target == SESSION:
+        words.append("-t TARGET")
+    elif spec.target is not None:
+        words.append("[-t TARGET]")
+    shown = [opt for opt in spec.opts if opt.help is not None or not opt.flags]
+    groups: dict[str, list[str]] = {}
+    for opt in (opt for opt in shown if opt.flags):
+        word = opt.flags[0] if opt.switch else f"{opt.flags[0]} {opt.metavar}"
+        if opt.group is not None:
+            if opt.group not in groups:
+                groups[opt.group] = []
+                words.append(opt.group)  # where the group goes; filled in below
+            groups[opt.group].append(word)
+        else:
+            words.append(f"[{word}]..." if opt.repeat else f"[{word}]")
+    words = [f"({' | '.join(groups[word])})" if word in groups else word for word in words]
+    if spec.json:
+        words.append("[--json]")
+    for opt in (opt for opt in shown if not opt.flags):
+        words.append({None: f"{opt.metavar}", "?": f"[{opt.metavar}]", "*": f"{opt.metavar}..."}.get(
+            opt.nargs, f"[{opt.metavar}]"
+        ))
+    return " ".join(words)
+
+
+VERBS_BEGIN = "<!-- verbs: generated from termux/commands.py by `python -m termux.cli`; edit the table there -->"
+VERBS_END = "<!-- end of verbs -->"
+
+
+def verbs_markdown() -> str:
+    """docs/cli.md's table of verbs, from the command table (tests/test_commands.py checks it)."""
+    rows = [VERBS_BEGIN, "", "| verb | tmux's name | what it does |", "| --- | --- | --- |"]
+    for spec in COMMANDS:
+        if spec.verb is not None:
+            also = ", ".join(f"`{alias}`" for alias in spec.aliases)
+            cells = [f"`termux {synopsis(spec)}`", also, spec.doc or spec.help]
+            rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join([*rows, "", VERBS_END]) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     args = build_parser(only=verb_named(words)).parse_args(words)
@@ -448,3 +491,7 @@ def _discard_stdout() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
+
+
+if __name__ == "__main__":  # `python -m termux.cli`: docs/cli.md's table of verbs
+    print(verbs_markdown(), end="")

@@ -184,49 +184,14 @@ _CLI = "termux.cli"
 JSON = Opt("json", ("--json",), "print JSON", field=None)  # (for reading: each spec's `json`)
 BUFFER = Opt("buffer", ("-b",), "buffer index (0: the newest) or name", "N|NAME", buffer=True)
 
+# fmt: off
 COMMANDS: tuple[CommandSpec, ...] = (
-    # -- the server
-    CommandSpec(
-        None, "run the server in the foreground", verb="server", run=f"{_CLI}:cmd_server",
-        opts=(
-            Opt("daemon", ("--daemon",), switch=True, field=None),
-            Opt("ready_fd", ("--ready-fd",), type=int, field=None),
-            Opt("history", ("--history",), f"scrollback lines per session (default {HISTORY})", "N",
-                int, default=HISTORY, field=None),
-            Opt("event_capacity", ("--event-capacity",), f"events kept (default {EVENT_CAPACITY})", "N",
-                int, default=EVENT_CAPACITY, field=None),
-            Opt("max_streams", ("--max-streams",), f"event streams (default {MAX_STREAMS})", "N", int,
-                default=MAX_STREAMS, field=None),
-            Opt("quiet_after", ("--quiet-after",), "seconds without output before session.quiet", "S", seconds,
-                default=QUIET_AFTER, field=None),
-            Opt("background_nice", ("--background-nice",),
-                f"CPU priority (nice 0-{MAX_NICE}) of sessions no view shows (default {BACKGROUND_NICE}; 0: off)",
-                "N", nice, default=BACKGROUND_NICE, field=None),
-        ),
-        doc=f"run a server in the foreground (N lines of scrollback per session, 0–{MAX_HISTORY:,}, default "
-        f"{HISTORY:,}; events kept, default {EVENT_CAPACITY:,}; concurrent event streams, default {MAX_STREAMS}; "
-        f"seconds without output before `session.quiet`, default {QUIET_AFTER:g}; the CPU priority, nice "
-        f"0–{MAX_NICE}, of sessions no view shows while a view is attached, default {BACKGROUND_NICE}, 0: off)",
-    ),  # fmt: skip
-    CommandSpec("server.hello", "the server's version, pid and commands", handler=f"{_C}:server_hello"),
-    CommandSpec(
-        "server.stats", "show server statistics", handler=f"{_C}:server_stats", verb="stats", json=True,
-        run=f"{_CLI}:cmd_stats", doc="server counters, loop utilisation, backlogs, client buffers",
-    ),  # fmt: skip
-    CommandSpec(
-        "server.kill", "kill the server and every session", handler=f"{_C}:server_kill", verb="kill-server",
-        doc="kill every session and stop the server",
-    ),  # fmt: skip
-    CommandSpec(
-        "server.profile", "profile the server (benchmarks)", args="termux.server.gauge:ProfileArgs",
-        handler="termux.server.gauge:server_profile",
-    ),  # fmt: skip
     # -- sessions
     CommandSpec(
         "client.attach", "attach the TUI (focused on -t TARGET)", args=f"{_M}:AttachArgs",
         handler=f"{_C}:client_attach", verb="attach", aliases=("attach-session", "a"), target=FOCUS,
         run=f"{_CLI}:cmd_attach", starts_server=True, doc="attach the TUI, focused on TARGET",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "session.new", "create a session (and attach, unless -d)", args=f"{_M}:NewArgs",
         handler=f"{_C}:session_new", verb="new", aliases=("new-session",), json=True, run=f"{_CLI}:cmd_new",
@@ -248,19 +213,19 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "no view shows it, 0 never lowers it (default: the server's; [protocol.md](protocol.md), \"CPU "
         "priority\")",
         key_help="create a session and focus it", key="c",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "session.list", "list sessions", handler=f"{_C}:session_list", verb="ls", aliases=("list-sessions",),
         json=True, run=f"{_CLI}:cmd_ls",
         doc="id, name, state (running / exited N / killed by signal N), pid, size, created, bytes out, title, "
         "command; `--json`: every `SessionInfo` field ([protocol.md](protocol.md)), the CPU priority (`nice`, "
         "`background_nice`) included",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "session.get", "exit 0 if the session exists, 1 if not", args=f"{_M}:TargetArgs",
         handler=f"{_C}:session_get", verb="has-session", aliases=("has",), target=SESSION,
         doc="exit status 0 if TARGET exists, else 1 with the reason on stderr, as tmux's",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "session.send", "type keys or text into a session", args=f"{_M}:SendArgs", handler=f"{_C}:session_send",
         verb="send", aliases=("send-keys",), target=SESSION, run=f"{_CLI}:cmd_send",
@@ -274,7 +239,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "`C-x`, `M-x`, `S-Up`, ...) is sent encoded for the session's current modes; any other ARG is typed "
         "literally; `-l` types every ARG literally; `--stdin` sends standard input's bytes unchanged, at the pace "
         "the program reads them (it fails, `busy`, only if the program reads nothing for 10 s)",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "session.capture", "print a session's screen", args=f"{_M}:CaptureArgs", handler=f"{_C}:session_capture",
         verb="capture", aliases=("capture-pane",), target=SESSION, json=True, run=f"{_CLI}:cmd_capture",
@@ -294,11 +259,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "lookaround; matching time is linear in the text whatever the pattern), case-sensitive; `^` and `$` match "
         "at each line's ends. The server matches (`session.grep`, in slices): a REGEX it refuses is exit 1 with "
         "its reason; `-e` with `--grep` is bad usage (exit 2). No match prints nothing, exit 0",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "session.grep", "the lines of a session that match a regular expression",
         args="termux.server.grep_commands:GrepArgs", handler="termux.server.grep_commands:session_grep",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "session.wait", "wait until a session exits, prints a match, or goes quiet", args=f"{_E}:WaitArgs",
         handler=f"{_E}:session_wait", verb="wait", target=SESSION, json=True, run=f"{_CLI}:cmd_wait",
@@ -312,24 +277,24 @@ COMMANDS: tuple[CommandSpec, ...] = (
         doc="block until the session exits (prints the exit code), its screen or new output matches REGEX (RE2 "
         "syntax: no backreferences or lookaround; prints the match), or it printed nothing for S seconds; 124 on "
         "timeout",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "session.kill", "kill a session", args=f"{_M}:TargetArgs", handler=f"{_C}:session_kill", verb="kill",
         aliases=("kill-session",), target=SESSION,
         doc="SIGHUP, then SIGTERM, then SIGKILL a second apart; the session is removed",
         key_help="kill the focused session (asks first)", key="x",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "session.rename", "rename a session", args=f"{_M}:RenameArgs", handler=f"{_C}:session_rename",
         verb="rename", aliases=("rename-session",), target=SESSION, opts=(Opt("name", (), None, "NAME"),),
         doc="rename", key_help="rename the focused session", key=",",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "session.resize", "resize a session", args=f"{_M}:ResizeArgs", handler=f"{_C}:session_resize",
         verb="resize", target=SESSION,
         opts=(Opt("cols", (), None, "COLS", int), Opt("rows", (), None, "ROWS", int)),
         doc="resize (the program gets SIGWINCH)",
-    ),  # fmt: skip
+    ),
     CommandSpec("session.snapshot", "a session's screen, for a view", args=f"{_M}:TargetArgs",
                 handler=f"{_C}:session_snapshot"),
     CommandSpec("client.focus", "the session a view shows", args=f"{_M}:FocusArgs", handler=f"{_C}:client_focus"),
@@ -349,7 +314,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "now; `--type` takes full or short names (`exited`); resumes after a dropped connection with no gap and no "
         "duplicate; falls back to long-polling with one stderr notice when the server's stream cap is reached or "
         "it has no `events.stream`; `--poll` forces that; `--timeout S` ends after S seconds with status 0",
-    ),  # fmt: skip
+    ),
     CommandSpec("events.read", "events after a cursor, waiting for one if asked", args=f"{_E}:EventsReadArgs",
                 handler=f"{_E}:events_read"),
     # -- paste buffers
@@ -358,13 +323,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         aliases=("list-buffers", "lsb"), json=True, run=f"{_CLI}:cmd_buffers",
         doc="the paste buffers, newest first, as tmux: `NAME: SIZE bytes: \"START\"` (the first 50 characters, "
         "escaped)",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "buffer.get", "print a paste buffer (the newest by default)", args=f"{_B}:WhichArgs",
         handler=f"{_B}:buffer_get", verb="show-buffer", aliases=("showb",), opts=(BUFFER,),
         run=f"{_CLI}:cmd_show_buffer",
         doc="print a paste buffer (the newest; `-b`: an index, 0 the newest, or a name)",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "buffer.set", "store TEXT (or standard input) as the newest paste buffer", args=f"{_B}:SetArgs",
         handler=f"{_B}:buffer_set", verb="set-buffer", aliases=("setb",), json=True, run=f"{_CLI}:cmd_set_buffer",
@@ -378,7 +343,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "buffer of that name), `-a` appends to it (or to the newest); `--json` prints the buffer. At most 8 MiB a "
         "buffer, 50 buffers and 32 MiB in all: past those the oldest buffers are dropped "
         "([protocol.md](protocol.md), \"Paste buffers\")",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "buffer.paste", "type a paste buffer into a session as a paste", args=f"{_B}:PasteArgs",
         handler=f"{_B}:buffer_paste", verb="paste-buffer", aliases=("pasteb",), target=SESSION,
@@ -389,14 +354,52 @@ COMMANDS: tuple[CommandSpec, ...] = (
         ),
         doc="type the buffer into a session as a paste (line ends as CR, escape characters dropped); `-p` brackets "
         "it if the program enabled bracketed paste, as tmux's `-p`; `-d` deletes the buffer afterwards",
-    ),  # fmt: skip
+    ),
     CommandSpec(
         "buffer.delete", "delete a paste buffer (the newest by default)", args=f"{_B}:WhichArgs",
         handler=f"{_B}:buffer_delete", verb="delete-buffer", aliases=("deleteb",), opts=(BUFFER,),
-    ),  # fmt: skip
+    ),
+    # -- the server
+    CommandSpec(
+        "server.stats", "show server statistics", handler=f"{_C}:server_stats", verb="stats", json=True,
+        run=f"{_CLI}:cmd_stats", doc="server counters, loop utilisation, backlogs, client buffers",
+    ),
+    CommandSpec(
+        "server.kill", "kill the server and every session", handler=f"{_C}:server_kill", verb="kill-server",
+        doc="kill every session and stop the server",
+    ),
+    CommandSpec(
+        None, "run the server in the foreground", verb="server", run=f"{_CLI}:cmd_server",
+        opts=(
+            Opt("daemon", ("--daemon",), switch=True, field=None),
+            Opt("ready_fd", ("--ready-fd",), type=int, field=None),
+            Opt("history", ("--history",), f"scrollback lines per session (default {HISTORY})", "N",
+                int, default=HISTORY, field=None),
+            Opt("event_capacity", ("--event-capacity",), f"events kept (default {EVENT_CAPACITY})", "N",
+                int, default=EVENT_CAPACITY, field=None),
+            Opt("max_streams", ("--max-streams",), f"event streams (default {MAX_STREAMS})", "N", int,
+                default=MAX_STREAMS, field=None),
+            Opt("quiet_after", ("--quiet-after",), "seconds without output before session.quiet", "S", seconds,
+                default=QUIET_AFTER, field=None),
+            Opt("background_nice", ("--background-nice",),
+                f"CPU priority (nice 0-{MAX_NICE}) of sessions no view shows (default {BACKGROUND_NICE}; 0: off)",
+                "N", nice, default=BACKGROUND_NICE, field=None),
+        ),
+        doc=f"run a server in the foreground (N lines of scrollback per session, 0–{MAX_HISTORY:,}, default "
+        f"{HISTORY:,}; events kept, default {EVENT_CAPACITY:,}; concurrent event streams, default {MAX_STREAMS}; "
+        f"seconds without output before `session.quiet`, default {QUIET_AFTER:g}; the CPU priority, nice "
+        f"0–{MAX_NICE}, of sessions no view shows while a view is attached, default {BACKGROUND_NICE}, 0: off)",
+    ),
+    CommandSpec("server.hello", "the server's version, pid and commands", handler=f"{_C}:server_hello"),
+    CommandSpec(
+        "server.profile", "profile the server (benchmarks)", args="termux.server.gauge:ProfileArgs",
+        handler="termux.server.gauge:server_profile",
+    ),
 )
+# fmt: on
 
 # What only the TUI does. A binding names an entry here or a command above with a `key_help`.
+# fmt: off
 ACTIONS: tuple[Action, ...] = (
     Action("next", "focus the next session", "n"),
     Action("previous", "focus the previous session", "p"),
@@ -408,7 +411,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("scrollback", "browse the focused session's history (q leaves)", "["),
     Action("help", "this help", "?", aliases=("list-keys",)),
     Action("send-prefix", "send the prefix key itself to the session"),
-)  # fmt: skip
+)
+# fmt: on
 
 
 def bindable() -> Iterator[Action]:
