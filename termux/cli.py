@@ -106,16 +106,7 @@ def cmd_server(args: argparse.Namespace, request: dict[str, Any]) -> int:
         raise UsageError("--event-capacity must be at least 1, --max-streams 0 or more")
     if not 0 <= args.history <= MAX_HISTORY:  # the bound session.new's `history` obeys
         raise UsageError(f"--history must be 0 to {MAX_HISTORY} lines, not {args.history}")
-    return run(
-        path,
-        daemon=args.daemon,
-        ready_fd=args.ready_fd,
-        history=args.history,
-        event_capacity=args.event_capacity,
-        max_streams=args.max_streams,
-        quiet_after=args.quiet_after,
-        background_nice=args.background_nice,
-    )
+    return run(path, **{opt.dest: getattr(args, opt.dest) for opt in args.spec.opts})  # by the names run() takes
 
 
 def cmd_attach(args: argparse.Namespace, request: dict[str, Any]) -> int:

@@ -181,7 +181,7 @@ _B = "termux.server.buffer_commands"
 _E = "termux.server.event_commands"
 _CLI = "termux.cli"
 
-JSON = Opt("json", ("--json",), "print JSON", field=None)  # (for reading: each spec's `json`)
+STDIN = Opt("stdin", ("--stdin",), "standard input's bytes, unchanged", switch=True, field=None)
 BUFFER = Opt("buffer", ("-b",), "buffer index (0: the newest) or name", "N|NAME", buffer=True)
 
 # fmt: off
@@ -229,11 +229,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "session.send", "type keys or text into a session", args=f"{_M}:SendArgs", handler=f"{_C}:session_send",
         verb="send", aliases=("send-keys",), target=SESSION, run=f"{_CLI}:cmd_send",
-        opts=(
-            Opt("literal", ("-l",), "type every ARG literally", switch=True),
-            Opt("stdin", ("--stdin",), "send standard input unchanged", switch=True, field=None),
-            Opt("keys", (), None, "ARG", nargs="*"),
-        ),
+        opts=(Opt("literal", ("-l",), "type every ARG literally", switch=True), STDIN, Opt("keys", metavar="ARG", nargs="*")),
         doc="type into a session, tmux style: an ARG naming a key (`Enter`, `Tab`, `Escape`, `BSpace`, `Space`, "
         "`Up`, `Down`, `Left`, `Right`, `Home`, `End`, `PageUp`, `PageDown`, `Insert`, `Delete`, `F1`–`F12`, "
         "`C-x`, `M-x`, `S-Up`, ...) is sent encoded for the session's current modes; any other ARG is typed "
@@ -336,7 +332,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         opts=(
             Opt("name", ("-b",), "name it (replacing a buffer of that name)", "NAME"),
             Opt("append", ("-a",), "append to the buffer (the newest, or -b's)", switch=True),
-            Opt("stdin", ("--stdin",), "store standard input's bytes unchanged", switch=True, field=None),
+            STDIN,
             Opt("text", (), None, "TEXT", nargs="?"),
         ),
         doc="store TEXT, or standard input's bytes unchanged, as the newest buffer; `-b` names it (replacing the "

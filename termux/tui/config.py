@@ -246,18 +246,15 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
 
     colours = file.colours or file.colors or Colours()
     config = Config(
-        prefix=key_name("prefix", file.prefix),
-        sidebar=file.sidebar,
-        activity=file.activity,
-        escape_delay_ms=file.escape_delay_ms,
-        window_size=file.window_size,
-        scrollback_lines=file.scrollback.lines,
-        wheel_lines=file.scrollback.wheel_lines,
-        foreground=None if colours.foreground is None else colour("foreground", colours.foreground),
-        background=None if colours.background is None else colour("background", colours.background),
-        palette={n: colour("palette", value) for n, value in enumerate(colours.palette)},
-        path=path,
-    )
+        prefix=key_name("prefix", file.prefix), sidebar=file.sidebar, activity=file.activity,
+        escape_delay_ms=file.escape_delay_ms, window_size=file.window_size, scrollback_lines=file.scrollback.lines,
+        wheel_lines=file.scrollback.wheel_lines, path=path,
+    )  # fmt: skip
+    if colours.foreground is not None:
+        config.foreground = colour("foreground", colours.foreground)
+    if colours.background is not None:
+        config.background = colour("background", colours.background)
+    config.palette = {n: colour("palette", value) for n, value in enumerate(colours.palette)}
     names = action_names()  # tmux's names too: "detach-client" is "detach"
     for name, action in file.bindings.items():
         if action != "none" and action not in names:
