@@ -229,7 +229,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "session.send", "type keys or text into a session", args=f"{_M}:SendArgs", handler=f"{_C}:session_send",
         verb="send", aliases=("send-keys",), target=SESSION, run=f"{_CLI}:cmd_send",
-        opts=(Opt("literal", ("-l",), "type every ARG literally", switch=True), STDIN, Opt("keys", metavar="ARG", nargs="*")),
+        opts=(Opt("literal", ("-l",), "type every ARG literally", switch=True), STDIN,
+              Opt("keys", metavar="ARG", nargs="*")),
         doc="type into a session, tmux style: an ARG naming a key (`Enter`, `Tab`, `Escape`, `BSpace`, `Space`, "
         "`Up`, `Down`, `Left`, `Right`, `Home`, `End`, `PageUp`, `PageDown`, `Insert`, `Delete`, `F1`–`F12`, "
         "`C-x`, `M-x`, `S-Up`, ...) is sent encoded for the session's current modes; any other ARG is typed "
