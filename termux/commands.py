@@ -16,14 +16,14 @@ tests/test_commands.py resolves every reference and checks each option against i
 fields. docs/architecture.md, "Where to add a command", walks through adding one.
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations`: NamedTuple would compile every field's annotation
+# string at import, a cost the one-shot CLI pays on every call.
 
 import argparse
 import importlib
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NamedTuple
 
 from termux.defaults import (
     BACKGROUND_NICE,
@@ -97,8 +97,7 @@ def env_pair(text: str) -> tuple[str, str]:
 # -- the tables ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Opt:
+class Opt(NamedTuple):
     """One option of a verb (`flags` given) or one positional (no flags).
 
     `field` is the field of the command's argument struct that the value fills (default: `dest`);
@@ -132,8 +131,7 @@ FILTER: Final = "filter"  # optional: only this session's events, into `session`
 Target = Literal["session", "focus", "filter"] | None
 
 
-@dataclass(frozen=True, slots=True)
-class CommandSpec:
+class CommandSpec(NamedTuple):
     """One command. `cmd` is its protocol name (None for a verb with no command of its own:
     `server`); `verb` its CLI verb (None: the protocol's alone)."""
 
@@ -158,8 +156,7 @@ class CommandSpec:
         return (self.verb, *self.aliases) if self.verb else ()
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(NamedTuple):
     """Something a key runs in the TUI: `TermuxApp.action_<method>(*args)`. `name` is what a
     binding says; `aliases` are tmux's names for it."""
 
