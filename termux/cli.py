@@ -172,10 +172,8 @@ def cmd_send(args: argparse.Namespace, request: dict[str, Any]) -> int:
         raise UsageError("nothing to send: give ARG... or --stdin")
     with connect(args) as client:
         if args.stdin:
-            import base64  # only here: a one-shot call imports as little as it can
-
             while chunk := sys.stdin.buffer.read(STDIN_CHUNK):
-                client.request("session.send", target=request["target"], data=base64.b64encode(chunk).decode())
+                client.request("session.send", target=request["target"], data=chunk)  # bytes go as base64
         else:
             client.request("session.send", **request)
     return EXIT_OK
@@ -265,7 +263,7 @@ def cmd_buffers(args: argparse.Namespace, request: dict[str, Any]) -> int:
 def cmd_show_buffer(args: argparse.Namespace, request: dict[str, Any]) -> int:
     """The buffer's bytes, exactly; on a terminal its control characters other than newlines and
     tabs are escaped (a buffer may hold what a program printed)."""
-    import base64
+    import base64  # the plain client leaves bytes in a result as the protocol sends them
 
     with connect(args) as client:
         data = base64.b64decode(client.request("buffer.get", **request)["data"])
@@ -279,8 +277,6 @@ def cmd_show_buffer(args: argparse.Namespace, request: dict[str, Any]) -> int:
 
 
 def cmd_set_buffer(args: argparse.Namespace, request: dict[str, Any]) -> int:
-    import base64
-
     if args.stdin == (args.text is not None):
         raise UsageError("give the buffer's TEXT or --stdin (not both)")
     with connect(args) as client:
@@ -288,12 +284,11 @@ def cmd_set_buffer(args: argparse.Namespace, request: dict[str, Any]) -> int:
             buffer = client.request("buffer.set", **request)["buffer"]
         else:
             # In chunks: the first sets (or appends, with -a), the rest append to that buffer.
+            # Bytes go as base64 (the client encodes them).
             chunk = sys.stdin.buffer.read(STDIN_CHUNK)
-            encoded = base64.b64encode(chunk).decode()
-            buffer = client.request("buffer.set", data=encoded, **request)["buffer"]
+            buffer = client.request("buffer.set", data=chunk, **request)["buffer"]
             while chunk := sys.stdin.buffer.read(STDIN_CHUNK):
-                encoded = base64.b64encode(chunk).decode()
-                buffer = client.request("buffer.set", data=encoded, name=buffer["name"], append=True)["buffer"]
+                buffer = client.request("buffer.set", data=chunk, name=buffer["name"], append=True)["buffer"]
     if args.json:
         print_json(buffer)
     return EXIT_OK

@@ -32,9 +32,9 @@ from termux.defaults import (
     MAX_HISTORY,
     MAX_NICE,
     MAX_STREAMS,
-    MAX_WAIT_SECONDS,
     QUIET_AFTER,
 )
+from termux.protocol.event_types import MAX_WAIT_SECONDS
 
 # -- the values an option takes (argparse types; their errors are termux's words) ---------------
 

@@ -14,6 +14,4 @@ MAX_STREAMS = 256  # concurrent events.stream subscribers (`--max-streams`)
 QUIET_AFTER = 5.0  # seconds without output before a session.quiet event (`--quiet-after`)
 BACKGROUND_NICE = 10  # CPU priority of sessions no view shows while a view is attached (0: off)
 MAX_NICE = 19
-
-MAX_WAIT_SECONDS = 30 * 86_400.0  # the longest wait in seconds: session.wait, `termux events --timeout`
-MAX_LONG_POLL_MS = 3_600_000  # the longest events.read long poll (`wait_ms`); the client asks again after it
+# The longest wait anyone may ask for is termux/protocol/event_types.py's MAX_WAIT_SECONDS.

@@ -26,7 +26,7 @@ def parse_types(value: str | None) -> list[str] | None:
     """`exited,session.bell` -> ["session.exited", "session.bell"]; short names match a suffix."""
     if not value:
         return None
-    from termux.server.events import EVENT_TYPES  # the one list of event types (imports msgspec: only here)
+    from termux.protocol.event_types import EVENT_TYPES  # the one list of event types
 
     types: list[str] = []
     for name in (part.strip() for part in value.split(",")):

@@ -13,16 +13,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
-from termux.defaults import MAX_LONG_POLL_MS, MAX_WAIT_SECONDS
 from termux.protocol.errors import ErrorCode, ProtocolError
+from termux.protocol.event_types import MAX_WAIT_MS, MAX_WAIT_SECONDS, SESSION_CLOSED, SESSION_EXITED
 from termux.protocol.messages import Args, Target
 from termux.server.commands import Context
 from termux.server.event_io import EventStream
 from termux.server.events import (
     DEFAULT_READ_LIMIT,
     MAX_READ_LIMIT,
-    SESSION_CLOSED,
-    SESSION_EXITED,
     ActivityTracker,
     EventFilter,
     EventLog,
@@ -40,7 +38,7 @@ if TYPE_CHECKING:
 # -- arguments -----------------------------------------------------------------------------------
 
 Types = list[str] | str | None
-WaitMs = Annotated[int, msgspec.Meta(ge=0, le=MAX_LONG_POLL_MS)]
+WaitMs = Annotated[int, msgspec.Meta(ge=0, le=MAX_WAIT_MS)]
 Limit = Annotated[int, msgspec.Meta(ge=1, le=MAX_READ_LIMIT)]
 Seconds = Annotated[float, msgspec.Meta(gt=0, le=MAX_WAIT_SECONDS)]
 
@@ -144,6 +142,7 @@ def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
 
 
 # -- session.wait --------------------------------------------------------------------------------
+
 
 def _no_match(session: Session) -> ProtocolError:
     return ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match")
