@@ -157,7 +157,7 @@ class CommandSpec(NamedTuple):
 
 
 class Action(NamedTuple):
-    """Something a key runs in the TUI: `TermuxApp.action_<method>(*args)`. `name` is what a
+    """Something a key runs in the TUI: `TermuxApp.prefix_<method>(*args)`. `name` is what a
     binding says; `aliases` are tmux's names for it."""
 
     name: str
@@ -169,7 +169,8 @@ class Action(NamedTuple):
 
     @property
     def handler(self) -> str:
-        return f"action_{self.method or self.name.replace('-', '_')}"
+        """The TUI's method that runs it (`prefix_`, not Textual's `action_`, whose names it has)."""
+        return f"prefix_{self.method or self.name.replace('-', '_')}"
 
 
 _M = "termux.protocol.messages"
