@@ -37,7 +37,7 @@ import msgspec.inspect as mi
 from rich.color import Color, ColorParseError
 
 from termux.commands import action_names, bindable
-from termux.defaults import MAX_HISTORY
+from termux.defaults import HISTORY, MAX_HISTORY
 from termux.keys import encode_key, encode_textual, parse_key_name, textual_key_model
 from termux.server.sizing import DEFAULT_POLICY, Policy
 
@@ -59,7 +59,7 @@ class Config:
     activity: bool = False
     escape_delay_ms: int = 5
     window_size: Policy = DEFAULT_POLICY  # the server's size policy (termux/server/sizing.py), sent on attach
-    scrollback_lines: int = 10_000
+    scrollback_lines: int = HISTORY  # as many as a session keeps by default
     wheel_lines: int = 3
     foreground: str | None = None
     background: str | None = None
