@@ -35,3 +35,13 @@ def test_the_verb_is_the_first_word_that_is_no_option() -> None:
     assert verb_named(["-S", "/tmp/s", "new"]) == "new"
     assert verb_named([]) is None
     assert verb_named(["--", "ls"]) is None
+
+
+def test_the_hosts_verbs_are_every_name_of_the_verbs_that_run_the_tui() -> None:
+    from termux.commands import COMMANDS
+    from termux.tui.host import TUI_VERBS
+
+    tui = {
+        name for spec in COMMANDS if spec.run in ("termux.cli:cmd_attach", "termux.cli:cmd_new") for name in spec.names
+    }
+    assert set(TUI_VERBS) == {None, *tui}

@@ -50,7 +50,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 HOST_SUFFIX = "tui"  # the host's socket: SOCKET.tui, beside the server's
-TUI_VERBS = (None, "attach", "new")  # the verbs that may run the TUI (None: `termux` alone)
+# The verbs that may run the TUI (None: `termux` alone), by every name termux/commands.py gives
+# them (a test checks the two agree): the caller cannot load the table, it is too big to be quick.
+TUI_VERBS = (None, "attach", "attach-session", "a", "new", "new-session")
 # The build a host runs: a caller of another build must not run the host's code.
 IDENTITY = f"termux {__version__} {sys.executable} {os.path.dirname(os.path.dirname(__file__))}"
 MAX_HELLO = 1 << 20  # bytes of the caller's hello (its environment is most of it)
