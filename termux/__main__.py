@@ -12,15 +12,19 @@ def entry() -> None:
     object one by one costs a one-shot call more than its request. Nothing is left to do at exit
     (every verb has closed what it opened and logs as it goes): only the standard streams'
     buffers are flushed here."""
-    from termux.tui import host
+    from termux.argv import TUI_VERBS, verb_named
 
-    try:
-        status = host.command_line(sys.argv[1:])
-    except host.HostRefused as exc:
-        from termux.text import visible
+    status = None
+    if verb_named(sys.argv[1:]) in TUI_VERBS:  # else a one-shot verb: it never loads the host's side
+        from termux.tui import host
 
-        print(visible(f"termux: {exc} (untrusted)"), file=sys.stderr)
-        status = 1
+        try:
+            status = host.command_line(sys.argv[1:])
+        except host.HostRefused as exc:
+            from termux.text import visible
+
+            print(visible(f"termux: {exc} (untrusted)"), file=sys.stderr)
+            status = 1
     if status is None:
         from termux.cli import main
 

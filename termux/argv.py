@@ -6,6 +6,9 @@ the server its command line names before loading the parser at all (`socket_opti
 
 from __future__ import annotations
 
+# The verbs that may run the TUI (None: `termux` alone), by every name termux/commands.py gives
+# them (a test checks the two agree): `termux` reads this before loading the table.
+TUI_VERBS = (None, "attach", "attach-session", "a", "new", "new-session")
 SOCKET_NAME = ("-L", "--socket-name")
 SOCKET_PATH = ("-S", "--socket")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from termux.argv import socket_options, verb_named
+from termux.argv import TUI_VERBS, socket_options, verb_named
 
 
 @pytest.mark.parametrize(
@@ -39,7 +39,6 @@ def test_the_verb_is_the_first_word_that_is_no_option() -> None:
 
 def test_the_hosts_verbs_are_every_name_of_the_verbs_that_run_the_tui() -> None:
     from termux.commands import COMMANDS
-    from termux.tui.host import TUI_VERBS
 
     tui = {
         name for spec in COMMANDS if spec.run in ("termux.cli:cmd_attach", "termux.cli:cmd_new") for name in spec.names

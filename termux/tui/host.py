@@ -50,9 +50,6 @@ if TYPE_CHECKING:
     from typing import Any
 
 HOST_SUFFIX = "tui"  # the host's socket: SOCKET.tui, beside the server's
-# The verbs that may run the TUI (None: `termux` alone), by every name termux/commands.py gives
-# them (a test checks the two agree): the caller cannot load the table, it is too big to be quick.
-TUI_VERBS = (None, "attach", "attach-session", "a", "new", "new-session")
 # The build a host runs: a caller of another build must not run the host's code.
 IDENTITY = f"termux {__version__} {sys.executable} {os.path.dirname(os.path.dirname(__file__))}"
 MAX_HELLO = 1 << 20  # bytes of the caller's hello (its environment is most of it)
@@ -108,7 +105,7 @@ def command_line(argv: list[str]) -> int | None:
     before starting anything, or one of another server than ARGV names); the terminal is
     untouched then and the caller runs ARGV itself. The host's child parses ARGV with the whole
     command line; this side only finds the host, with the standard library."""
-    from termux.argv import socket_options, verb_named
+    from termux.argv import TUI_VERBS, socket_options, verb_named
 
     if not enabled() or not os.isatty(0) or verb_named(argv) not in TUI_VERBS:
         return None
