@@ -1,6 +1,6 @@
 """The TUI host (termux/tui/host.py): a pre-imported process runs the TUI on the caller's terminal.
 
-The first TUI imports Textual itself and forks the host; every later `termux attach` passes its
+The first TUI imports Textual itself and forks the host when it leaves; every later `termux attach` passes its
 terminal to the host, which forks a child to draw on it. These tests tell the two paths apart by
 processes, not by time: the process drawing on the terminal is the host's child, not the
 `termux` that was started.
@@ -61,7 +61,7 @@ def drawing(term: Terminal) -> list[int]:
 
 
 def with_host(tui: Start, server: IsolatedServer) -> int:
-    """Attach once in-process (it forks the host) and detach; the host's pid."""
+    """Attach once in-process and detach (it forks the host as it leaves); the host's pid."""
     first = started(tui)
     assert drawing(first) == []  # no host yet: the TUI runs in the process started
     first.write(PREFIX + b"d")
@@ -158,9 +158,12 @@ def test_the_host_killed_leaves_its_tuis_running_and_the_next_attach_forks_anoth
     term.wait_for(lambda t: "still-here" in terminal_area(t))  # the caller talks to the child
     term.write(PREFIX + b"d")
     assert term.wait_exit() == 0
-    # its socket is left behind, unanswered: the next attach imports the TUI itself, forks a host
+    # its socket is left behind, unanswered: the next attach imports the TUI itself, and forks a
+    # host when it leaves
     again = started(tui)
     assert drawing(again) == []
+    again.write(PREFIX + b"d")
+    assert again.wait_exit() == 0
     assert host_pid(server.socket_path) != host
 
 
@@ -183,9 +186,11 @@ def test_a_host_of_another_build_steps_aside(tui: Start, server: IsolatedServer,
         term.wait_for("ctrl+b then", timeout=30)
         assert drawing(term) == []  # it ran the TUI itself
         assert not alive(host)  # the stale host left
-        assert parent_of(host_pid(server.socket_path)) not in (host,)  # and the caller forked a fresh one
+        term.write(PREFIX + b"d")
+        assert term.wait_exit() == 0
     finally:
         term.close()
+    assert host_pid(server.socket_path) != host  # the caller forked a fresh one as it left
 
 
 def test_the_host_leaves_with_its_server(tui: Start, server: IsolatedServer) -> None:
@@ -269,3 +274,11 @@ def test_the_caller_loads_neither_the_command_line_nor_the_client(
     heavy = {"argparse", "typing", "termux.cli", "termux.client", "asyncio", "textual", "termux.tui.app"}
     assert loaded & heavy == set()
     assert "termux.tui.host" in loaded  # the probe saw the hand-over
+
+
+def test_no_host_runs_while_the_first_tui_does(tui: Start, server: IsolatedServer) -> None:
+    first = started(tui)
+    assert not host_socket(server.socket_path).exists()  # forked when it leaves, not while it starts
+    first.write(PREFIX + b"d")
+    assert first.wait_exit() == 0
+    assert alive(host_pid(server.socket_path))

@@ -90,17 +90,18 @@ def run(
             starting.wait()
             from termux.heap import freeze_startup_objects
 
-            # Before a TUI host is forked, so that it and this process share the frozen objects
-            # (a collection in either writes every object it walks, copying the other's pages).
             freeze_startup_objects()
-            if watch is None:
-                from termux.tui import host
-
-                if host.enabled():
-                    host.start_host(server)
             reason = asyncio.run(_main(config, path, name, target, new, create, watch))
         finally:
             starting.close()
+        if watch is None:
+            from termux.tui import host
+
+            if host.enabled():
+                # Once this TUI is done (its loop closed, its threads ended), this process has all
+                # a host needs loaded: fork one from it. Not before: nothing an attach or a start
+                # with no server waits for pays for the fork or the pages it copies.
+                host.start_host(server)
     except Exception as exc:  # the server is gone, a target is wrong, …
         code = getattr(exc, "code", None)
         message = getattr(exc, "message", None) or str(exc)

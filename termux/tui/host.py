@@ -233,17 +233,28 @@ class _Lines:
 
 
 def start_host(server: Path) -> None:
-    """Fork a host for `server` from this process (its TUI modules imported, the server
-    answering); returns at once. The host is a daemon: a session of its own, no terminal."""
+    """Fork a host for `server` from this process (its TUI modules imported, its TUI done, the
+    server answering); returns once it listens (or gave up), so that the next attach finds it.
+    The host is a daemon: a session of its own, no terminal. Not from a process with other
+    threads running: a fork keeps only this one, and whatever locks the others held."""
+    import threading
+
+    if threading.active_count() > 1:
+        return
+    ready_r, ready_w = os.pipe()
     pid = os.fork()
     if pid:
+        os.close(ready_w)
         os.waitpid(pid, 0)  # the intermediate process exits as soon as it has forked the host
+        select.select([ready_r], [], [], HELLO_TIMEOUT)  # "ready", or closed: it gave up
+        os.close(ready_r)
         return
     status = 0
     try:
+        os.close(ready_r)
         os.setsid()
         if os.fork() == 0:
-            Host(server).serve()
+            Host(server, ready_w).serve()
     except BaseException:  # nothing to report to: the host just does not exist
         status = 1
     finally:
@@ -253,8 +264,9 @@ def start_host(server: Path) -> None:
 class Host:
     """The host's loop: accept callers, fork a TUI for each, until the server goes away."""
 
-    def __init__(self, server: Path) -> None:
+    def __init__(self, server: Path, ready: int) -> None:
         self.server = server
+        self.ready = ready  # written once listening (closed unwritten if it gives up)
         self.path = host_path(server)
         self.listener: socket.socket | None = None
         self.server_exit = -1  # a pidfd on the server's process: readable when it exits
@@ -265,6 +277,11 @@ class Host:
         self._detach()
         if not self._claim():
             os._exit(0)
+        os.write(self.ready, b"ready")
+        os.close(self.ready)
+        from termux.heap import freeze_startup_objects
+
+        freeze_startup_objects()  # what the TUI it was forked from left is freed, the rest frozen
         try:
             self._loop()
         finally:
@@ -284,7 +301,8 @@ class Host:
         os.dup2(null, 0)
         os.dup2(null, 1)
         os.dup2(log, 2)
-        os.closerange(3, _fd_limit())
+        os.closerange(3, self.ready)
+        os.closerange(self.ready + 1, _fd_limit())
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGWINCH):
             signal.signal(sig, signal.SIG_DFL)
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the TUIs it forks
