@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -98,9 +98,6 @@ class SliceOrder:
         del self._waiting[chosen]
         self._waiting[chosen] = None
         return chosen
-
-    def waiting(self) -> Iterable[str]:
-        return iter(self._waiting)
 
 
 @dataclass(frozen=True)
