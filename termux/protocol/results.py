@@ -73,22 +73,14 @@ class GrepResult(msgspec.Struct):
     offset: int
 
 
-class SnapshotResult(msgspec.Struct):
+class SnapshotResult(Snapshot, kw_only=True):
     """`session.snapshot`: the session, and its screen as of `offset`."""
 
     session: SessionInfo
-    offset: int
-    cols: int
-    rows: int
-    data: bytes
 
     @classmethod
     def of(cls, session: SessionInfo, snapshot: Snapshot) -> SnapshotResult:
-        return cls(session, snapshot.offset, snapshot.cols, snapshot.rows, snapshot.data)
-
-    @property
-    def snapshot(self) -> Snapshot:
-        return Snapshot(self.offset, self.cols, self.rows, self.data)
+        return cls(**msgspec.structs.asdict(snapshot), session=session)
 
 
 class AttachResult(msgspec.Struct):

@@ -318,7 +318,7 @@ class TermuxApp(App[str]):
                 else:
                     self._background_output()
             case SnapshotPush(session=sid):
-                self._reset_from(sid, Snapshot(push.offset, push.cols, push.rows, push.data))
+                self._reset_from(sid, push)
             case EventPush(event=event):
                 self.handle_event(event)
             case ErrorPush(error=error):
@@ -498,7 +498,7 @@ class TermuxApp(App[str]):
             self.infos[sid].update(msgspec.structs.asdict(reply.session))
             self.rows[sid].name = reply.session.name
             self._apply_state(sid, self.infos[sid])
-        self._reset_from(sid, reply.snapshot)
+        self._reset_from(sid, reply)
 
     def _after_step(self, step: Step) -> None:
         sid = step.session

@@ -77,7 +77,7 @@ def test_pushes_round_trip_and_bytes_go_as_base64() -> None:
     conn = ClientConnection(TYPED)
     conn.receive_data(lines)
     assert conn.next_message() == OutputPush("%1", 5, b"\xff\x00")
-    assert conn.next_message() == SnapshotPush("%1", 10, 80, 24, b"\x1b[H\x00")
+    assert conn.next_message() == SnapshotPush(10, 80, 24, b"\x1b[H\x00", session="%1")
 
 
 async def test_a_typed_client_reads_the_result_of_every_command(socket_dir: Path) -> None:
@@ -106,7 +106,7 @@ async def test_a_typed_client_reads_the_result_of_every_command(socket_dir: Path
         grep = await ask(GrepResult, "session.grep", target=sid, pattern="^t")
         assert [(m.line, m.text) for m in grep.matches] == [(1, "title")]
         snap = await ask(SnapshotResult, "session.snapshot", target=sid)
-        assert snap.session.id == sid and snap.snapshot.data and snap.offset == capture.offset
+        assert snap.session.id == sid and snap.data and snap.offset == capture.offset
         assert (await ask(SessionResult, "session.rename", target=sid, name="v")).session.name == "v"
         assert (await ask(SessionResult, "session.resize", target=sid, cols=50, rows=12)).session.cols == 50
         assert await ask(Empty, "client.focus", target=sid) == Empty()
