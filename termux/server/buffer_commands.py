@@ -15,7 +15,7 @@ from termux.protocol.events import BufferChanged, BufferChangedData, BufferDelet
 from termux.protocol.messages import Args, NoArgs, SendArgs, Target
 from termux.protocol.results import BufferDataResult, BufferResult, BuffersResult
 from termux.server.buffers import Buffer, PasteBuffers
-from termux.server.commands import Context, command, session_send
+from termux.server.commands import Context, session_send
 
 if TYPE_CHECKING:
     from termux.server.server import Server
@@ -61,19 +61,16 @@ def _deleted(server: Server, buffer: Buffer, why: Literal["deleted", "limit"]) -
     server.events.commit(BufferDeleted(data=BufferDeletedData(buffer.name, why)))
 
 
-@command("buffer.list", NoArgs)
 def buffer_list(ctx: Context, args: NoArgs) -> BuffersResult:
     return BuffersResult([buffer.info(i) for i, buffer in enumerate(ctx.server.buffers)])
 
 
-@command("buffer.get", WhichArgs)
 def buffer_get(ctx: Context, args: WhichArgs) -> BufferDataResult:
     buffers = ctx.server.buffers
     buffer = _which(buffers, args)
     return BufferDataResult(buffer.info(buffers.index(buffer)), buffer.data)
 
 
-@command("buffer.set", SetArgs)
 def buffer_set(ctx: Context, args: SetArgs) -> BufferResult:
     if (args.data is None) == (args.text is None):
         raise ProtocolError(ErrorCode.BAD_ARGS, "give exactly one of `data` (base64) or `text`")
@@ -89,7 +86,6 @@ def buffer_set(ctx: Context, args: SetArgs) -> BufferResult:
     return BufferResult(buffer.info(0))
 
 
-@command("buffer.delete", WhichArgs)
 def buffer_delete(ctx: Context, args: WhichArgs) -> BufferResult:
     buffers = ctx.server.buffers
     buffer = _which(buffers, args)
@@ -99,7 +95,6 @@ def buffer_delete(ctx: Context, args: WhichArgs) -> BufferResult:
     return BufferResult(info)
 
 
-@command("buffer.paste", PasteArgs)
 def buffer_paste(ctx: Context, args: PasteArgs) -> Any:
     """Type a buffer into a session as a paste (keys.encode_paste: line ends as CR, escapes
     dropped, bracketed when asked and the program enabled it), through session.send."""

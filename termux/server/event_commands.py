@@ -17,7 +17,7 @@ from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.event_types import MAX_WAIT_MS, MAX_WAIT_SECONDS, SESSION_CLOSED, SESSION_EXITED
 from termux.protocol.messages import Args, Target
 from termux.protocol.results import EventsPage, StreamStart, WaitExit, WaitMatch, WaitQuiet
-from termux.server.commands import Context, command
+from termux.server.commands import Context
 from termux.server.event_io import EventStream
 from termux.server.events import (
     DEFAULT_READ_LIMIT,
@@ -88,7 +88,6 @@ def _page(result: ReadResult) -> EventsPage[msgspec.Raw]:
 # -- events.read ---------------------------------------------------------------------------------
 
 
-@command("events.read", EventsReadArgs)
 def events_read(ctx: Context, args: EventsReadArgs) -> Any:
     log = ctx.server.events
     filter = _filter(ctx.server, args.types, args.session)
@@ -131,7 +130,6 @@ async def _long_poll(
 # -- events.stream -------------------------------------------------------------------------------
 
 
-@command("events.stream", EventsStreamArgs)
 def events_stream(ctx: Context, args: EventsStreamArgs) -> StreamStart[msgspec.Raw]:
     conn = ctx.conn
     if conn.stream is not None:
@@ -157,7 +155,6 @@ def _exit_result(session: Session) -> WaitExit:
     return WaitExit(session.info(), session.exit_code, session.exit_signal)
 
 
-@command("session.wait", WaitArgs)
 def session_wait(ctx: Context, args: WaitArgs) -> Any:
     session = ctx.server.find(args.target)
     if sum((args.exit, args.match is not None, args.quiet is not None)) != 1:
