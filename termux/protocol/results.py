@@ -160,4 +160,3 @@ class WaitQuiet(msgspec.Struct):
 
     session: SessionInfo
     quiet: float
-
