@@ -190,6 +190,7 @@ class SessionRow:
     bell: bool = False
     preview: str = ""
     title: str = ""
+    quiet_since: float | None = None  # when its output stopped (the server's session.quiet), else None
 
 
 Piece = tuple[str, Style]
