@@ -56,4 +56,3 @@ async def _in_slices(
 ) -> dict[str, Any]:
     await in_slices(count, match, FOCUSED_BUDGET)
     return {"matches": matches, **head}
-

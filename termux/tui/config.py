@@ -2,6 +2,7 @@
 
     prefix = "ctrl+b"            # or tmux style: "C-b"
     sidebar = true               # shown at start
+    sidebar_width = 28           # columns; at most two fifths of a narrow terminal
     activity = false             # the activity view, shown at start
     escape_delay_ms = 5          # how long a lone ESC waits for the rest of a key sequence
     window_size = "latest"       # sessions shown by views of different sizes: latest, smallest, largest
@@ -13,6 +14,10 @@
     [scrollback]
     lines = 10000                # history lines the scrollback view shows (the server keeps it)
     wheel_lines = 3              # lines per wheel step
+
+    [status]                     # templates: termux/tui/statusline.py
+    left = " [{session}] {prefix} then: c new  n next  d detach  ? help"
+    right = "{marks} {host} {time}"
 
     [colours]
     foreground = "#d0d0d0"       # default foreground/background (unset: the terminal's own)
@@ -35,6 +40,7 @@ from rich.color import Color, ColorParseError
 
 from termux.keys import encode_key, encode_textual, parse_key_name, textual_key_model
 from termux.server.sizing import POLICIES
+from termux.tui.statusline import DEFAULT_LEFT, DEFAULT_RIGHT, Template, TemplateError, parse_template
 
 ACTIONS = (
     "new",
@@ -49,6 +55,9 @@ ACTIONS = (
     "scrollback",
     "help",
     "send-prefix",
+    "grid",
+    "last",
+    "find",
 )
 ACTION_HELP = {
     "new": "create a session and focus it",
@@ -62,6 +71,9 @@ ACTION_HELP = {
     "scrollback": "browse the focused session's history (q leaves)",
     "help": "this help",
     "send-prefix": "send the prefix key itself to the session",
+    "grid": "every session's screen at once (type to filter, arrows, Enter)",
+    "last": "focus the session focused before this one",
+    "find": "find a session by part of its name or its number",
     **{f"select-{n}": f"focus session {n} in the sidebar" for n in range(10)},
 }
 
@@ -77,7 +89,15 @@ DEFAULT_BINDINGS: dict[str, str] = {
     "r": "activity",
     "[": "scrollback",
     "?": "help",
+    "w": "grid",
+    "l": "last",
+    "f": "find",
+    "'": "find",
 }
+
+
+MIN_SIDEBAR = 12  # columns; a terminal too narrow for this many leaves the sidebar out
+MAX_SIDEBAR = 100
 
 
 class ConfigError(Exception):
@@ -89,6 +109,7 @@ class Config:
     prefix: str = "ctrl+b"
     bindings: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_BINDINGS))
     sidebar: bool = True
+    sidebar_width: int = 28  # columns, its border included; narrower on a narrow terminal
     activity: bool = False
     escape_delay_ms: int = 5
     window_size: str = "latest"  # the server's size policy (termux/server/sizing.py), sent on attach
@@ -97,6 +118,8 @@ class Config:
     foreground: str | None = None
     background: str | None = None
     palette: dict[int, str] = field(default_factory=dict)
+    status_left: Template = field(default_factory=lambda: parse_template(DEFAULT_LEFT))
+    status_right: Template = field(default_factory=lambda: parse_template(DEFAULT_RIGHT))
     path: Path | None = None
 
 
@@ -183,8 +206,8 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         return str(value)
 
     known = {
-        "prefix", "bindings", "sidebar", "activity", "escape_delay_ms", "window_size", "scrollback", "colours",
-        "colors",
+        "prefix", "bindings", "sidebar", "sidebar_width", "activity", "escape_delay_ms", "window_size",
+        "scrollback", "status", "colours", "colors",
     }  # fmt: skip
     for key in data:
         if key not in known:
@@ -200,6 +223,10 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         config.prefix = key_name("prefix", want("prefix", data["prefix"], str, 'a key such as "ctrl+b"'))
     if "sidebar" in data:
         config.sidebar = want("sidebar", data["sidebar"], bool, "true or false")
+    if "sidebar_width" in data:
+        config.sidebar_width = want("sidebar_width", data["sidebar_width"], int, "a number of columns")
+        if not MIN_SIDEBAR <= config.sidebar_width <= MAX_SIDEBAR:
+            raise fail("sidebar_width", f"must be between {MIN_SIDEBAR} and {MAX_SIDEBAR}")
     if "activity" in data:
         config.activity = want("activity", data["activity"], bool, "true or false")
     if "escape_delay_ms" in data:
@@ -233,6 +260,18 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
                 raise fail(key, "must be between 1 and 100")
         else:
             raise fail(key, "unknown scrollback setting (known: lines, wheel_lines)")
+    status = want("status", data.get("status", {}), dict, "a table")
+    for key, value in status.items():
+        if key not in ("left", "right"):
+            raise fail(key, "unknown status setting (known: left, right)")
+        try:
+            template = parse_template(want(key, value, str, 'a template such as " [{session}]"'))
+        except TemplateError as exc:
+            raise fail(key, str(exc)) from None
+        if key == "left":
+            config.status_left = template
+        else:
+            config.status_right = template
     colours = data.get("colours", data.get("colors", {}))
     colours = want("colours", colours, dict, "a table")
     for key, value in colours.items():

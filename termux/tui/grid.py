@@ -250,4 +250,3 @@ class GridScreen(Screen[str | None]):
         place = row * geometry.columns + int(event.x) // geometry.width
         if int(event.x) // geometry.width < geometry.columns and 0 <= place < len(grid.shown):
             self.dismiss(grid.rows[grid.shown[place]].id)
-

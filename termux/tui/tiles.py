@@ -216,3 +216,14 @@ def header_pieces(index: int, row: Any, selected: bool) -> list[Piece]:
     if quiet and row.state == "running":
         pieces.append((quiet, _DIM))
     return pieces
+
+
+def find(names: Sequence[str], query: str) -> list[int]:
+    """What `prefix f` (or `'`) offers for `query`: the session numbered `query` first when it is a
+    number (tmux's select-window -t), then those whose name holds it."""
+    text = query.strip()
+    found = matching(names, text)
+    if text.isdecimal() and int(text) < len(names):
+        number = int(text)
+        found = [number, *(n for n in found if n != number)]
+    return found

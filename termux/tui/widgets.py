@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +22,7 @@ from textual.widgets import Static
 from termux.keys import ALT, CTRL, SHIFT, encode_mouse, mouse_tracking
 from termux.text import visible
 from termux.tui.render import Palette, ScreenRenderer
+from termux.tui.statusline import DEFAULT_LEFT, DEFAULT_RIGHT, Template, marks, next_change, parse_template
 
 
 class BaseStyled(Widget):
@@ -374,11 +377,14 @@ class Sidebar(BaseStyled):
 
 
 MESSAGE_SECONDS = 4.0  # how long a status-line message stays
+PENDING_HINTS = " c new  n/p next/prev  0-9 select  d detach  x kill  , rename  s sidebar  r activity  [ scroll  ? help"
 
 
 class StatusLine(Static):
-    """Key hints, the prefix state and short messages. A message clears itself after
-    MESSAGE_SECONDS: one timer while a message shows, none otherwise."""
+    """The left and right templates (termux/tui/statusline.py), the prefix state and short
+    messages. Drawn again only when the text it shows changes. A message clears itself after
+    MESSAGE_SECONDS: one timer while a message shows, none otherwise; a template with a time
+    field has one more timer, due when the clock's shown time turns, and one without has none."""
 
     DEFAULT_CSS = """
     StatusLine {
@@ -389,16 +395,43 @@ class StatusLine(Static):
     }
     """
 
-    def __init__(self, prefix: str, **kwargs: Any) -> None:
+    def __init__(self, prefix: str, left: Template | None = None, right: Template | None = None, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.prefix = prefix
+        self.left = left or parse_template(DEFAULT_LEFT)
+        self.right = right or parse_template(DEFAULT_RIGHT)
         self.pending = False
         self.message = ""
-        self.session = ""
+        self.values: dict[str, object] = {"prefix": prefix, "host": short_host(), "session": "", "index": ""}
+        self.values.update(sessions=0, unseen=0, bells=0, marks="")
         self.message_timer: Timer | None = None
-        self._redraw()
+        self.clock_timer: Timer | None = None
+        self.redraws = 0  # texts drawn (tests count them)
+        self._shown: tuple[Any, ...] | None = None
+        ticks = [t for t in (self.left.tick(), self.right.tick()) if t is not None]
+        self.tick = min(ticks) if ticks else None  # None: no clock, no timer
 
-    def set_state(self, *, pending: bool | None = None, message: str | None = None, session: str | None = None) -> None:
+    @property
+    def session(self) -> str:
+        return str(self.values.get("session", ""))
+
+    def shows(self, name: str) -> bool:
+        """Whether either template has the field `name` (`{marks}` counts as unseen and bells)."""
+        fields = self.left.fields | self.right.fields
+        return name in fields or (name in ("unseen", "bells") and "marks" in fields)
+
+    def set_state(
+        self,
+        *,
+        pending: bool | None = None,
+        message: str | None = None,
+        session: str | None = None,
+        index: int | None = None,
+        sessions: int | None = None,
+        unseen: int | None = None,
+        bells: int | None = None,
+    ) -> None:
+        """Change what the line shows (None: unchanged); drawn again only if its text changed."""
         if pending is not None:
             self.pending = pending
         if message is not None:
@@ -408,27 +441,71 @@ class StatusLine(Static):
                 self.message_timer = None
             if message:
                 self.message_timer = self.set_timer(MESSAGE_SECONDS, self._message_expired, name="status-message")
-        if session is not None:
-            self.session = session
+        fields = {"session": session, "index": index, "sessions": sessions, "unseen": unseen, "bells": bells}
+        self.values.update({name: value for name, value in fields.items() if value is not None})
+        if unseen is not None or bells is not None:
+            self.values["marks"] = marks(int(str(self.values.get("unseen", 0))), int(str(self.values.get("bells", 0))))
         self._redraw()
+
+    def on_mount(self) -> None:
+        self._redraw()
+        self._arm_clock()
+
+    def on_unmount(self) -> None:
+        if self.clock_timer is not None:
+            self.clock_timer.stop()
+            self.clock_timer = None
+
+    def _arm_clock(self) -> None:
+        if self.tick is not None:
+            delay = next_change(self.tick, time.time())
+            self.clock_timer = self.set_timer(delay, self._clock_turned, name="status-clock")
+
+    def _clock_turned(self) -> None:
+        self.clock_timer = None
+        self._redraw()
+        self._arm_clock()
 
     def _message_expired(self) -> None:
         self.message_timer = None
         self.message = ""
         self._redraw()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._redraw()
+
     def _redraw(self) -> None:
-        text = Text(no_wrap=True, overflow="ellipsis")
+        if not self.is_mounted:
+            return  # on_mount draws it
+        now = time.time()
         if self.pending:
-            text.append(f" {self.prefix} ", style=Style(reverse=True, bold=True))
-            text.append(" c new  n/p next/prev  0-9 select  d detach  x kill  , rename  s sidebar  ")
-            text.append("r activity  [ scroll  ? help")
+            left = f" {self.prefix} "
+            hints = PENDING_HINTS
+            right = ""
         else:
-            text.append(f" [{visible(self.session)}] ", style=Style(bold=True))
-            text.append(f"{self.prefix} then: c new  n next  d detach  ? help")
-        if self.message:
-            text.append("  " + visible(self.message), style=Style(bold=True))
+            left = visible(self.left.render(self.values, now))
+            hints = ""
+            right = visible(self.right.render(self.values, now))
+        message = visible(self.message)
+        key = (self.pending, left, hints, right, message, self.size.width)
+        if key == self._shown:
+            return
+        self._shown = key
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(left, style=Style(reverse=True, bold=True) if self.pending else None)
+        text.append(hints)
+        if message:
+            text.append("  " + message, style=Style(bold=True))
+        room = self.size.width - text.cell_len - cell_len(right)
+        if right and room > 0:
+            text.append(" " * room + right)
+        self.redraws += 1
         self.update(text, layout=False)  # one line, as wide as the screen: its size never changes
+
+
+def short_host() -> str:
+    """This machine's name up to its first dot (tmux's #h)."""
+    return socket.gethostname().split(".", 1)[0]
 
 
 def blank_strip(width: int, style: Style | None = None) -> Strip:

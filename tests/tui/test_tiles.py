@@ -118,3 +118,11 @@ def test_the_header_shows_the_name_and_marks() -> None:
     assert tiles.quiet_label(since) == "quiet since 14:03"
     quiet = SessionRow("%3", "agent", quiet_since=since)
     assert "quiet since 14:03" in "".join(t for t, _ in tiles.header_pieces(0, quiet, selected=False))
+
+
+def test_find_puts_the_session_with_that_number_first_then_names() -> None:
+    names = [f"s{n}" for n in range(15)] + ["job12"]
+    assert tiles.find(names, "12") == [12, 15]  # session 12, then the name holding "12"
+    assert tiles.find(names, "s1") == [1, 10, 11, 12, 13, 14]
+    assert tiles.find(names, "99") == []  # no session 99, no name holding it
+    assert tiles.find(names, " 3 ") == [3, 13]
