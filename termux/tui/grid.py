@@ -125,8 +125,7 @@ class TileGrid(BaseStyled):
             self.refresh(Region(column * geometry.width, y, geometry.width, geometry.height))
 
     def on_resize(self, event: events.Resize) -> None:
-        self._drawn.clear()
-        self._scroll()
+        self._scroll()  # (a tile drawn at another size is drawn again: its size is in its key)
         self.refresh()
 
     def notify_style_update(self) -> None:
