@@ -41,6 +41,8 @@ from termux.trace import TRACE
 from termux.tui.activity import TAIL_BYTES, ActivityView
 from termux.tui.config import Config, key_bytes
 from termux.tui.feed import Feeder, FramePacer, Shadow, Step
+from termux.tui.finder import FindScreen
+from termux.tui.grid import GridScreen
 from termux.tui.render import Palette
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
 from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
@@ -95,6 +97,7 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body"):
             sidebar = Sidebar(id="sidebar")
             sidebar.set_class(not self.config.sidebar, "-hidden")
+            sidebar.fit(self.config.sidebar_width, self.app.size.width)
             yield sidebar
             with Vertical(id="right"):
                 yield Static("", id="banner")
@@ -105,7 +108,10 @@ class MainScreen(Screen[None]):
                 activity = ActivityView(id="activity")
                 activity.set_class(not self.config.activity, "-hidden")
                 yield activity
-        yield StatusLine(self.config.prefix, id="status")
+        yield StatusLine(self.config.prefix, self.config.status_left, self.config.status_right, id="status")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one(Sidebar).fit(self.config.sidebar_width, event.size.width)
 
 
 class TermuxApp(App[str]):
@@ -142,6 +148,7 @@ class TermuxApp(App[str]):
         self.infos: dict[str, dict[str, Any]] = {}  # session id → SessionInfo, in sidebar order
         self.rows: dict[str, SessionRow] = {}
         self.focused_id: str | None = None
+        self.last_focused_id: str | None = None  # prefix l goes back to it
         self.prefix_pending = False
         self.attached = asyncio.Event()
         self.exit_reason = ""
@@ -359,6 +366,10 @@ class TermuxApp(App[str]):
             if shadow is not None and size != (shadow.screen.columns, shadow.screen.lines):
                 self.feeder.resync(sid)  # another view resized it: our screen is the old size
                 self._work.set()
+        elif kind in ("session.quiet", "session.activity"):
+            quiet = kind == "session.quiet" and isinstance(event.get("time"), int | float)
+            self.rows[sid].quiet_since = float(event["time"]) - float(data.get("seconds") or 0) if quiet else None
+            self._mark(sid)
         elif kind == "session.title":
             self.rows[sid].title = data.get("title") or ""
             self._mark(sid)
@@ -585,6 +596,9 @@ class TermuxApp(App[str]):
                 continue
             self._refresh_preview(sid)
             self.sidebar.update_row(row)  # a no-op when the row shows nothing new
+        if isinstance(self.screen, GridScreen):
+            self.screen.touched(touched)  # (the tiles of these sessions, if in view)
+        self._count_marks()
         tails, self._activity_tails = self._activity_tails, {}
         for sid, tail in tails.items():
             if sid in self.rows:
@@ -602,6 +616,7 @@ class TermuxApp(App[str]):
         """Show `sid`, and offer it this view's size (the server sizes sessions, sizing.py)."""
         if self.focused_id is not None and self.focused_id != sid:
             self._refresh_preview(self.focused_id)  # up to date now, not a mark period later
+            self.last_focused_id = self.focused_id
         self.focused_id = sid
         self._show_banner(sid is None)
         shadow = self.feeder.shadows.get(sid) if sid else None
@@ -609,7 +624,8 @@ class TermuxApp(App[str]):
         if sid is not None and sid in self.rows:
             row = self.rows[sid]
             row.unseen = row.bell = False
-            self.status.set_state(session=row.name)
+            self.status.set_state(session=row.name, index=list(self.infos).index(sid))
+            self._count_marks()
             self.client.send_nowait("client.focus", target=sid, **self._view_size())
         self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
         self.view.focus()
@@ -774,6 +790,30 @@ class TermuxApp(App[str]):
             self.push_screen(HelpScreen(self.config))
         elif action == "send-prefix":
             self.send_bytes(self._prefix)
+        elif action == "grid":
+            self.open_grid()
+        elif action == "last":
+            if self.last_focused_id in self.rows:
+                self.focus_session(self.last_focused_id)
+            else:
+                self.status.set_state(message="no session was focused before this one")
+        elif action == "find":
+            self.push_screen(FindScreen([self.rows[s] for s in self.infos]), self._chosen)
+
+    def open_grid(self) -> None:
+        """Every session's screen at once, from the shadows (prefix w)."""
+
+        def screen_of(sid: str) -> Any:
+            shadow = self.feeder.shadows.get(sid)
+            return shadow.screen if shadow is not None else None
+
+        rows = [self.rows[s] for s in self.infos]
+        self.push_screen(GridScreen(rows, screen_of, self.focused_id, self.view.palette), self._chosen)
+
+    def _chosen(self, sid: str | None) -> None:
+        """The grid or the finder closed: focus the session chosen, if any."""
+        if sid is not None and sid in self.rows:
+            self.focus_session(sid)
 
     async def new_session(self) -> None:
         """A session at this view's size, in the focused session's current directory (tmux's
@@ -831,8 +871,22 @@ class TermuxApp(App[str]):
     def _refresh_sidebar(self) -> None:
         if self._main is None:
             return
-        self.sidebar.set_rows([self.rows[s] for s in self.infos], self.focused_id)
+        rows = [self.rows[s] for s in self.infos]
+        self.sidebar.set_rows(rows, self.focused_id)
         self.activity.names = {sid: row.name for sid, row in self.rows.items()}
+        if isinstance(self.screen, GridScreen):
+            self.screen.set_rows(rows)
+        order = list(self.infos)
+        self.status.set_state(sessions=len(order))
+        if self.focused_id in order:
+            self.status.set_state(index=order.index(self.focused_id))
+        self._count_marks()
+
+    def _count_marks(self) -> None:
+        """The status line's counts of sessions with unseen output and bells, if it shows them."""
+        if self.status.shows("unseen") or self.status.shows("bells"):
+            rows = self.rows.values()
+            self.status.set_state(unseen=sum(r.unseen for r in rows), bells=sum(r.bell for r in rows))
 
     async def on_unmount(self) -> None:
         for timer in (self._frame_timer, self._marks_timer, self._background_timer):

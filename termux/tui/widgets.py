@@ -12,6 +12,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.css.scalar import Scalar
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.strip import Strip
@@ -21,6 +22,7 @@ from textual.widgets import Static
 
 from termux.keys import ALT, CTRL, SHIFT, encode_mouse, mouse_tracking
 from termux.text import visible
+from termux.tui.config import MIN_SIDEBAR
 from termux.tui.render import Palette, ScreenRenderer
 from termux.tui.statusline import DEFAULT_LEFT, DEFAULT_RIGHT, Template, marks, next_change, parse_template
 
@@ -224,6 +226,16 @@ def fit_strip(pieces: list[Piece], width: int, base: Style) -> Strip:
     return Strip(segments, width)
 
 
+SIDEBAR_SHARE = 0.4  # the most of a narrow terminal's width the sidebar takes
+
+
+def fitted_width(configured: int, columns: int) -> int:
+    """The sidebar's width on a terminal `columns` wide: `configured`, or two fifths of a narrower
+    terminal; 0 (not shown) when that is under MIN_SIDEBAR."""
+    width = min(configured, int(columns * SIDEBAR_SHARE))
+    return width if width >= MIN_SIDEBAR else 0
+
+
 class Sidebar(BaseStyled):
     """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview."""
 
@@ -235,6 +247,7 @@ class Sidebar(BaseStyled):
         padding: 0 0;
     }
     Sidebar.-hidden { display: none; }
+    Sidebar.-narrow { display: none; }
     """
 
     class Selected(Message):
@@ -259,6 +272,14 @@ class Sidebar(BaseStyled):
     def notify_style_update(self) -> None:
         self._drawn.clear()  # drawn on the old base style
         super().notify_style_update()
+
+    def fit(self, configured: int, columns: int) -> None:
+        """Take `configured` columns of a terminal `columns` wide, fewer on a narrow one; left out
+        (until the terminal widens) when even the narrowest sidebar would not fit."""
+        width = fitted_width(configured, columns)
+        self.set_class(width == 0, "-narrow")
+        if width and self.styles.width != Scalar.parse(str(width)):
+            self.styles.width = width
 
     def set_rows(self, rows: list[SessionRow], focused_id: str | None) -> None:
         self.rows = rows
