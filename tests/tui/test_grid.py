@@ -18,7 +18,8 @@ NAMES = ["build", "server", "tests", "db", "agent-1", "agent-2", "agent-3", "log
 class GridApp(App[None]):
     def __init__(self, count: int = 12) -> None:
         super().__init__()
-        self.rows = [SessionRow(f"%{n}", NAMES[n % len(NAMES)] + ("" if n < len(NAMES) else str(n))) for n in range(count)]
+        names = [NAMES[n % len(NAMES)] + ("" if n < len(NAMES) else str(n)) for n in range(count)]
+        self.rows = [SessionRow(f"%{n}", name) for n, name in enumerate(names)]
         self.screens: dict[str, Any] = {}
         for row in self.rows:
             screen = Screen(80, 24)

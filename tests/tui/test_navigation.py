@@ -27,9 +27,9 @@ async def start(server: RunningServer, **kwargs: Any) -> tuple[TermuxApp, AsyncC
 def sessions(server: RunningServer, count: int) -> list[str]:
     with server.client() as c:
         return [
-            c.request("session.new", name=f"s{n}", command=["/bin/sh", "-c", f"echo hello-{n}; exec cat"])[
-                "session"
-            ]["id"]
+            c.request("session.new", name=f"s{n}", command=["/bin/sh", "-c", f"echo hello-{n}; exec cat"])["session"][
+                "id"
+            ]
             for n in range(count)
         ]
 
@@ -110,7 +110,8 @@ async def test_the_sidebar_width_is_configured_and_shrinks_on_a_narrow_terminal(
 
 async def test_status_counts_unseen_and_bells_and_tiles_say_quiet_since(server: RunningServer) -> None:
     ids = sessions(server, 3)
-    config = Config(status_left=parse_template("[{index}:{session}] {sessions}"), status_right=parse_template("{marks}"))
+    left, right = parse_template("[{index}:{session}] {sessions}"), parse_template("{marks}")
+    config = Config(status_left=left, status_right=right)
     app, client = await start(server, config=config, focus="s0")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
