@@ -91,7 +91,9 @@ def cmd_paste_buffer(args: argparse.Namespace) -> int:
 
     name = target(args)
     with _client(args) as client:
-        client.request("buffer.paste", target=name, bracketed=args.bracketed, delete=args.delete, **which(args.buffer))
+        client.request(
+            "buffer.paste", target=name, bracketed=args.bracketed, delete=args.delete, **which(args.buffer)
+        )
     return EXIT_OK
 
 

@@ -852,3 +852,4 @@ def _columns_text(text: str, left: int, right: int) -> str:
         elif left <= cell.x <= right:
             out.append(text[cell.start : cell.end])
     return "".join(out).rstrip(" ")
+

@@ -568,7 +568,9 @@ def _compact_cells(cells: list[Any], default: Any) -> Stored:
         return text if text and style == DEFAULT_STYLE else (text, style)
     starts = [0, *compress(range(1, len(styles)), map(ne, styles[1:], styles))]
     ends = [*starts[1:], len(cells)]
-    return pack_line(tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True)))
+    return pack_line(
+        tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
+    )
 
 
 class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):

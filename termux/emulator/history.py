@@ -87,7 +87,6 @@ def unpack_line(stored: Stored) -> Line:
     runs.append((text[start:], parts[n - 1]))
     return tuple(runs)
 
-
 # Interning table for run styles; bounded so that adversarial 24-bit colours cannot grow it forever
 # (when full it is emptied: lines keep the styles they hold, later lines intern anew).
 _STYLE_CACHE_LIMIT = 4096

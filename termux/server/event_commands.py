@@ -149,7 +149,6 @@ def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
 
 # -- session.wait --------------------------------------------------------------------------------
 
-
 def _no_match(session: Session) -> ProtocolError:
     return ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match")
 

@@ -56,3 +56,4 @@ async def _in_slices(
 ) -> dict[str, Any]:
     await in_slices(count, match, FOCUSED_BUDGET)
     return {"matches": matches, **head}
+

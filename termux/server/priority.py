@@ -171,3 +171,4 @@ class CpuPriority:
     def waiting(self) -> list[str]:
         """Sessions whose group waits for a write, in the order they will get it."""
         return list(self._waiting)
+
