@@ -350,6 +350,7 @@ class TermuxApp(App[str]):
             )
             self._apply_state(sid, self.infos[sid])
             self.sidebar.update_row(self.rows[sid])
+            self._mark(sid)  # (its tile in the grid)
             if sid == self.focused_id:
                 self.call_later(self._focus_after_exit)
         elif kind == "session.closed":
@@ -358,6 +359,7 @@ class TermuxApp(App[str]):
             self.infos[sid]["name"] = data.get("name", sid)
             self.rows[sid].name = self.infos[sid]["name"]
             self.sidebar.update_row(self.rows[sid])
+            self._mark(sid)  # (its tile in the grid)
             if sid == self.focused_id:
                 self.status.set_state(session=self.rows[sid].name)
         elif kind == "session.resized":

@@ -214,8 +214,8 @@ class GridScreen(Screen[str | None]):
                 where = f" no session's name holds {visible(grid.filter_text)!r}"
         else:
             where = f" {total} session{'s' if total != 1 else ''} · type to filter"
-        if self.is_mounted:
-            self.query_one("#grid-bar", Static).update(where + "  ←↑↓→ move · Enter focus · Esc leave")
+        for bar in self.query("#grid-bar").results(Static):  # (none before it is composed)
+            bar.update(where + "  ←↑↓→ move · Enter focus · Esc leave")
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
