@@ -11,11 +11,14 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
+from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from termux.emulator.rows import Packed
 from termux.text import visible
 from termux.tui.render import Palette, render_cells
 
@@ -164,28 +167,53 @@ def last_text_row(screen: Any) -> int:
     return 0
 
 
-def tile_cells(screen: Any, width: int, height: int) -> list[list[Any]]:
-    """The cells of the tile's part of `screen`, `height` rows of at most `width` cells (fewer
-    when the screen is smaller than the tile)."""
-    x0, y0 = window(screen, width, height)
-    default = screen.default_char
-    view = getattr(screen.buffer, "view", None)
-    columns = range(x0, min(x0 + width, screen.columns))
-    rows: list[list[Any]] = []
-    for y in range(y0, min(y0 + height, screen.lines)):
-        row = view(y) if view is not None else screen.buffer.get(y)
-        rows.append([default] * len(columns) if row is None else [row[x] for x in columns])
-    return rows
-
-
 def tile_lines(screen: Any, width: int, height: int, palette: Palette, base: Style | None = None) -> list[Strip]:
-    """The tile's content: `height` strips of exactly `width` cells, in the screen's colours."""
+    """The tile's content: `height` strips of exactly `width` cells, in the screen's colours. A
+    row kept as text runs (most rows: termux/emulator/rows.py) is cut from its runs, never turned
+    into cells."""
+    x0, y0 = window(screen, width, height)
+    peek = getattr(screen.buffer, "peek", None)
     blank = Strip.blank(width, base)
-    strips = [
-        render_cells(cells, palette).crop_extend(0, width, base) if cells else blank
-        for cells in tile_cells(screen, width, height)
-    ]
+    strips: list[Strip] = []
+    for y in range(y0, min(y0 + height, screen.lines)):
+        row = peek(y) if peek is not None else screen.buffer.get(y)
+        if row is None:  # a row never written: blank in the screen's default colours
+            columns = max(0, min(width, screen.columns - x0))
+            strip = Strip([Segment(" " * columns, cell_style(palette, screen.default_char))], columns)
+        elif isinstance(row, Packed):
+            strip = packed_strip(row, x0, width, palette)
+        else:
+            columns = range(x0, min(x0 + width, screen.columns))
+            strip = render_cells([row[x] for x in columns], palette) if columns else blank
+        strips.append(strip.crop_extend(0, width, base))
     return strips + [blank] * (height - len(strips))
+
+
+_attrs = itemgetter(1, 2, 3, 4, 5, 6, 7, 8)  # a cell's fields but its character (as render.py)
+
+
+def cell_style(palette: Palette, cell: Any) -> Style:
+    return palette.style(*_attrs(cell), getattr(cell, "ext", None))
+
+
+def packed_strip(row: Packed, x0: int, width: int, palette: Palette) -> Strip:
+    """Columns x0 to x0 + width of a row of text runs (single-width characters only)."""
+    end = x0 + width
+    segments: list[Segment] = []
+    x = row.start
+    if x > x0:
+        segments.append(Segment(" " * (min(x, end) - x0), cell_style(palette, row.default)))
+    for text, cells in zip(row.texts, row.cells, strict=True):
+        after = x + len(text)
+        lo, hi = max(x, x0), min(after, end)
+        if lo < hi:
+            segments.append(Segment(text[lo - x : hi - x], cell_style(palette, cells.blank)))
+        x = after
+        if x >= end:
+            break
+    if x < end:
+        segments.append(Segment(" " * (end - max(x, x0)), cell_style(palette, row.default)))
+    return Strip(segments, width)
 
 
 def tile_text(screen: Any, width: int, height: int) -> list[str]:

@@ -126,3 +126,34 @@ def test_find_puts_the_session_with_that_number_first_then_names() -> None:
     assert tiles.find(names, "s1") == [1, 10, 11, 12, 13, 14]
     assert tiles.find(names, "99") == []  # no session 99, no name holding it
     assert tiles.find(names, " 3 ") == [3, 13]
+
+
+def cells_of(strip: Any) -> list[tuple[str, Any]]:
+    return [(char, segment.style or None) for segment in strip for char in segment.text]
+
+
+def test_rows_of_text_runs_are_cut_as_their_cells_would_be() -> None:
+    """A tile reads rows kept as text runs without turning them into cells; what it draws is the
+    same as from the cells (the same screen, every row made cells by reading it through pyte's API)."""
+    data = (
+        b"\x1b[31mred \x1b[1;44mbold on blue\x1b[0m plain\r\n"
+        b"   \x1b[32mindented\x1b[0m\r\n"
+        b"\x1b[7mreverse\x1b[0m and a long line " + b"x" * 60 + b"\r\n"
+        b"\x1b[5;10Hplaced\x1b[8;1H$ "
+    )
+    runs = screen_with(data)
+    cells = screen_with(data)
+    for y in range(cells.lines):
+        cells.buffer[y]  # noqa: B018 - reading a row this way makes it cells
+    palette = Palette({1: "#ff0000"}, foreground="#d0d0d0", background="#101010")
+    for width, height in ((30, 8), (80, 24), (12, 3)):
+        assert [cells_of(s) for s in tiles.tile_lines(runs, width, height, palette)] == [
+            cells_of(s) for s in tiles.tile_lines(cells, width, height, palette)
+        ]
+    far = screen_with(data + b"y" * 50)  # the cursor far right: the tile starts past column 0
+    far_cells = screen_with(data + b"y" * 50)
+    for y in range(far_cells.lines):
+        far_cells.buffer[y]  # noqa: B018
+    assert [cells_of(s) for s in tiles.tile_lines(far, 20, 8, palette)] == [
+        cells_of(s) for s in tiles.tile_lines(far_cells, 20, 8, palette)
+    ]
