@@ -16,7 +16,7 @@ from textual.widgets import Input, Static
 
 from termux.text import visible
 from termux.tui import tiles
-from termux.tui.widgets import SessionRow
+from termux.tui.model import SessionRow
 
 SHOWN = 10  # matches listed at once (the rest scroll with the choice)
 

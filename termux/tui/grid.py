@@ -22,8 +22,9 @@ from textual.widgets import Static
 
 from termux.text import visible
 from termux.tui import tiles
+from termux.tui.model import SessionRow
 from termux.tui.render import Palette
-from termux.tui.widgets import BaseStyled, SessionRow, fit_strip
+from termux.tui.widgets import BaseStyled, fit_strip
 
 ScreenOf = Callable[[str], Any]  # a session id -> its shadow screen, or None
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len, set_cell_size
@@ -15,14 +14,15 @@ from textual import events
 from textual.css.scalar import Scalar
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.reactive import reactive
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static
 
 from termux.keys import ALT, CTRL, SHIFT, encode_mouse, mouse_tracking
 from termux.text import visible
 from termux.tui.config import MIN_SIDEBAR
+from termux.tui.model import SessionRow
 from termux.tui.render import Palette, ScreenRenderer
 from termux.tui.statusline import DEFAULT_LEFT, DEFAULT_RIGHT, Template, marks, next_change, parse_template
 
@@ -180,22 +180,6 @@ class TerminalView(BaseStyled, can_focus=True):
         event.stop()
         if not self._send_mouse("wheel", 5, event):
             self.post_message(self.Scrolled(1))
-
-
-@dataclass
-class SessionRow:
-    """What the sidebar shows for one session."""
-
-    id: str
-    name: str
-    state: str = "running"
-    exit_code: int | None = None
-    exit_signal: str | None = None
-    unseen: bool = False
-    bell: bool = False
-    preview: str = ""
-    title: str = ""
-    quiet_since: float | None = None  # when its output stopped (the server's session.quiet), else None
 
 
 Piece = tuple[str, Style]
@@ -401,11 +385,13 @@ MESSAGE_SECONDS = 4.0  # how long a status-line message stays
 PENDING_HINTS = " c new  n/p next/prev  0-9 select  d detach  x kill  , rename  s sidebar  r activity  [ scroll  ? help"
 
 
-class StatusLine(Static):
-    """The left and right templates (termux/tui/statusline.py), the prefix state and short
-    messages. Drawn again only when the text it shows changes. A message clears itself after
-    MESSAGE_SECONDS: one timer while a message shows, none otherwise; a template with a time
-    field has one more timer, due when the clock's shown time turns, and one without has none."""
+class StatusLine(Widget):
+    """The left and right templates (termux/tui/statusline.py) filled from its reactives, the
+    prefix's hints while it is pending, and short messages. Drawn again only when the text it
+    shows changes: a reactive the templates do not show changes nothing on screen. A message
+    clears itself after MESSAGE_SECONDS: one timer while a message shows, none otherwise; a
+    template with a time field has one more timer, due when the shown time turns, and one without
+    has none."""
 
     DEFAULT_CSS = """
     StatusLine {
@@ -416,60 +402,78 @@ class StatusLine(Static):
     }
     """
 
+    # One line, as wide as the screen: its size never changes, so none of these lays anything out;
+    # none repaints by itself either (`_changed` compares the text it would show).
+    pending: reactive[bool] = reactive(False, layout=False, repaint=False)
+    session: reactive[str] = reactive("", layout=False, repaint=False)
+    index: reactive[int | None] = reactive(None, layout=False, repaint=False)
+    sessions: reactive[int] = reactive(0, layout=False, repaint=False)
+    unseen: reactive[int] = reactive(0, layout=False, repaint=False)
+    bells: reactive[int] = reactive(0, layout=False, repaint=False)
+    # the same again restarts its timer
+    message: reactive[str] = reactive("", layout=False, repaint=False, always_update=True)
+
     def __init__(self, prefix: str, left: Template | None = None, right: Template | None = None, **kwargs: Any) -> None:
-        super().__init__("", **kwargs)
+        super().__init__(**kwargs)
         self.prefix = prefix
+        self.host = short_host()
         self.left = left or parse_template(DEFAULT_LEFT)
         self.right = right or parse_template(DEFAULT_RIGHT)
-        self.pending = False
-        self.message = ""
-        self.values: dict[str, object] = {"prefix": prefix, "host": short_host(), "session": "", "index": ""}
-        self.values.update(sessions=0, unseen=0, bells=0, marks="")
         self.message_timer: Timer | None = None
         self.clock_timer: Timer | None = None
         self.redraws = 0  # texts drawn (tests count them)
+        self._text = Text()
         self._shown: tuple[Any, ...] | None = None
         ticks = [t for t in (self.left.tick(), self.right.tick()) if t is not None]
         self.tick = min(ticks) if ticks else None  # None: no clock, no timer
 
     @property
-    def session(self) -> str:
-        return str(self.values.get("session", ""))
+    def fields(self) -> frozenset[str]:
+        return self.left.fields | self.right.fields
 
     def shows(self, name: str) -> bool:
         """Whether either template has the field `name` (`{marks}` counts as unseen and bells)."""
-        fields = self.left.fields | self.right.fields
-        return name in fields or (name in ("unseen", "bells") and "marks" in fields)
+        return name in self.fields or (name in ("unseen", "bells") and "marks" in self.fields)
 
-    def set_state(
-        self,
-        *,
-        pending: bool | None = None,
-        message: str | None = None,
-        session: str | None = None,
-        index: int | None = None,
-        sessions: int | None = None,
-        unseen: int | None = None,
-        bells: int | None = None,
-    ) -> None:
-        """Change what the line shows (None: unchanged); drawn again only if its text changed."""
-        if pending is not None:
-            self.pending = pending
-        if message is not None:
-            self.message = message
-            if self.message_timer is not None:
-                self.message_timer.stop()
-                self.message_timer = None
-            if message:
-                self.message_timer = self.set_timer(MESSAGE_SECONDS, self._message_expired, name="status-message")
-        fields = {"session": session, "index": index, "sessions": sessions, "unseen": unseen, "bells": bells}
-        self.values.update({name: value for name, value in fields.items() if value is not None})
-        if unseen is not None or bells is not None:
-            self.values["marks"] = marks(int(str(self.values.get("unseen", 0))), int(str(self.values.get("bells", 0))))
-        self._redraw()
+    def values(self) -> dict[str, object]:
+        return {
+            "session": self.session, "index": "" if self.index is None else self.index, "sessions": self.sessions,
+            "host": self.host, "prefix": self.prefix, "unseen": self.unseen, "bells": self.bells,
+            "marks": marks(self.unseen, self.bells),
+        }  # fmt: skip
+
+    def watch_message(self, message: str) -> None:
+        if self.message_timer is not None:
+            self.message_timer.stop()
+            self.message_timer = None
+        if message:
+            self.message_timer = self.set_timer(MESSAGE_SECONDS, self._message_expired, name="status-message")
+        self._changed()
+
+    def _message_expired(self) -> None:
+        self.message_timer = None
+        self.message = ""
+
+    def watch_pending(self) -> None:
+        self._changed()
+
+    def watch_session(self) -> None:
+        self._changed()
+
+    def watch_index(self) -> None:
+        self._changed()
+
+    def watch_sessions(self) -> None:
+        self._changed()
+
+    def watch_unseen(self) -> None:
+        self._changed()
+
+    def watch_bells(self) -> None:
+        self._changed()
 
     def on_mount(self) -> None:
-        self._redraw()
+        self._changed()
         self._arm_clock()
 
     def on_unmount(self) -> None:
@@ -484,29 +488,22 @@ class StatusLine(Static):
 
     def _clock_turned(self) -> None:
         self.clock_timer = None
-        self._redraw()
+        self._changed()
         self._arm_clock()
 
-    def _message_expired(self) -> None:
-        self.message_timer = None
-        self.message = ""
-        self._redraw()
-
     def on_resize(self, event: events.Resize) -> None:
-        self._redraw()
+        self._changed()
 
-    def _redraw(self) -> None:
+    def _changed(self) -> None:
+        """Something it shows may have changed: draw it again if its text did."""
         if not self.is_mounted:
             return  # on_mount draws it
         now = time.time()
+        values = self.values()
         if self.pending:
-            left = f" {self.prefix} "
-            hints = PENDING_HINTS
-            right = ""
+            left, hints, right = f" {self.prefix} ", PENDING_HINTS, ""
         else:
-            left = visible(self.left.render(self.values, now))
-            hints = ""
-            right = visible(self.right.render(self.values, now))
+            left, hints, right = visible(self.left.render(values, now)), "", visible(self.right.render(values, now))
         message = visible(self.message)
         key = (self.pending, left, hints, right, message, self.size.width)
         if key == self._shown:
@@ -520,14 +517,14 @@ class StatusLine(Static):
         room = self.size.width - text.cell_len - cell_len(right)
         if right and room > 0:
             text.append(" " * room + right)
+        self._text = text
         self.redraws += 1
-        self.update(text, layout=False)  # one line, as wide as the screen: its size never changes
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._text
 
 
 def short_host() -> str:
     """This machine's name up to its first dot (tmux's #h)."""
     return socket.gethostname().split(".", 1)[0]
-
-
-def blank_strip(width: int, style: Style | None = None) -> Strip:
-    return Strip([Segment(" " * width, style)], width)

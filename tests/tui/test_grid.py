@@ -9,8 +9,8 @@ from textual.app import App
 
 from termux.emulator import ByteStream, Screen
 from termux.tui.grid import GridScreen
+from termux.tui.model import SessionRow
 from termux.tui.render import Palette
-from termux.tui.widgets import SessionRow
 
 NAMES = ["build", "server", "tests", "db", "agent-1", "agent-2", "agent-3", "logs", "shell", "docs", "web", "cron"]
 

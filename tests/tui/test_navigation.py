@@ -44,7 +44,7 @@ async def test_the_grid_shows_every_session_live_and_enter_focuses_the_chosen(se
     app, client = await start(server, focus="s0")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
-        await wait_until(pilot, lambda: all("hello-" in screen_text(app.feeder.shadows[s].screen) for s in ids))
+        await wait_until(pilot, lambda: all("hello-" in screen_text(app.model.feeder.shadows[s].screen) for s in ids))
         await pilot.press("ctrl+b", "w")
         grid = app.screen
         assert isinstance(grid, GridScreen)
@@ -57,9 +57,9 @@ async def test_the_grid_shows_every_session_live_and_enter_focuses_the_chosen(se
         assert [grid.grid.rows[p].name for p in grid.grid.shown] == ["s1", "s10", "s11"]
         await pilot.press("right", "enter")
         await wait_until(pilot, lambda: app.screen is app._main)
-        assert app.focused_id == ids[10]
+        assert app.model.focused == ids[10]
         await pilot.press("ctrl+b", "w", "escape")  # Escape leaves, focus unchanged
-        assert app.screen is app._main and app.focused_id == ids[10]
+        assert app.screen is app._main and app.model.focused == ids[10]
         assert app.sent == []  # no key in the grid reached a session
     await client.close()
 
@@ -72,18 +72,18 @@ async def test_find_by_name_or_number_and_back_to_the_last_session(server: Runni
         await pilot.press("ctrl+b", "f")
         assert isinstance(app.screen, FindScreen)
         await pilot.press(*"s13", "enter")
-        await wait_until(pilot, lambda: app.focused_id == ids[13])
+        await wait_until(pilot, lambda: app.model.focused == ids[13])
         await pilot.press("ctrl+b", "apostrophe")  # past 9: by its number, as tmux's select-window -t
         await pilot.press("1", "2", "enter")
-        await wait_until(pilot, lambda: app.focused_id == ids[12])
+        await wait_until(pilot, lambda: app.model.focused == ids[12])
         await pilot.press("ctrl+b", "l")  # the last session: back and forth
-        assert app.focused_id == ids[13]
+        assert app.model.focused == ids[13]
         await pilot.press("ctrl+b", "l")
-        assert app.focused_id == ids[12]
+        assert app.model.focused == ids[12]
         await pilot.press("ctrl+b", "f", *"nothing", "enter", "escape")  # no match: Enter does nothing
         await wait_until(pilot, lambda: app.screen is app._main)
-        assert app.focused_id == ids[12] and app.sent == []
-        assert app.status.values["index"] == 12  # the status line's {index}
+        assert app.model.focused == ids[12] and app.sent == []
+        assert app.status.index == 12  # the status line's {index}
     await client.close()
 
 
@@ -126,9 +126,9 @@ async def test_status_counts_unseen_and_bells_and_tiles_say_quiet_since(server: 
         # the server says a session went quiet: its tile says since when
         since = time.time() - 5
         app.handle_event({"type": "session.quiet", "session": ids[2], "time": since + 5, "data": {"seconds": 5}})
-        assert app.rows[ids[2]].quiet_since == since
+        assert app.model.rows[ids[2]].quiet_since == since
         await pilot.press("ctrl+b", "w")
         assert "quiet since " + time.strftime("%H:%M", time.localtime(since)) in grid_text(app.screen)  # type: ignore[arg-type]
         app.handle_event({"type": "session.activity", "session": ids[2], "time": since + 9, "data": {}})
-        assert app.rows[ids[2]].quiet_since is None
+        assert app.model.rows[ids[2]].quiet_since is None
     await client.close()

@@ -74,18 +74,21 @@ async def test_no_timer_without_a_time_field_and_redraws_only_on_change() -> Non
     async with app.run_test(size=(60, 3)) as pilot:
         await pilot.pause()
         assert line.tick is None and line.clock_timer is None  # no clock: no timer armed
-        line.set_state(session="build", index=1)
+        line.session, line.index = "build", 1
         drawn = line.redraws
-        line.set_state(session="build", index=1)  # the same text: not drawn again
-        line.set_state(sessions=9)  # a field the templates do not show: not drawn again
+        line.session, line.index = "build", 1  # the same text: not drawn again
+        line.sessions = 9  # a field the templates do not show: not drawn again
         assert line.redraws == drawn
-        line.set_state(unseen=2, bells=1)
-        assert line.redraws == drawn + 1
+        line.unseen = 2
+        line.bells = 1
+        assert line.redraws == drawn + 2
+        line.unseen = 2  # the same again
+        assert line.redraws == drawn + 2
         text = str(line.render())
         assert text.startswith(" [build] 1") and text.rstrip().endswith("2* 1!")
         assert len(text) <= 60
         assert line.message_timer is None
-        line.set_state(message="hello")
+        line.message = "hello"
         assert line.message_timer is not None  # the message's timer, only while it shows
         assert line.clock_timer is None
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from termux.emulator import ByteStream, Screen
 from termux.tui import tiles
+from termux.tui.model import SessionRow
 from termux.tui.render import Palette
-from termux.tui.widgets import SessionRow
 
 
 def screen_with(data: bytes, cols: int = 80, rows: int = 24) -> Any:
