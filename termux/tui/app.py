@@ -144,6 +144,7 @@ class TermuxApp(App[str]):
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
         self._main = MainScreen(self.config)
+        self._grid: GridScreen | None = None  # made on first use (prefix w)
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
 
@@ -583,8 +584,12 @@ class TermuxApp(App[str]):
             shadow = self.model.shadow(sid)
             return shadow.screen if shadow is not None else None
 
-        grid = GridScreen(self.model.ordered(), screen_of, self.model.focused, self.view.palette)
-        self.push_screen(grid, self._chosen)
+        if self._grid is None:
+            self._grid = GridScreen(self.model.ordered(), screen_of, self.model.focused, self.view.palette)
+            self.install_screen(self._grid, "grid")  # kept, so that opening it again lays out nothing new
+        else:
+            self._grid.reopen(self.model.ordered(), self.model.focused)
+        self.push_screen(self._grid, self._chosen)
 
     def prefix_last(self) -> None:
         last = self.model.last_focus

@@ -118,6 +118,10 @@ class TileGrid(BaseStyled):
             if sid in places:
                 self._refresh_tile(places[sid])
 
+    def forget_tiles(self) -> None:
+        self._drawn.clear()
+        self.refresh()
+
     def _refresh_tile(self, place: int) -> None:
         geometry = self.geometry
         row, column = geometry.position(place)
@@ -177,7 +181,8 @@ class TileGrid(BaseStyled):
 
 class GridScreen(Screen[str | None]):
     """Every session at once. Typing filters by name, the arrows move, Enter dismisses with the
-    chosen session's id, Escape with None."""
+    chosen session's id, Escape with None. The app keeps one, installed, and `reopen`s it: a
+    screen made and laid out anew each time would cost more than all its tiles."""
 
     BINDINGS: ClassVar[list[BindingType]] = []
 
@@ -191,6 +196,17 @@ class GridScreen(Screen[str | None]):
         self.grid = TileGrid(screen_of, palette, id="grid")
         self.grid.set_rows(rows)
         self.grid.select(focused_id)
+
+    def reopen(self, rows: list[SessionRow], focused_id: str | None) -> None:
+        """Shown again: every session as it is now, no filter, the focused one chosen. Every tile
+        is drawn afresh (they were not followed while the grid was closed)."""
+        grid = self.grid
+        grid.forget_tiles()
+        grid.filter_text = ""
+        grid.first_row = 0
+        grid.set_rows(rows)
+        grid.select(focused_id)
+        self._bar()
 
     def compose(self) -> ComposeResult:
         yield self.grid

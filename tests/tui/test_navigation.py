@@ -58,7 +58,10 @@ async def test_the_grid_shows_every_session_live_and_enter_focuses_the_chosen(se
         await pilot.press("right", "enter")
         await wait_until(pilot, lambda: app.screen is app._main)
         assert app.model.focused == ids[10]
-        await pilot.press("ctrl+b", "w", "escape")  # Escape leaves, focus unchanged
+        await pilot.press("ctrl+b", "w")  # the same screen again, afresh: no filter, the focus chosen
+        assert app.screen is grid and grid.grid.filter_text == "" and grid.grid.selected_id == ids[10]
+        assert all(f"hello-{n}" in grid_text(grid) for n in range(12))
+        await pilot.press("escape")  # Escape leaves, focus unchanged
         assert app.screen is app._main and app.model.focused == ids[10]
         assert app.sent == []  # no key in the grid reached a session
     await client.close()
