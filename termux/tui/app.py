@@ -24,7 +24,6 @@ while it has something to do.
 from __future__ import annotations
 
 import asyncio
-import base64
 import os
 from collections.abc import Awaitable
 from typing import Any, ClassVar
@@ -37,6 +36,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
+from termux.protocol.events import Event
+from termux.protocol.pushes import OutputPush, Push
+from termux.protocol.results import AttachResult, SessionResult, SnapshotResult
 from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
@@ -61,10 +63,6 @@ NO_SESSIONS = "No sessions are running.\n\nPress c (or Enter) to start a new one
 def _settle(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
 
 
 class MainScreen(Screen[None]):
@@ -197,8 +195,8 @@ class TermuxApp(App[str]):
         """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
         # coalesce: background sessions come within a byte budget, as snapshots past it; the
         # sidebar and the activity view need their latest screens, not every byte of a flood.
-        reply = await self.client.request(
-            "client.attach", coalesce=True, window_size=self.config.window_size, **self._view_size()
+        reply = await self.client.request_as(
+            AttachResult, "client.attach", coalesce=True, window_size=self.config.window_size, **self._view_size()
         )
         focus = self.model.attach(reply, self.initial_focus)
         self._refresh_sidebar()
@@ -250,7 +248,7 @@ class TermuxApp(App[str]):
     async def _read_pushes(self) -> None:
         """Move pushed lines into the feeder (queuing is cheap; parsing is the pump's), a bounded
         batch at a time so that keys queued meanwhile are not kept waiting by a flood."""
-        pushes: asyncio.Queue[dict[str, Any]] = self.client.pushes
+        pushes: asyncio.Queue[Push] = self.client.pushes
         while True:
             self.handle_push(await pushes.get())
             taken = 1
@@ -269,12 +267,12 @@ class TermuxApp(App[str]):
             self.exit_reason = "the server went away"
         self.exit(self.exit_reason)
 
-    def handle_push(self, push: dict[str, Any]) -> None:
-        if TRACE.on and push.get("push") == "output":
-            TRACE.stamp("tui.received", push.get("session", ""))
+    def handle_push(self, push: Push) -> None:
+        if TRACE.on and isinstance(push, OutputPush):
+            TRACE.stamp("tui.received", push.session)
         self._apply(self.model.push(push))
 
-    def handle_event(self, event: dict[str, Any]) -> None:
+    def handle_event(self, event: Event) -> None:
         self._apply(self.model.event(event))
 
     def _focus_after_exit(self) -> None:
@@ -348,7 +346,7 @@ class TermuxApp(App[str]):
 
         self.snapshots_pending += 1
         try:
-            reply = await self.client.request("session.snapshot", target=sid)
+            reply = await self.client.request_as(SnapshotResult, "session.snapshot", target=sid)
         except TermuxError as exc:
             if exc.code == "no_session":
                 self._apply(self.model.remove(sid))
@@ -485,7 +483,7 @@ class TermuxApp(App[str]):
             return
         if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
             TRACE.stamp("tui.sent", sid)
-        self.client.send_nowait("session.send", target=sid, data=_b64(data))
+        self.client.send_nowait("session.send", target=sid, data=data)
         self.model.pacer.key_sent()
         self.sent.append(data)
         del self.sent[:-64]
@@ -613,11 +611,11 @@ class TermuxApp(App[str]):
         focused = model.infos.get(model.focused) if model.focused is not None else None
         pid = focused.get("pid") if focused is not None and focused.get("state") == "running" else None
         cwd = (current_directory(pid) if isinstance(pid, int) else None) or start_directory()
-        reply = await self.client.request("session.new", **self._view_size(), **({"cwd": cwd} if cwd else {}))
-        info = reply["session"]
-        sid = info["id"]
+        where = {"cwd": cwd} if cwd else {}
+        reply = await self.client.request_as(SessionResult, "session.new", **self._view_size(), **where)
+        sid = reply.session.id
         if sid not in model.infos:
-            model.add(info, {})
+            model.add(reply.session, None)
             self._refresh_sidebar()
         await self._resync(sid)
         self.focus_session(sid)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Any
 
 from rich.segment import Segment
@@ -20,7 +19,7 @@ from textual.strip import Strip
 
 from termux.emulator.rows import Packed
 from termux.text import visible
-from termux.tui.render import Palette, render_cells
+from termux.tui.render import Palette, render_cells, render_packed_columns
 
 # A tile is at least this big (its header line included); with more sessions than fit at this
 # size, the grid scrolls by rows of tiles.
@@ -181,7 +180,7 @@ def tile_lines(screen: Any, width: int, height: int, palette: Palette, base: Sty
             columns = max(0, min(width, screen.columns - x0))
             strip = Strip([Segment(" " * columns, cell_style(palette, screen.default_char))], columns)
         elif isinstance(row, Packed):
-            strip = packed_strip(row, x0, width, palette)
+            strip = render_packed_columns(row, x0, width, palette)
         else:
             columns = range(x0, min(x0 + width, screen.columns))
             strip = render_cells([row[x] for x in columns], palette) if columns else blank
@@ -189,31 +188,8 @@ def tile_lines(screen: Any, width: int, height: int, palette: Palette, base: Sty
     return strips + [blank] * (height - len(strips))
 
 
-_attrs = itemgetter(1, 2, 3, 4, 5, 6, 7, 8)  # a cell's fields but its character (as render.py)
-
-
 def cell_style(palette: Palette, cell: Any) -> Style:
-    return palette.style(*_attrs(cell), getattr(cell, "ext", None))
-
-
-def packed_strip(row: Packed, x0: int, width: int, palette: Palette) -> Strip:
-    """Columns x0 to x0 + width of a row of text runs (single-width characters only)."""
-    end = x0 + width
-    segments: list[Segment] = []
-    x = row.start
-    if x > x0:
-        segments.append(Segment(" " * (min(x, end) - x0), cell_style(palette, row.default)))
-    for text, cells in zip(row.texts, row.cells, strict=True):
-        after = x + len(text)
-        lo, hi = max(x, x0), min(after, end)
-        if lo < hi:
-            segments.append(Segment(text[lo - x : hi - x], cell_style(palette, cells.blank)))
-        x = after
-        if x >= end:
-            break
-    if x < end:
-        segments.append(Segment(" " * (end - max(x, x0)), cell_style(palette, row.default)))
-    return Strip(segments, width)
+    return palette.style(*cell[1:9], getattr(cell, "ext", None))  # (a cell's fields but its character)
 
 
 def tile_text(screen: Any, width: int, height: int) -> list[str]:

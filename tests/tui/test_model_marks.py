@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
-from tests.tui.test_model import attached
+from typing import Any
+
+from termux.protocol.pushes import Push
+from tests.tui.test_model import attached, decoded
+
+
+def event(kind: str, sid: str, time: float = 0.0, **data: Any) -> Push:
+    return decoded({"push": "event", "event": {"type": kind, "session": sid, "time": time, "data": data}})
 
 
 def test_quiet_since_comes_from_session_quiet_and_goes_with_activity() -> None:
     model, _ = attached("a", "b")
     model.take_marks()
-    changes = model.event({"type": "session.quiet", "session": "%1", "time": 1000.0, "data": {"seconds": 5}})
+    changes = model.push(event("session.quiet", "%1", 1000.0, seconds=5))
     assert model.rows["%1"].quiet_since == 995.0  # when the output stopped, not when it was noticed
     assert changes.marks is not None and "%1" in model.touched  # its row and tile are drawn again
-    model.event({"type": "session.activity", "session": "%1", "time": 1010.0, "data": {}})
+    model.push(event("session.activity", "%1", 1010.0))
     assert model.rows["%1"].quiet_since is None
-    model.event({"type": "session.quiet", "session": "%9", "time": 1.0, "data": {"seconds": 5}})  # unknown: ignored
+    model.push(event("session.quiet", "%9", 1.0, seconds=5))  # a session it does not know: nothing
     assert "%9" not in model.rows
 
 
@@ -21,7 +28,7 @@ def test_counts_of_unseen_and_bells_and_numbers() -> None:
     model, focus = attached("a", "b", "c")
     assert focus == "%0" and model.marked() == (0, 0)
     model.rows["%1"].unseen = model.rows["%2"].unseen = True
-    model.event({"type": "session.bell", "session": "%2", "data": {}})
+    model.push(event("session.bell", "%2"))
     assert model.marked() == (2, 1)
     model.focus("%2")  # seen now
     assert model.marked() == (1, 0)
@@ -32,6 +39,6 @@ def test_counts_of_unseen_and_bells_and_numbers() -> None:
 def test_an_exit_or_a_rename_touches_the_row() -> None:
     model, _ = attached("a", "b")
     model.take_marks()
-    model.event({"type": "session.exited", "session": "%1", "data": {"exit_code": 3}})
-    model.event({"type": "session.renamed", "session": "%0", "data": {"name": "z"}})
+    model.push(event("session.exited", "%1", exit_code=3))
+    model.push(event("session.renamed", "%0", old="a"))
     assert model.touched == {"%0", "%1"}

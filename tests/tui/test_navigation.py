@@ -14,6 +14,7 @@ from termux.tui.grid import GridScreen
 from termux.tui.statusline import parse_template
 from tests.conftest import RunningServer
 from tests.tui.helpers import screen_text, wait_until
+from tests.tui.test_model_marks import event as quiet_event
 
 SIZE = (100, 30)
 
@@ -128,10 +129,10 @@ async def test_status_counts_unseen_and_bells_and_tiles_say_quiet_since(server: 
         assert str(app.status.render()).startswith("[1:s1] 3")
         # the server says a session went quiet: its tile says since when
         since = time.time() - 5
-        app.handle_event({"type": "session.quiet", "session": ids[2], "time": since + 5, "data": {"seconds": 5}})
+        app.handle_push(quiet_event("session.quiet", ids[2], since + 5, seconds=5))
         assert app.model.rows[ids[2]].quiet_since == since
         await pilot.press("ctrl+b", "w")
         assert "quiet since " + time.strftime("%H:%M", time.localtime(since)) in grid_text(app.screen)  # type: ignore[arg-type]
-        app.handle_event({"type": "session.activity", "session": ids[2], "time": since + 9, "data": {}})
+        app.handle_push(quiet_event("session.activity", ids[2], since + 9))
         assert app.model.rows[ids[2]].quiet_since is None
     await client.close()
