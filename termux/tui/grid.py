@@ -256,6 +256,14 @@ class GridScreen(Screen[str | None]):
             grid.set_filter(grid.filter_text + event.character)
             self._bar()
 
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        event.stop()
+        self.grid.move("up")
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        event.stop()
+        self.grid.move("down")
+
     def on_click(self, event: events.Click) -> None:
         """A click on a tile focuses its session."""
         grid = self.grid

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from rich.segment import Segment
@@ -73,6 +74,7 @@ class Geometry:
         return divmod(index, self.columns)
 
 
+@lru_cache(maxsize=64)  # asked for every line drawn; the answer changes only with its arguments
 def grid_geometry(count: int, width: int, height: int) -> Geometry:
     """Tiles for `count` sessions in `width` x `height` cells: the layout whose tiles come
     closest to a screen's shape while all fit, else as many of the smallest size as fit, scrolled."""

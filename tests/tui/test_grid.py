@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.app import App
 
 from termux.emulator import ByteStream, Screen
 from termux.tui.grid import GridScreen
 from termux.tui.model import SessionRow
 from termux.tui.render import Palette
+from tests.tui.helpers import wait_until
 
 NAMES = ["build", "server", "tests", "db", "agent-1", "agent-2", "agent-3", "logs", "shell", "docs", "web", "cron"]
 
@@ -100,3 +102,18 @@ async def test_fifty_sessions_scroll_to_keep_the_selection_in_view() -> None:
         await pilot.press("end")
         assert grid.selected_id == "%49" and grid.first_row == geometry.total_rows - geometry.shown_rows
         assert "49:" in app.tile_text()
+
+
+async def test_the_wheel_moves_by_rows_and_a_click_chooses_a_tile() -> None:
+    app = GridApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        grid = app.grid.grid
+        geometry = grid.geometry
+        app.grid.post_message(events.MouseScrollDown(grid, 0, 0, 0, 0, 0, False, False, False))
+        await wait_until(pilot, lambda: grid.selected_id == f"%{geometry.columns}")  # one row of tiles down
+        app.grid.post_message(events.MouseScrollUp(grid, 0, 0, 0, 0, 0, False, False, False))
+        await wait_until(pilot, lambda: grid.selected_id == "%0")
+        await pilot.click("#grid", offset=(geometry.width * 2 + 3, geometry.height + 2))  # row 1, column 2
+        await pilot.pause()
+    assert app.chosen == [f"%{geometry.columns + 2}"]
