@@ -37,6 +37,7 @@ def test_the_grid_shows_twelve_sessions_and_enter_focuses_the_one_picked(tui: St
     term.wait_for("type to filter")
     # every session's screen in its tile, side by side: four tiles to a row on 100 columns
     term.wait_for(lambda t: all(f"hello-from-{n}" in t.text for n in range(12)))
+    term.wait_for("11:job11 quiet since")  # the server's quiet mark (an event, or the info at attach)
     first_row = next(line for line in term.display if "hello-from-0" in line)
     assert "hello-from-1" in first_row and "hello-from-3" in first_row
     term.write(b"job1")  # job1, job10, job11

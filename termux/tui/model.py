@@ -152,7 +152,8 @@ class SessionModel:
         record = msgspec.structs.asdict(info) if isinstance(info, SessionInfo) else info
         sid = record["id"]
         self.infos[sid] = record
-        self.rows[sid] = SessionRow(sid, record.get("name") or sid, title=record.get("title") or "")
+        quiet = record.get("quiet_since")  # (quiet before this TUI attached: no event will say so)
+        self.rows[sid] = SessionRow(sid, record.get("name") or sid, title=record.get("title") or "", quiet_since=quiet)
         self._apply_state(sid)
         if snap is None:
             # An empty screen that buffers its output until the snapshot arrives and replaces it

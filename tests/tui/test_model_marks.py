@@ -5,7 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from termux.protocol.pushes import Push
-from tests.tui.test_model import attached, decoded
+from termux.protocol.results import AttachResult
+from termux.tui.feed import Feeder
+from termux.tui.model import SessionModel
+from tests.tui.test_model import BYTES_ONLY, attached, decoded, info, snap, wire
 
 
 def event(kind: str, sid: str, time: float = 0.0, **data: Any) -> Push:
@@ -42,3 +45,16 @@ def test_an_exit_or_a_rename_touches_the_row() -> None:
     model.push(event("session.exited", "%1", exit_code=3))
     model.push(event("session.renamed", "%0", old="a"))
     assert model.touched == {"%0", "%1"}
+
+
+def test_a_session_quiet_before_the_attach_says_since_when() -> None:
+    model = SessionModel(Feeder(**BYTES_ONLY))
+    reply = {
+        "sessions": [{**info("%0", "a"), "quiet_since": 1234.5}, info("%1", "b")],
+        "snapshots": {"%0": snap(b"a\r\n", 3), "%1": snap(b"b\r\n", 3)},
+        "cursor": 0,
+        "in_sync": True,
+        "last_focus": None,
+    }
+    model.attach(wire(AttachResult, reply), None)
+    assert model.rows["%0"].quiet_since == 1234.5 and model.rows["%1"].quiet_since is None
