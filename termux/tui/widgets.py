@@ -387,7 +387,9 @@ class Sidebar(BaseStyled):
 
 
 MESSAGE_SECONDS = 4.0  # how long a status-line message stays
-PENDING_HINTS = " c new  n/p next/prev  0-9 select  d detach  x kill  , rename  s sidebar  r activity  [ scroll  ? help"
+PENDING_HINTS = (
+    " c new  n/p next/prev  0-9 select  w grid  f find  l last  d detach  x kill  , rename  s sidebar  [ scroll  ? help"
+)
 
 
 class StatusLine(Widget):
