@@ -117,6 +117,7 @@ class Session:
         self.exit_code: int | None = None
         self.exit_signal: int | None = None
         self.title = ""
+        self.quiet_since: float | None = None  # Unix time its output stopped, while it is quiet (event_io.py)
         self.bells = 0
         self.cpu: Group | None = None  # its scheduling group, when the server manages it
         # The server's snapshot of the screen and the bytes_parsed it was made at; a resize drops it.
@@ -444,4 +445,5 @@ class Session:
             title=self.title,
             background_nice=self.config.background_nice,
             nice=None if self.cpu is None else self.cpu.applied,
+            quiet_since=self.quiet_since,
         )
