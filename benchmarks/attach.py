@@ -193,6 +193,7 @@ class Client:
     server_pid: int | None = None  # the server whose CPU an attach costs is counted in
     firsts: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
+    switch_cpus: list[float] = field(default_factory=list)
     opening: float | None = None  # the first attach's paint, when it differs (it forks the TUI host)
     paints: list[float] = field(default_factory=list)
     switches: list[float] = field(default_factory=list)
@@ -218,12 +219,16 @@ def measure_attach(client: Client, argv: list[str], marker: str, runs: int) -> T
 
 
 def measure_switches(client: Client, term: Terminal, prefix: bytes, first: int, count: int) -> None:
-    """`prefix n` `count` times, from session `first - 1`: each until the next one's text is drawn."""
+    """`prefix n` `count` times, from session `first - 1`: each until the next one's text is drawn,
+    with the CPU the client's processes (a TUI host's child included) used meanwhile."""
+    drawers = [term.pid, *on_terminal(term.pid)]
     for n in range(first, first + count):
         drawn = term.expect(f"attach-bench {n}")
+        before = sum(cpu_ns(pid) for pid in drawers)
         sent = time.monotonic()
         term.write(prefix + b"n")
         client.switches.append(drawn.wait(60) - sent)
+        client.switch_cpus.append((sum(cpu_ns(pid) for pid in drawers) - before) / 1e9)
     term.close()
 
 
@@ -315,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     print("## Attach\n")
     header = [
         "client", "first paint p50 ms", "min", "max", "CPU to paint p50 ms", "first byte p50 ms", "first attach ms",
-        "switch p50 ms", "switch max", "cold start p50 ms", "round trips",
+        "switch p50 ms", "switch max", "switch CPU p50 ms", "cold start p50 ms", "round trips",
     ]  # fmt: skip
     print(markdown_table(header, [_row(c) for c in clients]))
     print(
@@ -327,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         " Round trips: the requests the TUI sent before first paint. CPU to paint: the processes on the"
         " client's terminal (the client, a TUI host's child) from their start and the server's from the"
         " spawn, until first paint: what the attach cost the machine, whatever else ran (the wall times"
-        " are the machine's load too)."
+        " are the machine's load too). Switch CPU: the client's processes' (the TUI's) during a switch."
     )
     return 0
 
@@ -362,7 +367,8 @@ def _row(client: Client) -> list[str]:
     return [
         client.name, p50(paints), ms(min(paints)), ms(max(paints)), p50(client.cpus), p50(client.firsts),
         "n/a" if client.opening is None else ms(client.opening), p50(client.switches),
-        ms(max(client.switches)) if client.switches else "n/a", p50(client.colds), client.trips,
+        ms(max(client.switches)) if client.switches else "n/a", p50(client.switch_cpus), p50(client.colds),
+        client.trips,
     ]  # fmt: skip
 
 
