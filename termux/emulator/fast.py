@@ -48,8 +48,9 @@ from pyte import modes as mo
 from pyte.screens import Margins
 
 from .history import DEFAULT_STYLE, Stored, compact_line, intern_style, pack_line
-from .rows import Buffer, Cells, Packed, is_wrapped, stored_runs
+from .rows import Buffer, Cells, Packed, row_line, stored_runs, wrap_extent
 from .screen import Screen as _ReferenceScreen
+from .screen import _style_attrs
 from .stream import ByteStream as _ReferenceByteStream
 from .stream import Stream as _ReferenceStream
 
@@ -316,7 +317,7 @@ class FastScreenMixin(_ReferenceScreen):
         if top == 0 and bottom == lines - 1 and self._main_buffer is None and self.history.maxlen:
             row = rows[0]
             if row.__class__ is Packed:
-                self.history.append_stored(row.stored(self.default_char), row.wrapped)
+                self.history.append_stored(row.stored(self.default_char), row.end if row.wrapped else 0)
             else:
                 self._scroll_into_history(row)
         self.dirty.update(range(lines))
@@ -401,6 +402,32 @@ class FastScreenMixin(_ReferenceScreen):
         for buffer in (self.buffer, self._main_buffer, self._alt_buffer):
             if isinstance(buffer, Buffer):
                 buffer.fit(self.lines)
+
+    # Reflow reads and writes rows as they are stored: a row of single-width text stays runs.
+
+    def _row_of(self, buffer: Any, y: int, columns: int) -> tuple[Any, int]:
+        row = buffer.peek(y)
+        return row_line(row, columns, self.default_char), wrap_extent(row)
+
+    def _make_row(self, line: Any, wrap: int, columns: int) -> Any:
+        texts = [text for text, _ in line]
+        if not "".join(texts).isascii():
+            return super()._make_row(line, wrap, columns)  # wide or combining characters: cells
+        if not texts and not wrap:
+            return None
+        cells = [self._cells(_style_attrs(style)) for _, style in line]
+        length = sum(map(len, texts))
+        if wrap > length:  # its trailing blanks, so that it spans its columns again
+            texts.append(" " * (min(wrap, columns) - length))
+            cells.append(self._cells(self.default_char))
+            length = min(wrap, columns)
+        row = Packed.of_runs(self.default_char, texts, cells, length)
+        row.wrapped = wrap > 0
+        return row
+
+    def _store_rows(self, buffer: Any, rows: list[Any], lines: int) -> None:
+        buffer.rows[:] = rows
+        buffer.fit(lines)
 
     def _peek_row(self, y: int) -> Any:
         return self.buffer.view(y)  # (display reads rows without turning them into cells)
@@ -503,9 +530,12 @@ class FastScreenMixin(_ReferenceScreen):
             leaving = old[:m]
             self.history.extend_stored(
                 [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in leaving],
-                [i for i, row in enumerate(leaving) if getattr(row, "wrapped", False)],
+                list(map(wrap_extent, leaving)),
             )
-            self.history.extend_stored(gone_lines, gone_wrapped)
+            wraps = [0] * len(gone_lines)
+            for i in gone_wrapped:
+                wraps[i] = self.columns  # (every row that wraps on the way fills the width)
+            self.history.extend_stored(gone_lines, wraps)
         rows[top:bottom] = [*old[m:], *new]
         rows[bottom] = None
         self._fill_rows(rows, top, bottom)
@@ -519,7 +549,7 @@ class FastScreenMixin(_ReferenceScreen):
 
     def _scroll_into_history(self, line: Any) -> None:
         """The reference's, for a row as stored: runs go as they are, cells are grouped at C level."""
-        self.history.append_stored(self._stored(line), is_wrapped(line))
+        self.history.append_stored(self._stored(line), wrap_extent(line))
 
     def _stored(self, line: Any) -> Stored:
         """A row as stored (None, runs or cells) in its scrollback form."""

@@ -21,7 +21,9 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import Margins, Savepoint, StaticDefaultDict, wcwidth
 
-from .history import Scrollback, compact_line
+from .history import Line, RunStyle, Scrollback, compact_line, intern_style
+from .reflow import Row, offset_of, position_of, rewrap
+from .rows import wrap_extent
 
 # Private modes as pyte stores them (mode N is kept as N << 5 in `screen.mode`).
 DECCKM = 1 << 5
@@ -227,7 +229,7 @@ class Screen(pyte.Screen):
 
     def _scroll_into_history(self, line: Any) -> None:
         """Keep the line leaving the top of the main screen (compactly)."""
-        self.history.append(compact_line(line, self.columns, self.default_char), getattr(line, "wrapped", False))
+        self.history.append(compact_line(line, self.columns, self.default_char), wrap_extent(line))
 
     def _mark_wrapped(self, y: int, wrapped: bool = True) -> None:
         """Row y's text goes on on the next row by autowrap (soft-wrapped), or no longer does. Kept on
@@ -659,29 +661,35 @@ class Screen(pyte.Screen):
     # ------------------------------------------------------------------ resize
 
     def resize(self, lines: int | None = None, columns: int | None = None) -> None:
-        """Resize both screens. No reflow: a narrower screen cuts lines on the right (a wide character
-        cut in half becomes a space), a wider one adds blanks. A shorter screen first drops blank lines
-        below the cursor, then moves top lines into scrollback (main screen only), as tmux does."""
+        """Resize both screens. The main screen reflows, as tmux's does: lines that autowrap cut are
+        joined and cut anew at the new width, in the scrollback too (in bounded steps, newest first:
+        `reflow_step`), and the cursor stays on its character. A shorter screen first drops blank
+        rows below the cursor, then moves top rows into the scrollback; a taller one brings rows back
+        from it, then adds blank rows. The alternate screen is not reflowed (programs redraw it): a
+        narrower one cuts rows on the right (a wide character cut in half becomes a space)."""
         lines = max(1, int(lines or self.lines))
         columns = max(1, int(columns or self.columns))
         if lines == self.lines and columns == self.columns:
             return
         old_lines, old_columns = self.lines, self.columns
         self.dirty.update(range(lines))
-        main_is_active = self._main_buffer is None
-        # The active screen, relative to the cursor.
-        shift = self._resize_buffer(self.buffer, old_lines, lines, columns, self.cursor.y, to_history=main_is_active)
-        self.cursor.y -= shift
-        # The parked screen(s): main (while on the alternate screen) and a kept 47 alternate buffer.
-        if self._main_buffer is not None:
+        cursor = self.cursor
+        if self._main_buffer is None:
+            cursor.x, cursor.y = self._reflow_main(self.buffer, lines, columns, cursor.x, cursor.y)
+        else:
+            # The alternate screen is cut; the main screen under it reflows with its saved cursor.
+            cursor.y -= self._cut_buffer(self.buffer, old_lines, lines, columns, cursor.y)
+            cursor.x = min(cursor.x, columns - 1)
             sp = self._alt_savepoint
-            cy = sp.cursor.y if sp is not None else old_lines - 1
-            shift = self._resize_buffer(self._main_buffer, old_lines, lines, columns, cy, to_history=True)
             if sp is not None:
-                sp.cursor.y = max(0, min(sp.cursor.y - shift, lines - 1))
+                sp.cursor.x, sp.cursor.y = self._reflow_main(
+                    self._main_buffer, lines, columns, sp.cursor.x, sp.cursor.y
+                )
                 sp.cursor.x = min(sp.cursor.x, columns - 1)
+            else:
+                self._reflow_main(self._main_buffer, lines, columns, 0, old_lines - 1)
         if self._alt_buffer is not None:
-            self._resize_buffer(self._alt_buffer, old_lines, lines, columns, 0, to_history=False)
+            self._cut_buffer(self._alt_buffer, old_lines, lines, columns, 0)
         self.lines, self.columns = lines, columns
         if columns > old_columns:
             # xterm: default tab stops every 8 columns extend over the new width.
@@ -691,14 +699,110 @@ class Screen(pyte.Screen):
             sp.cursor.y = min(sp.cursor.y, lines - 1)
             sp.cursor.x = min(sp.cursor.x, columns - 1)
         self.margins = None
-        self.cursor.y = max(0, min(self.cursor.y, lines - 1))
-        if self.cursor.x > columns - 1:
-            self.cursor.x = columns - 1
+        cursor.y = max(0, min(cursor.y, lines - 1))
 
-    def _resize_buffer(
-        self, buffer: Any, old_lines: int, lines: int, columns: int, cursor_y: int, *, to_history: bool
-    ) -> int:
-        """Resize one buffer in place; return how many lines moved off its top."""
+    def reflow_step(self, budget: int = 1000) -> bool:
+        """Reflow about `budget` more rows of scrollback after a change of width (whole lines,
+        newest first); True while more remain (`history.pending`)."""
+        return self.history.reflow_step(budget)
+
+    def _reflow_main(self, buffer: Any, lines: int, columns: int, x: int, y: int) -> tuple[int, int]:
+        """Resize a main screen's buffer (now `self.lines` x `self.columns`) to `lines` x `columns`,
+        reflowing it and the scrollback; (x, y) is its cursor, whose new place is returned."""
+        history = self.history
+        old_columns = self.columns
+        blank = intern_style(self.default_char)
+        rows: list[Row] = [self._row_of(buffer, n, old_columns) for n in range(self.lines)]
+        pending_wrap = x >= old_columns
+        excess = len(rows) - lines
+        while excess > 0 and len(rows) - 1 > y and rows[-1] == _BLANK_ROW:
+            rows.pop()  # blank rows below the cursor go first
+            excess -= 1
+        if columns != old_columns:
+            history.retarget(columns)
+            head: list[Row] = []
+            if len(history) and history.wrapped(-1):
+                head = history.take_pending() or []  # the screen's first line started in history
+            y += len(head)
+            rows[:0] = head
+            out: list[Row] = []
+            group: list[Row] = []  # the rows of one line
+            new_y = 0
+            for n, row in enumerate(rows):
+                group.append(row)
+                if row[1] and n < len(rows) - 1:
+                    continue  # the line goes on on the next row
+                cut = rewrap(group, columns, blank)
+                first = n - len(group) + 1
+                if first <= y <= n:  # the cursor's line: the same character, in its new place
+                    ny, x = position_of(cut, offset_of(group, y - first, x))
+                    new_y = len(out) + ny
+                out.extend(cut)
+                group = []
+            y = new_y
+            while len(out) < lines:  # wider: lines from the scrollback fill the screen again
+                taken = history.take_pending()
+                if taken is None:
+                    break
+                cut = rewrap(taken, columns, blank)
+                out[:0] = cut
+                y += len(cut)
+            rows = out
+            if x > columns or (x == columns and not pending_wrap):
+                x = columns - 1  # past the end of its line: the last column
+        else:
+            while len(rows) < lines:  # taller: rows come back from the scrollback
+                row = history.pop_row()
+                if row is None:
+                    break
+                rows.insert(0, row)
+                y += 1
+        excess = len(rows) - lines
+        if excess > 0:  # the top rows go into the scrollback
+            history.extend_rows(rows[:excess])
+            del rows[:excess]
+            y -= excess
+        if y < 0:
+            x = y = 0  # the cursor's line went into the scrollback (as tmux)
+        self._store_rows(buffer, [self._make_row(line, wrap, columns) for line, wrap in rows], lines)
+        return x, y
+
+    def _row_of(self, buffer: Any, y: int, columns: int) -> Row:
+        """Row y of a buffer as runs and its wrap (see `reflow`)."""
+        row = buffer.get(y)
+        return compact_line(row, columns, self.default_char), wrap_extent(row)
+
+    def _make_row(self, line: Line, wrap: int, columns: int) -> Any:
+        """A row of cells from runs (None for an empty row that a line ends on); a wrapped row is
+        padded with blanks to the columns it spans, so that it spans them again."""
+        if not line and not wrap:
+            return None
+        default = self.default_char
+        row: StaticDefaultDict[int, Char] = StaticDefaultDict(default)
+        x = 0
+        for text, style in line:
+            attrs = _style_attrs(style)
+            for data, width in _cells_of(text):
+                if x >= columns:
+                    break
+                row[x] = attrs._replace(data=data)
+                if width == 2 and x + 1 < columns:
+                    row[x + 1] = attrs._replace(data="")
+                x += width
+        for blank in range(x, min(wrap, columns)):
+            row[blank] = default
+        if wrap:
+            row.wrapped = True  # type: ignore[attr-defined]
+        return row
+
+    def _store_rows(self, buffer: Any, rows: list[Any], lines: int) -> None:
+        """Make `rows` (None: no row) the buffer's rows 0.. (the buffer keeps `lines` of them)."""
+        buffer.clear()
+        buffer.update({y: row for y, row in enumerate(rows) if row is not None})
+
+    def _cut_buffer(self, buffer: Any, old_lines: int, lines: int, columns: int, cursor_y: int) -> int:
+        """Resize an alternate screen's buffer in place, without reflow and without scrollback:
+        return how many lines moved off its top."""
         shift = 0
         if lines < old_lines:
             excess = old_lines - lines
@@ -710,9 +814,6 @@ class Screen(pyte.Screen):
                 y -= 1
             shift = excess
             if shift:
-                if to_history:
-                    for y in range(shift):
-                        self._scroll_into_history(buffer.get(y))
                 moved = {y - shift: line for y, line in buffer.items() if shift <= y < old_lines}
                 buffer.clear()
                 buffer.update(moved)
@@ -822,6 +923,31 @@ def _has_content(line: Any) -> bool:
         return False
     default = DEFAULT_CHAR
     return any(c != default or getattr(c, "ext", None) is not None for c in line.values())
+
+
+_BLANK_ROW: Row = ((), 0)
+
+
+def _style_attrs(style: RunStyle) -> Char:
+    """The cell attributes of a scrollback style (data a space)."""
+    cell = Char(" ", style.fg, style.bg, style.bold, style.italics, style.underscore, style.strikethrough,
+                style.reverse, style.blink)
+    return cell.with_ext(style.ext)
+
+
+def _cells_of(text: str) -> list[tuple[str, int]]:
+    """The cells of a row's text: each character with the zero-width ones after it, and its width."""
+    if text.isascii():
+        return [(char, 1) for char in text]
+    out: list[tuple[str, int]] = []
+    for char in text:
+        w = wcwidth(char)
+        if w <= 0 and out:
+            data, width = out[-1]
+            out[-1] = (data + char, width)
+        else:
+            out.append((char, 2 if w > 1 else 1))
+    return out
 
 
 def _printable(text: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pyte
 import pytest
 
-from termux.emulator import DECCKM, DECNKM, ByteStream, Screen, capture, snapshot
+from termux.emulator import DECCKM, DECNKM, ByteStream, Screen, capture, snapshot, wrapped
 
 
 def run(data: str | bytes, columns: int = 20, lines: int = 5) -> tuple[Screen, list[str]]:
@@ -281,10 +281,18 @@ def test_resize_clamps_cursor_and_keeps_both_screens_consistent() -> None:
     assert screen.cursor.x == 25  # tab stops extended over the new width
 
 
-def test_resize_cuts_wide_character_in_half_cleanly() -> None:
-    screen, _ = run("abc中", 10, 2)
+def test_resize_cuts_wide_character_in_half_cleanly_on_the_alternate_screen() -> None:
+    # The alternate screen is not reflowed: it is cut, and half a wide character is a space.
+    screen, _ = run("\x1b[?1049habc中", 10, 2)
     screen.resize(2, 4)
     assert screen.display[0] == "abc "
+
+
+def test_resize_moves_a_wide_character_that_no_longer_fits_to_the_next_row_on_the_main_screen() -> None:
+    # (As tmux: the row it makes pushes the top row into the scrollback.)
+    screen, _ = run("abc中\r\n", 10, 3)
+    screen.resize(3, 4)
+    assert capture(screen, -1, 0) == ["abc", "中"] and wrapped(screen, -1)
 
 
 # ---------------------------------------------------------------------- other places termux follows xterm

@@ -133,8 +133,9 @@ def test_resize_keeps_history_and_clamps_the_cursor() -> None:
     assert screen.display[-1].startswith("end")
     assert (screen.cursor.y, screen.cursor.x) == (2, 3)
     assert capture(screen, -1, -1) == ["l5"]
-    screen.resize(8, 4)
-    assert screen.cursor.y == 2 and screen.columns == 4 and len(screen.display) == 8
+    screen.resize(8, 4)  # taller: rows come back from the scrollback (as tmux), the cursor with its line
+    assert screen.cursor.y == 7 and screen.columns == 4 and len(screen.display) == 8
+    assert [line.rstrip() for line in screen.display] == ["l1", "l2", "l3", "l4", "l5", "l6", "l7", "end"]
     feed(screen, "\x1b[20;20H")
     assert (screen.cursor.y, screen.cursor.x) == (7, 3)
 
