@@ -310,7 +310,8 @@ class Scrollback:
         older_wraps = self._older_wraps
         made: list[Stored] = []
         made_wraps: list[int] = []
-        while older and len(made) < budget:
+        room = self.maxlen - len(self._lines)  # rows the bound leaves for lines older than the re-cut ones
+        while older and len(made) < min(budget, room):
             if not older_wraps[-1] and (len(older_wraps) < 2 or not older_wraps[-2]):
                 # A line on one row: as it is if it fits (most lines), without unpacking it.
                 stored = older[-1]
@@ -323,15 +324,12 @@ class Scrollback:
             for line, wrap in reversed(rewrap(rows, width, DEFAULT_STYLE)):
                 made.append(pack_line(line))
                 made_wraps.append(wrap)
+        # Within the bound, the oldest go: pending lines first, then the oldest rows just made.
+        self._drop_older(len(older) + len(made) - room)
+        del made[room:], made_wraps[room:]
         self._lines.extendleft(made)  # (made is newest first: extendleft reverses it back)
         self._wraps.extendleft(made_wraps)
-        excess = len(self._older) + len(self._lines) - self.maxlen
-        if excess > 0:
-            self._drop_older(excess)
-            for _ in range(min(excess, len(self._lines))):
-                self._lines.popleft()
-                self._wraps.popleft()
-        return bool(self._older)
+        return bool(older)
 
     def __repr__(self) -> str:
         return f"Scrollback({len(self)}/{self.maxlen} lines)"

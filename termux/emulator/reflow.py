@@ -63,10 +63,11 @@ def join(rows: Sequence[Row], blank: Style) -> Line:
 def cut_points(text: str, width: int) -> tuple[list[int], list[int]]:
     """Where `text` is cut into rows of `width` columns: the index in `text` each row after the
     first starts at, and the columns each row but the last spans."""
+    starts: list[int]
     if text.isascii():
         starts = list(range(width, len(text), width))
         return starts, [width] * len(starts)
-    starts: list[int] = []
+    starts = []
     spans: list[int] = []
     column = 0
     for i, char in enumerate(text):
@@ -125,14 +126,16 @@ def trim(line: Line, blank: Style) -> Line:
 
 def split(line: Line, width: int, blank: Style) -> list[Row]:
     """One line as rows of at most `width` columns: each but the last wrapped, with the columns it
-    spans (its runs keep their trailing blanks); the last without trailing blanks in `blank`."""
+    spans (its runs keep their trailing blanks: the text goes on after them); the line's own
+    trailing blanks in `blank` are dropped (a row keeps none)."""
+    line = trim(line, blank)
     text = "".join([t for t, _ in line])
     starts, spans = cut_points(text, width)
     if not starts:
-        return [(trim(line, blank), 0)]
+        return [(line, 0)]
     rows = _cut(line, starts)
     out: list[Row] = list(zip(rows, spans, strict=False))
-    out.append((trim(rows[-1], blank), 0))
+    out.append((rows[-1], 0))
     return out
 
 
@@ -161,4 +164,6 @@ def position_of(rows: Sequence[Row], offset: int) -> tuple[int, int]:
     return last, offset - start  # (rows is never empty)
 
 
-__all__ = ["Row", "cut_points", "join", "line_width", "offset_of", "position_of", "rewrap", "split", "text_width", "trim"]
+__all__ = [
+    "Row", "cut_points", "join", "line_width", "offset_of", "position_of", "rewrap", "split", "text_width", "trim"
+]

@@ -752,10 +752,10 @@ class Screen(pyte.Screen):
                 x = columns - 1  # past the end of its line: the last column
         else:
             while len(rows) < lines:  # taller: rows come back from the scrollback
-                row = history.pop_row()
-                if row is None:
+                back = history.pop_row()
+                if back is None:
                     break
-                rows.insert(0, row)
+                rows.insert(0, back)
                 y += 1
         excess = len(rows) - lines
         if excess > 0:  # the top rows go into the scrollback
