@@ -22,7 +22,7 @@ from typing import Any
 
 import msgspec
 
-from .reflow import rewrap, text_width
+from .reflow import cut_stored, join_stored, rewrap, text_width
 
 
 class RunStyle(msgspec.Struct, frozen=True, gc=False):
@@ -313,23 +313,47 @@ class Scrollback:
         room = self.maxlen - len(self._lines)  # rows the bound leaves for lines older than the re-cut ones
         while older and len(made) < min(budget, room):
             if not older_wraps[-1] and (len(older_wraps) < 2 or not older_wraps[-2]):
-                # A line on one row: as it is if it fits (most lines), without unpacking it.
+                # A line on one row (most lines), without unpacking it: as it is if it fits, else
+                # cut in its stored form if it is ASCII.
                 stored = older[-1]
                 if text_width(stored if stored.__class__ is str else stored[0]) <= width:  # type: ignore[arg-type]
                     made.append(older.pop())
                     made_wraps.append(older_wraps.pop())
                     continue
-            rows = self.take_pending()
-            assert rows is not None
-            for line, wrap in reversed(rewrap(rows, width, DEFAULT_STYLE)):
-                made.append(pack_line(line))
-                made_wraps.append(wrap)
+                pieces = cut_stored(stored, width, DEFAULT_STYLE)
+                if pieces is not None:
+                    older.pop()
+                    older_wraps.pop()
+                    made.extend(reversed(pieces))
+                    made_wraps.append(0)
+                    made_wraps.extend(repeat(width, len(pieces) - 1))
+                    continue
+            self._recut(width, made, made_wraps)
         # Within the bound, the oldest go: pending lines first, then the oldest rows just made.
         self._drop_older(len(older) + len(made) - room)
         del made[room:], made_wraps[room:]
         self._lines.extendleft(made)  # (made is newest first: extendleft reverses it back)
         self._wraps.extendleft(made_wraps)
         return bool(older)
+
+    def _recut(self, width: int, made: list[Stored], made_wraps: list[int]) -> None:
+        """Re-cut the newest pending line at `width`, its rows appended to `made` newest first."""
+        older = self._older
+        older_wraps = self._older_wraps
+        rows: list[tuple[Stored, int]] = [(older.pop(), older_wraps.pop())]
+        while older and older_wraps[-1]:
+            rows.append((older.pop(), older_wraps.pop()))
+        rows.reverse()
+        joined = join_stored(rows, DEFAULT_STYLE)
+        pieces = None if joined is None else cut_stored(joined, width, DEFAULT_STYLE)
+        if pieces is not None:  # ASCII: cut as stored
+            made.extend(reversed(pieces))
+            made_wraps.append(0)
+            made_wraps.extend(repeat(width, len(pieces) - 1))
+            return
+        for line, wrap in reversed(rewrap([(unpack_line(s), w) for s, w in rows], width, DEFAULT_STYLE)):
+            made.append(pack_line(line))
+            made_wraps.append(wrap)
 
     def __repr__(self) -> str:
         return f"Scrollback({len(self)}/{self.maxlen} lines)"

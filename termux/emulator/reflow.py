@@ -110,6 +110,91 @@ def _cut(line: Line, starts: list[int]) -> list[Line]:
     return out
 
 
+def _runs_of(stored: Any, plain: Style) -> tuple[str, list[Style], list[int]] | None:
+    """A stored line's text, its runs' styles and where each ends; None if it is not ASCII."""
+    if stored.__class__ is str:
+        return (stored, [plain], [len(stored)]) if stored.isascii() else None
+    text: str = stored[0]
+    if not text.isascii():
+        return None
+    return text, list(stored[1::2]), [*stored[2::2], len(text)]
+
+
+def _stored_of(text: str, styles: list[Style], ends: list[int], plain: Style) -> Any:
+    """The stored form of runs (the inverse of `_runs_of`)."""
+    if not text:
+        return ""
+    if len(styles) == 1:
+        return text if styles[0] == plain else (text, styles[0])
+    out: list[Any] = [text, styles[0]]
+    for i in range(1, len(styles)):
+        out.append(ends[i - 1])  # where the run before ends
+        out.append(styles[i])
+    return tuple(out)
+
+
+def join_stored(rows: Sequence[tuple[Any, int]], plain: Style) -> Any:
+    """`join` for rows in the scrollback's stored form (see history.py), without unpacking them;
+    None unless all are ASCII. `plain` is the style of a plain string's text and of the blanks."""
+    if all(stored.__class__ is str for stored, _ in rows):  # plain text: the common case
+        text = "".join([stored.ljust(wrap) for stored, wrap in rows])
+        return text.rstrip(" ") if text.isascii() else None
+    texts: list[str] = []
+    styles: list[Style] = []
+    ends: list[int] = []
+    at = 0
+    for stored, wrap in rows:
+        runs = _runs_of(stored, plain)
+        if runs is None:
+            return None
+        text, row_styles, row_ends = runs
+        if len(text) < wrap:  # the blanks the row does not keep
+            text += " " * (wrap - len(text))
+            row_styles.append(plain)
+            row_ends.append(len(text))
+        texts.append(text)
+        for style, end in zip(row_styles, row_ends, strict=True):
+            if end == 0:
+                continue  # (an empty row)
+            if styles and styles[-1] == style:
+                ends[-1] = at + end
+            else:
+                styles.append(style)
+                ends.append(at + end)
+        at += len(text)
+    text = "".join(texts)
+    if styles and styles[-1] == plain:  # the line's own trailing blanks go (as `trim`)
+        stripped = len(text.rstrip(" "))
+        while len(ends) > 1 and styles[-1] == plain and ends[-2] >= stripped:
+            ends.pop()
+            styles.pop()
+        text = text[: ends[-1]]
+        if styles[-1] == plain:
+            text = text.rstrip(" ")
+            ends[-1] = len(text)
+    return _stored_of(text, styles, ends, plain)
+
+
+def cut_stored(stored: Any, width: int, plain: Style) -> list[Any] | None:
+    """A line in the scrollback's stored form cut into rows of `width` columns in that form,
+    without unpacking it: the rows but the last span `width`. None unless it is ASCII."""
+    runs = _runs_of(stored, plain)
+    if runs is None:
+        return None
+    text, styles, ends = runs
+    out: list[Any] = []
+    run = 0  # the run the row starts in
+    for a in range(0, len(text), width):
+        b = min(a + width, len(text))
+        while ends[run] <= a:
+            run += 1
+        last = run
+        while ends[last] < b:
+            last += 1
+        out.append(_stored_of(text[a:b], styles[run : last + 1], [end - a for end in ends[run:last]], plain))
+    return out or [""]
+
+
 def trim(line: Line, blank: Style) -> Line:
     """`line` without its trailing blanks in the style `blank` (what a row does not keep)."""
     if not line or line[-1][1] != blank or not line[-1][0].endswith(" "):
@@ -142,8 +227,10 @@ def split(line: Line, width: int, blank: Style) -> list[Row]:
 def rewrap(rows: Sequence[Row], width: int, blank: Style) -> list[Row]:
     """The rows of one line (all but the last wrapped) cut anew at `width`; `blank` is the style of
     the blanks a row does not keep (the default cell's)."""
-    if len(rows) == 1 and not rows[0][1] and line_width(rows[0][0]) <= width:
-        return [rows[0]]  # a line on one row that fits: as it is
+    if len(rows) == 1 and not rows[0][1]:
+        if line_width(rows[0][0]) <= width:
+            return [rows[0]]  # a line on one row that fits: as it is
+        return split(rows[0][0], width, blank)
     return split(join(rows, blank), width, blank)
 
 
@@ -165,5 +252,16 @@ def position_of(rows: Sequence[Row], offset: int) -> tuple[int, int]:
 
 
 __all__ = [
-    "Row", "cut_points", "join", "line_width", "offset_of", "position_of", "rewrap", "split", "text_width", "trim"
+    "Row",
+    "cut_points",
+    "cut_stored",
+    "join",
+    "join_stored",
+    "line_width",
+    "offset_of",
+    "position_of",
+    "rewrap",
+    "split",
+    "text_width",
+    "trim",
 ]

@@ -17,8 +17,18 @@ from test_differential import full_state
 import termux.emulator.screen as reference_screen
 import termux.emulator.stream as reference_stream
 from termux.emulator import ByteStream, Screen, capture, wrapped
-from termux.emulator.history import DEFAULT_STYLE, RunStyle, Scrollback
-from termux.emulator.reflow import cut_points, join, offset_of, position_of, rewrap, split, text_width
+from termux.emulator.history import DEFAULT_STYLE, RunStyle, Scrollback, pack_line, unpack_line
+from termux.emulator.reflow import (
+    cut_points,
+    cut_stored,
+    join,
+    join_stored,
+    offset_of,
+    position_of,
+    rewrap,
+    split,
+    text_width,
+)
 
 RED = RunStyle(fg="red")
 BOLD = RunStyle(bold=True)
@@ -103,6 +113,26 @@ def test_cursor_offsets_map_to_the_same_character() -> None:
     assert position_of(rows, 4) == (1, 0)  # the start of a row, not the end of the one before
     assert position_of(rows, 10) == (2, 2)  # just after the text
     assert position_of(split((("abcd", DEFAULT_STYLE),), 2, DEFAULT_STYLE), 4) == (1, 2)  # pending wrap
+
+
+RUNS = st.lists(
+    st.tuples(st.sampled_from(["a", "bc ", "  ", "defgh", " x"]), st.sampled_from([DEFAULT_STYLE, RED, BOLD])),
+    max_size=6,
+).map(tuple)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(RUNS, st.integers(0, 12)), min_size=1, max_size=4), st.integers(1, 9))
+def test_the_scrollback_cuts_stored_lines_as_runs_would_be_cut(rows: list[tuple[Any, int]], width: int) -> None:
+    # The scrollback re-cuts ASCII lines in their stored form; the result is the runs' own.
+    rows[-1] = (rows[-1][0], 0)  # (a line ends on its last row)
+    line = join(rows, DEFAULT_STYLE)
+    stored = [(pack_line(runs), wrap) for runs, wrap in rows]
+    assert unpack_line(join_stored(stored, DEFAULT_STYLE)) == split(line, 10**6, DEFAULT_STYLE)[0][0]
+    pieces = cut_stored(join_stored(stored, DEFAULT_STYLE), width, DEFAULT_STYLE)
+    assert pieces is not None
+    assert [unpack_line(piece) for piece in pieces] == [runs for runs, _ in split(line, width, DEFAULT_STYLE)]
+    assert join_stored([("中", 0)], DEFAULT_STYLE) is None and cut_stored("中", 1, DEFAULT_STYLE) is None
 
 
 # ---------------------------------------------------------------------- screens
