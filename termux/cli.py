@@ -177,6 +177,8 @@ def cmd_send(args: argparse.Namespace) -> int:
 
 def cmd_capture(args: argparse.Namespace) -> int:
     request: dict[str, Any] = {"target": target(args), "escapes": args.escapes}
+    if args.join:
+        request["join"] = True
     if args.start is not None:
         request["start"] = args.start
     if args.end is not None:
@@ -298,6 +300,7 @@ def _capture_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-e", dest="escapes", action="store_true", help="keep colours and attributes as escapes")
     sub.add_argument("-S", dest="start", type=int, metavar="START", help="first line (negative: scrollback)")
     sub.add_argument("-E", dest="end", type=int, metavar="END", help="last line")
+    sub.add_argument("-J", dest="join", action="store_true", help="join lines the terminal wrapped")
     sub.add_argument("--grep", metavar="REGEX", help="only the lines that match, numbered (-S: history's start)")
     with_json(sub)
 

@@ -17,6 +17,8 @@ def capture_grep(args: argparse.Namespace, request: dict[str, Any]) -> int:
 
     if args.escapes:
         raise UsageError("--grep matches the text: give it without -e")
+    if request.pop("join", False):
+        raise UsageError("--grep numbers the rows as -S takes them: give it without -J")
     request.pop("escapes", None)
     with connect(args) as client:
         matches = client.request("session.grep", pattern=args.grep, **request)["matches"]
