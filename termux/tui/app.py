@@ -18,13 +18,13 @@ timer exists only while it has words to reveal.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextvars
 import functools
 import os
 from collections.abc import Awaitable
 from typing import Any, ClassVar
 
+import msgspec
 import textual.screen
 from textual import events
 from textual.app import App, ComposeResult
@@ -37,6 +37,18 @@ from textual.widgets import Static
 
 from termux import emulator
 from termux.keys import encode_paste, encode_textual
+from termux.protocol.events import (
+    Event,
+    SessionBell,
+    SessionClosed,
+    SessionCreated,
+    SessionExited,
+    SessionRenamed,
+    SessionResized,
+    SessionTitle,
+)
+from termux.protocol.pushes import ErrorPush, EventPush, OutputPush, Push, Snapshot, SnapshotPush
+from termux.protocol.results import AttachResult, SessionResult, SnapshotResult
 from termux.trace import TRACE
 from termux.tui.activity import TAIL_BYTES, ActivityView
 from termux.tui.config import Config, key_bytes
@@ -63,14 +75,6 @@ MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it p
 def _settle(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
-def _unb64(text: str | None) -> bytes:
-    return base64.b64decode(text) if text else b""
 
 
 class MainScreen(Screen[None]):
@@ -222,16 +226,16 @@ class TermuxApp(App[str]):
         """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
         # coalesce: background sessions come within a byte budget, as snapshots past it; the
         # sidebar and the activity view need their latest screens, not every byte of a flood.
-        reply = await self.client.request(
-            "client.attach", coalesce=True, window_size=self.config.window_size, **self._view_size()
+        reply = await self.client.request_as(
+            AttachResult, "client.attach", coalesce=True, window_size=self.config.window_size, **self._view_size()
         )
-        snapshots = reply.get("snapshots") or {}
-        infos = reply.get("sessions") or []
-        focus = self._initial_focus(infos, reply.get("last_focus"))
+        # The app keeps its own record of each session, updated by events: a dict of the fields.
+        infos = [msgspec.structs.asdict(info) for info in reply.sessions]
+        focus = self._initial_focus(infos, reply.last_focus)
         for info in infos:
             # Only the focused screen is parsed before the first paint; the pump replays the
             # others' snapshots after it, in background slices.
-            self._add_session(info, snapshots.get(info["id"]) or {}, replay_later=info["id"] != focus)
+            self._add_session(info, reply.snapshots.get(info["id"]), replay_later=info["id"] != focus)
         self._refresh_sidebar()
         self._spawn(self._read_pushes())
         self._spawn(self._watch_server())
@@ -251,20 +255,21 @@ class TermuxApp(App[str]):
         chosen = chosen or next((i for i in running if i["id"] == last), None) or next(iter(running), None)
         return None if chosen is None else str(chosen["id"])
 
-    def _add_session(self, info: dict[str, Any], snap: dict[str, Any], replay_later: bool = False) -> Shadow:
+    def _add_session(self, info: dict[str, Any], snap: Snapshot | None, replay_later: bool = False) -> Shadow:
+        """A session to show; `snap` None for one created since (its snapshot is asked for)."""
         sid = info["id"]
         self.infos[sid] = info
         self.rows[sid] = SessionRow(sid, info.get("name", sid), title=info.get("title") or "")
         self._apply_state(sid, info)
-        cols = snap.get("cols") or info.get("cols") or 80
-        rows = snap.get("rows") or info.get("rows") or 24
-        data = _unb64(snap.get("data") or snap.get("snapshot"))
-        shadow = self.feeder.add(sid, cols, rows, data, snap.get("offset", 0), deferred=replay_later)
-        if not snap:
-            # created elsewhere: buffer its output until the snapshot arrives
+        if snap is None:
+            # Created elsewhere: an empty screen that buffers its output until the snapshot
+            # arrives and replaces it (its size with it).
+            shadow = self.feeder.add(sid, info.get("cols") or 80, info.get("rows") or 24, b"", 0)
             shadow.resyncing = True
             self.feeder.need_snapshot.add(sid)
-        elif not replay_later:  # else its preview comes with the replay (_after_step)
+            return shadow
+        shadow = self.feeder.add(sid, snap.cols, snap.rows, snap.data, snap.offset, deferred=replay_later)
+        if not replay_later:  # else its preview comes with the replay (_after_step)
             self._bells[sid] = getattr(shadow.screen, "bell_count", 0)
             self.rows[sid].preview = emulator_preview(shadow.screen)
         return shadow
@@ -282,7 +287,7 @@ class TermuxApp(App[str]):
     async def _read_pushes(self) -> None:
         """Move pushed lines into the feeder (queuing is cheap; parsing is the pump's), a bounded
         batch at a time so that keys queued meanwhile are not kept waiting by a flood."""
-        pushes: asyncio.Queue[dict[str, Any]] = self.client.pushes
+        pushes: asyncio.Queue[Push] = self.client.pushes
         while True:
             self.handle_push(await pushes.get())
             taken = 1
@@ -301,73 +306,68 @@ class TermuxApp(App[str]):
             self.exit_reason = "the server went away"
         self.exit(self.exit_reason)
 
-    def handle_push(self, push: dict[str, Any]) -> None:
-        kind = push.get("push")
-        if kind == "output":
-            sid = push.get("session", "")
-            if TRACE.on:
-                TRACE.stamp("tui.received", sid)
-            self.feeder.push(sid, int(push.get("offset", 0)), _unb64(push.get("data")), self.focused_id)
-            if sid == self.focused_id:
-                self._end_rest()
-                self._work.set()
-            else:
-                self._background_output()
-        elif kind == "snapshot":
-            sid = push.get("session", "")
-            self._reset_from(sid, push)
-        elif kind == "event":
-            self.handle_event(push.get("event") or {})
-        elif kind == "error":
-            error = push.get("error") or {}
-            self._server_error = str(error.get("message", error))
-            self.status.set_state(message=f"server: {self._server_error}")
+    def handle_push(self, push: Push) -> None:
+        match push:
+            case OutputPush(session=sid):
+                if TRACE.on:
+                    TRACE.stamp("tui.received", sid)
+                self.feeder.push(sid, push.offset, push.data, self.focused_id)
+                if sid == self.focused_id:
+                    self._end_rest()
+                    self._work.set()
+                else:
+                    self._background_output()
+            case SnapshotPush(session=sid):
+                self._reset_from(sid, Snapshot(push.offset, push.cols, push.rows, push.data))
+            case EventPush(event=event):
+                self.handle_event(event)
+            case ErrorPush(error=error):
+                self._server_error = error.message
+                self.status.set_state(message=f"server: {self._server_error}")
 
-    def handle_event(self, event: dict[str, Any]) -> None:
-        kind = event.get("type")
-        sid = event.get("session")
-        data = {**event, **(event.get("data") or {})}
-        if kind == "session.created" and sid and sid not in self.infos:
-            info = {"id": sid, "name": data.get("name") or sid, "state": "running"}
-            self._add_session(info, {})
-            self._refresh_sidebar()
-            self._work.set()  # the pump asks for its snapshot; it never takes focus
-        elif sid not in self.rows:
+    def handle_event(self, event: Event) -> None:
+        sid = event.session
+        if isinstance(event, SessionCreated):
+            if sid is not None and sid not in self.infos:
+                self._add_session({"id": sid, "name": event.name or sid, "state": "running"}, None)
+                self._refresh_sidebar()
+                self._work.set()  # the pump asks for its snapshot; it never takes focus
             return
-        elif kind == "session.exited":
-            self.infos[sid].update(
-                state="exited",
-                exit_code=data.get("exit_code"),
-                exit_signal=data.get("exit_signal"),
-                signal_name=data.get("signal_name"),
-            )
-            self._apply_state(sid, self.infos[sid])
-            self.sidebar.update_row(self.rows[sid])
-            if sid == self.focused_id:
-                self.call_later(self._focus_after_exit)
-        elif kind == "session.closed":
-            self._remove_session(sid)
-        elif kind == "session.renamed":
-            self.infos[sid]["name"] = data.get("name", sid)
-            self.rows[sid].name = self.infos[sid]["name"]
-            self.sidebar.update_row(self.rows[sid])
-            if sid == self.focused_id:
-                self.status.set_state(session=self.rows[sid].name)
-        elif kind == "session.resized":
-            shadow = self.feeder.shadows.get(sid)
-            size = (data.get("cols"), data.get("rows"))
-            if shadow is not None and size != (shadow.screen.columns, shadow.screen.lines):
-                self.feeder.resync(sid)  # another view resized it: our screen is the old size
-                self._work.set()
-        elif kind == "session.title":
-            self.rows[sid].title = data.get("title") or ""
-            self._mark(sid)
-        elif kind == "session.bell":
-            if sid == self.focused_id:
-                self.bell()  # the focused session rang: ring the outer terminal
-            else:
-                self.rows[sid].bell = True
+        if sid is None or sid not in self.rows:
+            return
+        match event:
+            case SessionExited(data=exited):
+                self.infos[sid].update(
+                    state="exited",
+                    exit_code=exited.exit_code,
+                    exit_signal=exited.exit_signal,
+                    signal_name=exited.signal_name,
+                )
+                self._apply_state(sid, self.infos[sid])
+                self.sidebar.update_row(self.rows[sid])
+                if sid == self.focused_id:
+                    self.call_later(self._focus_after_exit)
+            case SessionClosed():
+                self._remove_session(sid)
+            case SessionRenamed():
+                self.infos[sid]["name"] = self.rows[sid].name = event.name or sid
+                self.sidebar.update_row(self.rows[sid])
+                if sid == self.focused_id:
+                    self.status.set_state(session=self.rows[sid].name)
+            case SessionResized(data=size):
+                shadow = self.feeder.shadows.get(sid)
+                if shadow is not None and (size.cols, size.rows) != (shadow.screen.columns, shadow.screen.lines):
+                    self.feeder.resync(sid)  # another view resized it: our screen is the old size
+                    self._work.set()
+            case SessionTitle(data=title):
+                self.rows[sid].title = title.title
                 self._mark(sid)
+            case SessionBell():
+                if sid == self.focused_id:
+                    self.bell()  # the focused session rang: ring the outer terminal
+                else:
+                    self.rows[sid].bell = True
+                    self._mark(sid)
 
     def _remove_session(self, sid: str) -> None:
         self.infos.pop(sid, None)
@@ -395,17 +395,11 @@ class TermuxApp(App[str]):
         else:
             self._show_banner(True)
 
-    def _reset_from(self, sid: str, snap: dict[str, Any]) -> None:
+    def _reset_from(self, sid: str, snap: Snapshot) -> None:
         if sid not in self.feeder.shadows:
             return
         before = self.feeder.shadows[sid].offset
-        shadow = self.feeder.reset(
-            sid,
-            int(snap.get("cols") or 80),
-            int(snap.get("rows") or 24),
-            _unb64(snap.get("data") or snap.get("snapshot")),
-            int(snap.get("offset", 0)),
-        )
+        shadow = self.feeder.reset(sid, snap.cols, snap.rows, snap.data, snap.offset)
         self._bells[sid] = getattr(shadow.screen, "bell_count", 0)
         row = self.rows.get(sid)
         if row is not None:
@@ -492,7 +486,7 @@ class TermuxApp(App[str]):
 
         self.snapshots_pending += 1
         try:
-            reply = await self.client.request("session.snapshot", target=sid)
+            reply = await self.client.request_as(SnapshotResult, "session.snapshot", target=sid)
         except TermuxError as exc:
             if exc.code == "no_session":
                 self._remove_session(sid)
@@ -500,12 +494,11 @@ class TermuxApp(App[str]):
             raise
         finally:
             self.snapshots_pending -= 1
-        info = reply.get("session")
-        if info and sid in self.infos:
-            self.infos[sid].update(info)
-            self.rows[sid].name = info.get("name", sid)
+        if sid in self.infos:
+            self.infos[sid].update(msgspec.structs.asdict(reply.session))
+            self.rows[sid].name = reply.session.name
             self._apply_state(sid, self.infos[sid])
-        self._reset_from(sid, reply)
+        self._reset_from(sid, reply.snapshot)
 
     def _after_step(self, step: Step) -> None:
         sid = step.session
@@ -727,7 +720,7 @@ class TermuxApp(App[str]):
             return
         if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
             TRACE.stamp("tui.sent", self.focused_id)
-        self.client.send_nowait("session.send", target=self.focused_id, data=_b64(data))
+        self.client.send_nowait("session.send", target=self.focused_id, data=data)
         self.pacer.key_sent()
         self.sent.append(data)
         del self.sent[:-64]
@@ -781,11 +774,11 @@ class TermuxApp(App[str]):
         focused = self.infos.get(self.focused_id) if self.focused_id is not None else None
         pid = focused.get("pid") if focused is not None and focused.get("state") == "running" else None
         cwd = (current_directory(pid) if isinstance(pid, int) else None) or start_directory()
-        reply = await self.client.request("session.new", **self._view_size(), **({"cwd": cwd} if cwd else {}))
-        info = reply["session"]
-        sid = info["id"]
+        where = {"cwd": cwd} if cwd else {}
+        reply = await self.client.request_as(SessionResult, "session.new", **self._view_size(), **where)
+        sid = reply.session.id
         if sid not in self.infos:
-            self._add_session(info, {})
+            self._add_session(msgspec.structs.asdict(reply.session), None)
             self._refresh_sidebar()
         await self._resync(sid)
         self.focus_session(sid)
