@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from termux.client import AsyncClient
+from termux.protocol.events import SessionExited
+from termux.protocol.pushes import EventPush
 from tests.conftest import RunningServer, wait_for_screen
 from tests.events.event_helpers import serve_in_loop, shutdown
 
@@ -57,8 +59,10 @@ async def test_a_long_history_reflows_in_bounded_steps_between_other_requests(
         program = f"i=0; while [ $i -lt 3000 ]; do echo {LONG}; i=$((i+1)); done"
         new = {"name": "log", "command": ["sh", "-c", program], "cols": 120, "rows": 20}
         await client.request("session.new", **new)
-        while (await asyncio.wait_for(client.pushes.get(), 60)).get("event", {}).get("type") != "session.exited":
-            pass
+        while True:
+            push = await asyncio.wait_for(client.pushes.get(), 60)
+            if isinstance(push, EventPush) and isinstance(push.event, SessionExited):
+                break
         session = next(iter(live.sessions.values()))
         screen = session.screen
         before = (await client.request("session.capture", target="log", start=-10**6, join=True))["lines"]
