@@ -9,10 +9,12 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import wcwidth
 
+from termux.modes import ALT_SCREEN_MODES, COLUMNS_132
+
 from .history import Line, RunStyle, compact_line, intern_style, line_text, style_key
 from .reflow import join as join_rows
 from .rows import Packed, is_wrapped, wrap_extent
-from .screen import ALT_SCREEN_MODES, DECCOLM, DEFAULT_CHAR, Screen
+from .screen import DEFAULT_CHAR, Screen
 
 _FG_CODES = {name: code for code, name in {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}.items()}
 _BG_CODES = {name: code for code, name in {**pyte.graphics.BG_ANSI, **pyte.graphics.BG_AIXTERM}.items()}
@@ -385,7 +387,7 @@ def snapshot(screen: Screen) -> bytes:
     alternate screen is shown, the main screen underneath it. Scrollback is not included."""
     cols, rows = screen.columns, screen.lines
     mode = screen.mode
-    out: list[str] = ["\x1bc\x1b[?3h" if DECCOLM in mode else "\x1bc"]
+    out: list[str] = ["\x1bc\x1b[?3h" if COLUMNS_132 in mode else "\x1bc"]
     if screen._main_buffer is not None:
         # The main screen first, then switch to the alternate screen as the program did.
         out += _draw_buffer(screen._main_buffer, cols, rows)

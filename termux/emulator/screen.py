@@ -21,31 +21,20 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import Margins, Savepoint, StaticDefaultDict, wcwidth
 
+from termux.modes import (
+    ALT_SCREEN,
+    ALT_SCREEN_MODES,
+    APP_CURSOR,
+    APP_KEYPAD,
+    COLUMNS_132,
+    REPORTED_ANSI,
+    REPORTED_PRIVATE,
+    SAVE_CURSOR,
+)
+
 from .history import Line, RunStyle, Scrollback, compact_line, intern_style
 from .reflow import Row, offset_of, position_of, rewrap
 from .rows import wrap_extent
-
-# Private modes as pyte stores them (mode N is kept as N << 5 in `screen.mode`).
-DECCKM = 1 << 5
-DECCOLM = 3 << 5
-DECOM = mo.DECOM
-DECAWM = mo.DECAWM
-DECTCEM = mo.DECTCEM
-DECNKM = 66 << 5  # application keypad; also set by ESC = and cleared by ESC >
-MOUSE_X10 = 9 << 5
-MOUSE_NORMAL = 1000 << 5
-MOUSE_BUTTON = 1002 << 5
-MOUSE_ANY = 1003 << 5
-FOCUS_EVENTS = 1004 << 5
-MOUSE_UTF8 = 1005 << 5
-MOUSE_SGR = 1006 << 5
-ALT_SCROLL = 1007 << 5
-BRACKETED_PASTE = 2004 << 5
-ALT_SCREEN_MODES = (47, 1047, 1049)
-ALT_SCREEN_BITS = frozenset(m << 5 for m in ALT_SCREEN_MODES)
-SAVE_CURSOR_MODE = 1048 << 5
-# Modes a snapshot carries and DECRQM reports (private, unshifted numbers).
-TRACKED_PRIVATE_MODES = (1, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047, 1049, 2004)
 
 
 class Ext(NamedTuple):
@@ -101,11 +90,6 @@ DA1_REPLY = "\x1b[?1;2c"
 # DA2 and DA3 as xterm (patch 390).
 DA2_REPLY = "\x1b[>41;390;0c"
 DA3_REPLY = "\x1bP!|00000000\x1b\\"
-# Modes DECRQM reports as set/reset; anything else is "not recognised" (0).
-DECRQM_PRIVATE = frozenset(
-    (1, 3, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047, 1049, 2004)
-)
-DECRQM_ANSI = frozenset((4, 20))
 MAX_LINK = 4096
 MAX_TITLE_STACK = 10
 # Zero-width characters (combining marks, ZWJ, variation selectors) one cell keeps after its own
@@ -207,12 +191,12 @@ class Screen(pyte.Screen):
         self.bell_count += 1
 
     def keypad_application(self) -> None:
-        """ESC = (DECKPAM): recorded as mode 66 (DECNKM), which is what key encoders look at."""
-        self.mode.add(DECNKM)
+        """ESC = (DECKPAM): recorded as mode 66 (DECNKM, `APP_KEYPAD`), which key encoders read."""
+        self.mode.add(APP_KEYPAD)
 
     def keypad_numeric(self) -> None:
         """ESC > (DECKPNM)."""
-        self.mode.discard(DECNKM)
+        self.mode.discard(APP_KEYPAD)
 
     def next_line(self) -> None:
         """ESC E (NEL). xterm: always a carriage return and a line feed (pyte's honours LNM only)."""
@@ -254,35 +238,35 @@ class Screen(pyte.Screen):
         bits = _mode_bits(modes, bool(kwargs.get("private")))
         # xterm: DECCOLM never changes the width (a multiplexer's pane size is not the program's to
         # choose); as on a VT100 it clears the screen and homes the cursor.
-        deccolm = DECCOLM in bits
+        deccolm = COLUMNS_132 in bits
         if mo.DECSCNM in bits:
             self.dirty.update(range(self.lines))
-        super().set_mode(*(b for b in bits if b != DECCOLM))
+        super().set_mode(*(b for b in bits if b != COLUMNS_132))
         if deccolm:
-            self.mode.add(DECCOLM)
+            self.mode.add(COLUMNS_132)
             self.erase_in_display(2)
             self.cursor_position()
         for bit in bits:
-            if bit in ALT_SCREEN_BITS:
+            if bit in ALT_SCREEN:
                 self._enter_alternate(bit >> 5)
-            elif bit == SAVE_CURSOR_MODE:  # xterm: save the cursor as DECSC does
-                self.mode.discard(SAVE_CURSOR_MODE)
+            elif bit == SAVE_CURSOR:  # xterm: save the cursor as DECSC does
+                self.mode.discard(SAVE_CURSOR)
                 self.save_cursor()
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
         bits = _mode_bits(modes, bool(kwargs.get("private")))
-        deccolm = DECCOLM in bits
+        deccolm = COLUMNS_132 in bits
         if mo.DECSCNM in bits:
             self.dirty.update(range(self.lines))
-        super().reset_mode(*(b for b in bits if b != DECCOLM))
+        super().reset_mode(*(b for b in bits if b != COLUMNS_132))
         if deccolm:
-            self.mode.discard(DECCOLM)
+            self.mode.discard(COLUMNS_132)
             self.erase_in_display(2)
             self.cursor_position()
         for bit in bits:
-            if bit in ALT_SCREEN_BITS:
+            if bit in ALT_SCREEN:
                 self._leave_alternate(bit >> 5)
-            elif bit == SAVE_CURSOR_MODE:  # xterm: restore the cursor as DECRC does
+            elif bit == SAVE_CURSOR:  # xterm: restore the cursor as DECRC does
                 self.restore_cursor()
 
     # ------------------------------------------------------------------ alternate screen
@@ -323,7 +307,7 @@ class Screen(pyte.Screen):
         self.dirty.update(range(self.lines))
 
     def _leave_alternate(self, mode: int) -> None:
-        self.mode.difference_update(ALT_SCREEN_BITS)
+        self.mode.difference_update(ALT_SCREEN)
         if self._main_buffer is None:
             return
         # 1047 and 1049 clear the alternate screen when leaving; 47 keeps it for next time.
@@ -530,12 +514,12 @@ class Screen(pyte.Screen):
         """DECRQM (CSI ? Ps $ p, CSI Ps $ p): CSI [?] Ps ; Pm $ y with 1 set, 2 reset, 0 unknown."""
         private = bool(kwargs.get("private"))
         if private:
-            known = mode in DECRQM_PRIVATE
+            known = mode in REPORTED_PRIVATE
             on = (mode << 5) in self.mode
             if mode in ALT_SCREEN_MODES:
                 on = on and self.alternate
         else:
-            known = mode in DECRQM_ANSI
+            known = mode in REPORTED_ANSI
             on = mode in self.mode
         state = (1 if on else 2) if known else 0
         self.write_process_input(f"\x1b[{'?' if private else ''}{mode};{state}$y")
@@ -628,7 +612,7 @@ class Screen(pyte.Screen):
         """DECSTR (CSI ! p), as xterm: cursor visible, replace mode, origin and cursor/keypad
         application modes off, autowrap on, full margins, default charsets and SGR, saved cursor
         forgotten. The screen and the cursor position are untouched (stock pyte printed "p")."""
-        self.mode.difference_update({mo.IRM, mo.DECOM, DECCKM, DECNKM})
+        self.mode.difference_update({mo.IRM, mo.DECOM, APP_CURSOR, APP_KEYPAD})
         self.mode.update({mo.DECAWM, mo.DECTCEM})
         self.cursor.hidden = False
         self.margins = None
@@ -639,7 +623,7 @@ class Screen(pyte.Screen):
     def save_modes(self, *modes: int) -> None:
         """XTSAVE (CSI ? Pm s)."""
         for m in modes[:64]:
-            if m in DECRQM_PRIVATE:
+            if m in REPORTED_PRIVATE:
                 self._saved_modes[m] = (m << 5) in self.mode
 
     def restore_modes(self, *modes: int) -> None:

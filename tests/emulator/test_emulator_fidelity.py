@@ -8,7 +8,8 @@ from __future__ import annotations
 import pyte
 import pytest
 
-from termux.emulator import DECCKM, DECNKM, ByteStream, Screen, capture, snapshot, wrapped
+from termux.emulator import ByteStream, Screen, capture, snapshot, wrapped
+from termux.modes import APP_CURSOR, APP_KEYPAD
 
 
 def run(data: str | bytes, columns: int = 20, lines: int = 5) -> tuple[Screen, list[str]]:
@@ -132,7 +133,7 @@ def test_soft_reset_is_not_printed() -> None:
     assert stock("\x1b[!p")[0].display[0].startswith("p")  # stock pyte prints the final byte
     screen, _ = run("keep\x1b[?1h\x1b[4h\x1b[?6h\x1b[?7l\x1b[?25l\x1b[2;3r\x1b[1;31m\x1b[!p")
     assert screen.display[0].startswith("keep")
-    assert DECCKM not in screen.mode and 4 not in screen.mode and (6 << 5) not in screen.mode
+    assert APP_CURSOR not in screen.mode and 4 not in screen.mode and (6 << 5) not in screen.mode
     assert (7 << 5) in screen.mode and not screen.cursor.hidden
     assert screen.margins is None and screen.cursor.attrs.fg == "default"
 
@@ -146,10 +147,10 @@ def test_dcs_apc_pm_sos_strings_are_consumed() -> None:
 
 def test_application_keypad_is_recorded() -> None:
     screen, _ = run("\x1b=")
-    assert DECNKM in screen.mode
+    assert APP_KEYPAD in screen.mode
     ByteStream(screen).feed(b"\x1b>")
-    assert DECNKM not in screen.mode
-    assert DECNKM not in stock("\x1b=")[0].mode  # stock pyte drops it
+    assert APP_KEYPAD not in screen.mode
+    assert APP_KEYPAD not in stock("\x1b=")[0].mode  # stock pyte drops it
 
 
 def test_osc8_hyperlinks_are_kept_per_cell() -> None:
