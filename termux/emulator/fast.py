@@ -615,6 +615,8 @@ _SGR_CACHE_LIMIT = 1024
 _PLAN_CACHE_LIMIT = 1024
 _SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
 _PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
+# After a CUP: a row redrawn whole, as top and other full-screen programs do: SGR, text, SGR, EL 0.
+_ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-9;]{0,64}m)*)\x1b\[0?K")
 DECSCNM = mo.DECSCNM
 _MAX_PARAMS = 32
 _MAX_VALUE = 9999
@@ -640,6 +642,7 @@ class FastStreamMixin(_ReferenceStream):
         self._f_sgr: dict[tuple[int, str, bool], list[Any]] = {}
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
         self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
+        self._f_cup = self._csi_table["H"][0]  # CUP's handler, after which a row may be redrawn whole
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
         block = (
             rf"(?<=\n)((?:(?:[\x20-\x7e]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+\r\n){{2,}})"
@@ -670,6 +673,8 @@ class FastStreamMixin(_ReferenceStream):
         sgr_cache = self._f_sgr
         plans = self._f_plans
         inline = self._f_inline
+        cup = self._f_cup
+        row_match = _ROW_REDRAW.match
         m: re.Match[str] | None = None
         try:
             while i < n:
@@ -715,6 +720,10 @@ class FastStreamMixin(_ReferenceStream):
                     how, fn, args = plan
                     if how == 0:
                         fn(*args)
+                        if fn is cup and inline:  # a row redrawn whole after it (as top does)?
+                            row = row_match(data, i)
+                            if row is not None and self._redraw_row(listener, row):
+                                i = row.end()
                     elif how == 1:
                         fn(*args, private=True)
                     else:
@@ -776,6 +785,71 @@ class FastStreamMixin(_ReferenceStream):
         screen._last_char = text[-1]
         screen.dirty.add(y)
         return True
+
+    def _redraw_row(self, screen: Any, row: re.Match[str]) -> bool:
+        """Right after a CUP to column 1: SGR, printable ASCII, SGR, EL 0 (`_ROW_REDRAW`), the way
+        full-screen programs redraw a row, as the per-token calls would leave it but with the row
+        made at once from its two runs (text, then blanks to the edge). False, with nothing done,
+        when the fast path does not apply (the tokens are then handled one by one)."""
+        cursor = screen.cursor
+        text = row.group(2)
+        columns = screen.columns
+        rows = screen.buffer.rows
+        y = cursor.y
+        old = rows[y]
+        if (
+            cursor.x
+            or len(text) > columns
+            or (old is not None and old.__class__ is not Packed)
+            or screen.charset
+            or screen.g0_charset is not _LAT1
+            or IRM in screen.mode
+        ):
+            return False
+        before, after = row.group(1, 3)
+        if before:
+            self._sgr(screen, before)
+        drawn = cursor.attrs
+        cells = screen._cells(drawn)
+        if after:
+            self._sgr(screen, after)
+        blank = cursor.attrs
+        n = len(text)
+        if blank.data != " ":  # (EL's fast path does not apply either: the calls one by one)
+            if text:
+                cursor.attrs = drawn
+                screen.draw(text)
+                cursor.attrs = blank
+            screen.erase_in_line(0)
+            return True
+        texts = [text] if n else []
+        runs = [cells] if n else []
+        if n < columns:
+            blanks = screen._cells(blank)
+            if runs and blanks is cells:
+                texts[0] = text + " " * (columns - n)
+            else:
+                texts.append(" " * (columns - n))
+                runs.append(blanks)
+        rows[y] = Packed.of_runs(screen.default_char, texts, runs, columns)
+        cursor.x = n
+        if n:
+            screen._last_char = text[-1]
+        screen.dirty.add(y)
+        return True
+
+    def _sgr(self, screen: Any, sgrs: str) -> None:
+        """SGR sequences applied through the transition cache (as the `_run` loop's kind 5)."""
+        cursor = screen.cursor
+        current = cursor.attrs
+        key = (id(current), sgrs, DECSCNM in screen.mode)
+        hit = self._f_sgr.get(key)
+        if hit is not None and hit[0] is current:
+            cursor.attrs = hit[1]
+        elif self._apply_sgrs(sgrs):
+            if len(self._f_sgr) >= _SGR_CACHE_LIMIT:
+                self._f_sgr.clear()
+            self._f_sgr[key] = [current, cursor.attrs, None]
 
     def _styled_lines(self, block: str) -> None:
         """Lines of printable ASCII and SGR sequences, each ended by CR LF: as the per-token path
