@@ -612,6 +612,7 @@ class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
 
 _CSI_PARAMS_MAX = 64
 _SGR_CACHE_LIMIT = 1024
+_SGR_STEPS_LIMIT = 64  # transitions remembered per SgrState
 _PLAN_CACHE_LIMIT = 1024
 _SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
 _PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
@@ -620,6 +621,19 @@ _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-
 DECSCNM = mo.DECSCNM
 _MAX_PARAMS = 32
 _MAX_VALUE = 9999
+
+
+class SgrState:
+    """Drawing attributes as the styled-line path walks SGR sequences: the cell attributes, their
+    cells, and the state each SGR string seen after them leads to (a transition depends only on
+    the attributes, the string and DECSCNM, so it is looked up once per string and state)."""
+
+    __slots__ = ("after", "attrs", "cells")
+
+    def __init__(self, attrs: Any, cells: Cells) -> None:
+        self.attrs = attrs
+        self.cells = cells
+        self.after: dict[str, SgrState] = {}
 
 
 class FastStreamMixin(_ReferenceStream):
@@ -638,8 +652,9 @@ class FastStreamMixin(_ReferenceStream):
         # The one-row ASCII draw can skip the screen's draw() when that is FastScreenMixin's own.
         self._f_inline = getattr(type(listener), "draw", None) is FastScreenMixin.draw and "draw" not in own
         # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
-        # (the cells of the resulting attrs, once a styled block has asked for them)
-        self._f_sgr: dict[tuple[int, str, bool], list[Any]] = {}
+        self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
+        # id(attrs), DECSCNM -> the styled-line path's state for them (see SgrState)
+        self._f_states: dict[tuple[int, bool], SgrState] = {}
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
         self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
         self._f_cup = self._csi_table["H"][0]  # CUP's handler, after which a row may be redrawn whole
@@ -702,7 +717,7 @@ class FastStreamMixin(_ReferenceStream):
                         # (SGR 0 depends on DECSCNM, hence the key).
                         if len(sgr_cache) >= _SGR_CACHE_LIMIT:
                             sgr_cache.clear()
-                        sgr_cache[sgr_key] = [current, listener.cursor.attrs, None]
+                        sgr_cache[sgr_key] = (current, listener.cursor.attrs)
                     if text and not (inline and self._draw_row(listener, text)):
                         draw(text)
                 elif kind == 2:
@@ -849,7 +864,7 @@ class FastStreamMixin(_ReferenceStream):
         elif self._apply_sgrs(sgrs):
             if len(self._f_sgr) >= _SGR_CACHE_LIMIT:
                 self._f_sgr.clear()
-            self._f_sgr[key] = [current, cursor.attrs, None]
+            self._f_sgr[key] = (current, cursor.attrs)
 
     def _styled_lines(self, block: str) -> None:
         """Lines of printable ASCII and SGR sequences, each ended by CR LF: as the per-token path
@@ -896,12 +911,10 @@ class FastStreamMixin(_ReferenceStream):
         # A row: its runs (texts, their cells) and its length; None for one never built.
         rows: list[tuple[list[str], list[Any], int] | None] = []
         wrapped: list[int] = []  # the rows autowrap continues on the next one
-        sgr_cache = self._f_sgr
-        cells_for = screen._cells
         default = screen.default_char
-        attrs = cursor.attrs
-        cells = cells_for(attrs)
         reverse = DECSCNM in screen.mode  # (SGR changes no mode)
+        state = self._sgr_state(screen, cursor.attrs, reverse)
+        cells = state.cells
         last_piece = ""
         for text, count in zip(lines, counts, strict=True):
             build = len(rows) + count > first_seen
@@ -909,18 +922,9 @@ class FastStreamMixin(_ReferenceStream):
             runs_c: list[Any] = []
             for sgrs, piece in _PIECE.findall(text):
                 if sgrs:
-                    sgr_key = (id(attrs), sgrs, reverse)
-                    hit = sgr_cache.get(sgr_key)
-                    if hit is None or hit[0] is not attrs:
-                        cursor.attrs = attrs
-                        self._apply_sgrs(sgrs)
-                        if len(sgr_cache) >= _SGR_CACHE_LIMIT:
-                            sgr_cache.clear()
-                        hit = sgr_cache[sgr_key] = [attrs, cursor.attrs, None]
-                    attrs = hit[1]
-                    cells = hit[2]
-                    if cells is None:
-                        cells = hit[2] = cells_for(attrs)
+                    after = state.after.get(sgrs)
+                    state = self._sgr_step(screen, state, sgrs, reverse) if after is None else after
+                    cells = state.cells
                 if piece:
                     last_piece = piece
                     if build:
@@ -945,7 +949,7 @@ class FastStreamMixin(_ReferenceStream):
                 head_t.append(runs_t[-1][-1])
                 head_c.append(runs_c[-1])
                 rows.append((head_t, head_c, columns))
-        cursor.attrs = attrs
+        cursor.attrs = state.attrs
         gone = max(0, len(rows) - (bottom - top))
         seen = bisect_left(wrapped, gone)
         gone_lines: list[Stored] = []
@@ -960,6 +964,26 @@ class FastStreamMixin(_ReferenceStream):
         screen.dirty.update(range(screen.lines))
         cursor.x = 0
         cursor.y = bottom
+
+    def _sgr_state(self, screen: Any, attrs: Any, reverse: bool) -> SgrState:
+        """The state for drawing with `attrs` (under DECSCNM or not), made once per attributes."""
+        key = (id(attrs), reverse)
+        state = self._f_states.get(key)
+        if state is None or state.attrs is not attrs:
+            if len(self._f_states) >= _SGR_CACHE_LIMIT:
+                self._f_states.clear()  # (states already linked stay valid: a transition never changes)
+            state = self._f_states[key] = SgrState(attrs, screen._cells(attrs))
+        return state
+
+    def _sgr_step(self, screen: Any, state: SgrState, sgrs: str, reverse: bool) -> SgrState:
+        """The state after the SGR sequences `sgrs` from `state`, remembered on it."""
+        screen.cursor.attrs = state.attrs
+        self._apply_sgrs(sgrs)  # (the reference SGR: `_styled_lines` checked)
+        after = self._sgr_state(screen, screen.cursor.attrs, reverse)
+        if len(state.after) >= _SGR_STEPS_LIMIT:
+            state.after.clear()
+        state.after[sgrs] = after
+        return after
 
     def _apply_sgrs(self, sgrs: str) -> bool:
         """Dispatch SGR sequences in order as the reference parser would; True when each went to the
