@@ -825,7 +825,9 @@ class FastStreamMixin(_ReferenceStream):
         if before:
             self._sgr(screen, before)
         drawn = cursor.attrs
-        cells = screen._cells(drawn)
+        caches = screen._cell_caches
+        entry = caches.get(id(drawn))
+        cells = entry[1] if entry is not None and entry[0] is drawn else screen._cells(drawn)
         if after:
             self._sgr(screen, after)
         blank = cursor.attrs
@@ -840,7 +842,8 @@ class FastStreamMixin(_ReferenceStream):
         texts = [text] if n else []
         runs = [cells] if n else []
         if n < columns:
-            blanks = screen._cells(blank)
+            entry = caches.get(id(blank))
+            blanks = entry[1] if entry is not None and entry[0] is blank else screen._cells(blank)
             if runs and blanks is cells:
                 texts[0] = text + " " * (columns - n)
             else:
