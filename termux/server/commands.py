@@ -1,4 +1,6 @@
-"""Every protocol command: one small handler each, all listed in one table (`COMMANDS`).
+"""The handlers of the session, server and client commands: one small function each. The table
+of commands (termux/commands.py) names each handler and its argument struct; the server's
+dispatch (termux/server/dispatch.py) is built from it.
 
 A handler takes the context of the request (the server and the calling connection) and its
 validated arguments, and returns the result object, or an awaitable of it for commands that wait.
@@ -8,16 +10,14 @@ The CLI speaks to the server through these same commands.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import termux.emulator as emulator
 from termux import __version__, keys
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import (
     VERSION,
-    Args,
     AttachArgs,
     CaptureArgs,
     FocusArgs,
@@ -28,7 +28,17 @@ from termux.protocol.messages import (
     SendArgs,
     TargetArgs,
 )
-from termux.protocol.results import AttachResult, SnapshotResult
+from termux.protocol.results import (
+    AttachResult,
+    CaptureResult,
+    Cursor,
+    Empty,
+    HelloResult,
+    SentResult,
+    SessionResult,
+    SessionsResult,
+    SnapshotResult,
+)
 from termux.server.scheduler import FOCUSED_BUDGET
 from termux.server.session import INPUT_LOW
 from termux.server.slices import CHECK_ROWS, in_slices
@@ -38,82 +48,47 @@ if TYPE_CHECKING:
     from termux.server.server import Connection, Server
     from termux.server.session import Session
 
-A = TypeVar("A", bound=Args)
-Handler = Callable[["Context", Any], Any | Awaitable[Any]]
-
-
 @dataclass(frozen=True, slots=True)
 class Context:
     server: Server
     conn: Connection
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
-    name: str
-    args: type[Args]
-    handler: Handler
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def command(name: str, args: type[A]) -> Callable[[Callable[[Context, A], Any]], Callable[[Context, A], Any]]:
-    """Register a handler under `name` with its argument type."""
-
-    def register(handler: Callable[[Context, A], Any]) -> Callable[[Context, A], Any]:
-        if name in COMMANDS:
-            raise RuntimeError(f"command {name} registered twice")
-        COMMANDS[name] = Command(name, args, handler)
-        return handler
-
-    return register
-
-
 # -- server --------------------------------------------------------------------------------------
 
 
-@command("server.hello", NoArgs)
-def server_hello(ctx: Context, args: NoArgs) -> dict[str, Any]:
-    return {
-        "version": VERSION,
-        "server": f"termux {__version__}",
-        "pid": os.getpid(),
-        "capabilities": sorted(COMMANDS),
-    }
+def server_hello(ctx: Context, args: NoArgs) -> HelloResult:
+    from termux.server import dispatch  # (it is built from this module's handlers)
+
+    # `capabilities`: what this server answers, as dispatched
+    return HelloResult(VERSION, f"termux {__version__}", os.getpid(), sorted(dispatch.COMMANDS))
 
 
-@command("server.stats", NoArgs)
 def server_stats(ctx: Context, args: NoArgs) -> dict[str, Any]:
     return ctx.server.stats()
 
 
-@command("server.kill", NoArgs)
-def server_kill(ctx: Context, args: NoArgs) -> dict[str, Any]:
+def server_kill(ctx: Context, args: NoArgs) -> Empty:
     ctx.server.request_shutdown()
-    return {}
+    return Empty()
 
 
 # -- sessions ------------------------------------------------------------------------------------
 
 
-@command("session.new", NewArgs)
-def session_new(ctx: Context, args: NewArgs) -> dict[str, Any]:
+def session_new(ctx: Context, args: NewArgs) -> SessionResult:
     session = ctx.server.new_session(args)
-    return {"session": session.info()}
+    return SessionResult(session.info())
 
 
-@command("session.list", NoArgs)
-def session_list(ctx: Context, args: NoArgs) -> dict[str, Any]:
-    return {"sessions": [s.info() for s in ctx.server.sessions.values()]}
+def session_list(ctx: Context, args: NoArgs) -> SessionsResult:
+    return SessionsResult([s.info() for s in ctx.server.sessions.values()])
 
 
-@command("session.get", TargetArgs)
-def session_get(ctx: Context, args: TargetArgs) -> dict[str, Any]:
-    return {"session": ctx.server.find(args.target).info()}
+def session_get(ctx: Context, args: TargetArgs) -> SessionResult:
+    return SessionResult(ctx.server.find(args.target).info())
 
 
-@command("session.send", SendArgs)
 def session_send(ctx: Context, args: SendArgs) -> Any:
     session = ctx.server.find(args.target)
     if TRACE.on:
@@ -128,19 +103,18 @@ def session_send(ctx: Context, args: SendArgs) -> Any:
         ctx.server.view_typed(ctx.conn, session.id)
         if session.input_pending > INPUT_LOW:
             return _sent_once_taken(session, len(data))  # the client goes at the program's pace
-    return {"sent": len(data)}
+    return SentResult(len(data))
 
 
-async def _sent_once_taken(session: Session, sent: int) -> dict[str, Any]:
+async def _sent_once_taken(session: Session, sent: int) -> SentResult:
     await session.input_taken()
-    return {"sent": sent}
+    return SentResult(sent)
 
 
 # A capture of more rows than this renders in slices.
 CAPTURE_CHECK_ROWS = CHECK_ROWS
 
 
-@command("session.capture", CaptureArgs)
 def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     session = ctx.server.find(args.target)
     screen = session.screen
@@ -148,19 +122,17 @@ def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     # though rendering them may take several loop passes.
     rows = emulator.capture_rows(screen, args.start, args.end, args.join)
     x, y = emulator.cursor_position(screen)
-    head = {
-        "cols": screen.columns,
-        "rows": screen.lines,
-        "cursor": {"x": x, "y": y, "hidden": screen.cursor.hidden},
-        "offset": session.bytes_parsed,
-        "history": len(screen.history),  # lines of scrollback: line -history is the oldest
-    }
+    # The lines are filled in below; the rest is this moment's.
+    result = CaptureResult(
+        [], screen.columns, screen.lines, Cursor(x, y, screen.cursor.hidden), session.bytes_parsed, len(screen.history)
+    )
     if len(rows) <= CAPTURE_CHECK_ROWS:
-        return {"lines": [emulator.render_row(row, args.escapes) for row in rows], **head}
-    return _render_in_slices(rows, args.escapes, head)
+        result.lines = [emulator.render_row(row, args.escapes) for row in rows]
+        return result
+    return _render_in_slices(rows, args.escapes, result)
 
 
-async def _render_in_slices(rows: list[Any], escapes: bool, head: dict[str, Any]) -> dict[str, Any]:
+async def _render_in_slices(rows: list[Any], escapes: bool, result: CaptureResult) -> CaptureResult:
     """Render rows a slice at a time (as long as a parse slice of the focused session), yielding
     to the loop between slices: a long capture never holds up other requests or keystrokes."""
     lines: list[str] = []
@@ -170,63 +142,47 @@ async def _render_in_slices(rows: list[Any], escapes: bool, head: dict[str, Any]
         lines.extend(render(row, escapes) for row in rows[start:stop])
 
     await in_slices(len(rows), render_rows, FOCUSED_BUDGET)
-    return {"lines": lines, **head}
+    result.lines = lines
+    return result
 
 
-@command("session.snapshot", TargetArgs)
 def session_snapshot(ctx: Context, args: TargetArgs) -> SnapshotResult:
     session = ctx.server.find(args.target)
     return SnapshotResult.of(session.info(), ctx.server.snapshot(session))
 
 
-@command("session.resize", ResizeArgs)
-def session_resize(ctx: Context, args: ResizeArgs) -> dict[str, Any]:
+def session_resize(ctx: Context, args: ResizeArgs) -> SessionResult:
     session = ctx.server.find(args.target)
     ctx.server.resize(session, args.cols, args.rows)
-    return {"session": session.info()}
+    return SessionResult(session.info())
 
 
-@command("session.rename", RenameArgs)
-def session_rename(ctx: Context, args: RenameArgs) -> dict[str, Any]:
+def session_rename(ctx: Context, args: RenameArgs) -> SessionResult:
     session = ctx.server.find(args.target)
     ctx.server.rename(session, args.name)
-    return {"session": session.info()}
+    return SessionResult(session.info())
 
 
-@command("session.kill", TargetArgs)
-async def session_kill(ctx: Context, args: TargetArgs) -> dict[str, Any]:
+async def session_kill(ctx: Context, args: TargetArgs) -> SessionResult:
     session = ctx.server.find(args.target)
     await ctx.server.kill_session(session)
-    return {"session": session.info()}
+    return SessionResult(session.info())
 
 
 # -- attached clients ----------------------------------------------------------------------------
 
 
-@command("client.attach", AttachArgs)
 def client_attach(ctx: Context, args: AttachArgs) -> AttachResult:
     return ctx.server.attach(ctx.conn, args)
 
 
-@command("client.focus", FocusArgs)
-def client_focus(ctx: Context, args: FocusArgs) -> dict[str, Any]:
+def client_focus(ctx: Context, args: FocusArgs) -> Empty:
     session = ctx.server.find(args.target)
     ctx.server.set_focus(ctx.conn, session.id, view_size(args.cols, args.rows))
-    return {}
+    return Empty()
 
 
 def view_size(cols: int | None, rows: int | None) -> tuple[int, int] | None:
     if (cols is None) != (rows is None):
         raise ProtocolError(ErrorCode.BAD_ARGS, "a view's size needs both `cols` and `rows`")
     return None if cols is None or rows is None else (cols, rows)
-
-
-def lookup(name: str) -> Command:
-    try:
-        return COMMANDS[name]
-    except KeyError:
-        raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"unknown command {name!r}") from None
-
-
-# Commands defined in other modules register themselves with @command when imported here.
-from termux.server import buffer_commands, event_commands, gauge, grep_commands  # noqa: E402, F401

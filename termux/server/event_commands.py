@@ -16,7 +16,8 @@ import msgspec
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.event_types import MAX_WAIT_MS, MAX_WAIT_SECONDS, SESSION_CLOSED, SESSION_EXITED
 from termux.protocol.messages import Args, Target
-from termux.server.commands import Context, command
+from termux.protocol.results import EventsPage, StreamStart, WaitExit, WaitMatch, WaitQuiet
+from termux.server.commands import Context
 from termux.server.event_io import EventStream
 from termux.server.events import (
     DEFAULT_READ_LIMIT,
@@ -34,6 +35,8 @@ from termux.server.matcher import Pattern, ScreenWatch, compile_pattern
 if TYPE_CHECKING:
     from termux.server.server import Server
     from termux.server.session import Session
+
+WaitResult = WaitExit | WaitMatch | WaitQuiet
 
 # -- arguments -----------------------------------------------------------------------------------
 
@@ -78,14 +81,13 @@ def _filter(server: Server, types: Types, session: str | None) -> EventFilter:
     return EventFilter(parse_types(types), session_id)
 
 
-def _page(result: ReadResult) -> dict[str, Any]:
-    return {"events": [e.raw for e in result.events], "cursor": result.cursor, "more": result.more}
+def _page(result: ReadResult) -> EventsPage[msgspec.Raw]:
+    return EventsPage([e.raw for e in result.events], result.cursor, result.more)
 
 
 # -- events.read ---------------------------------------------------------------------------------
 
 
-@command("events.read", EventsReadArgs)
 def events_read(ctx: Context, args: EventsReadArgs) -> Any:
     log = ctx.server.events
     filter = _filter(ctx.server, args.types, args.session)
@@ -115,7 +117,7 @@ async def _long_poll(
     limit: int,
     filter: EventFilter,
     timeout: float,
-) -> dict[str, Any]:
+) -> EventsPage[msgspec.Raw]:
     try:
         await asyncio.wait_for(woken, timeout)
     except TimeoutError:
@@ -128,8 +130,7 @@ async def _long_poll(
 # -- events.stream -------------------------------------------------------------------------------
 
 
-@command("events.stream", EventsStreamArgs)
-def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
+def events_stream(ctx: Context, args: EventsStreamArgs) -> StreamStart[msgspec.Raw]:
     conn = ctx.conn
     if conn.stream is not None:
         raise ProtocolError(ErrorCode.BUSY, "this connection already has an event stream")
@@ -140,7 +141,7 @@ def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
     # the backlog's cursor lands in its queue and is written after this reply, exactly once.
     sub, backlog = ctx.server.events.subscribe(parse_cursor(args.cursor), filter)
     conn.stream = EventStream(conn, sub)
-    return {**_page(backlog), "in_sync": True}
+    return StreamStart([e.raw for e in backlog.events], backlog.cursor, backlog.more, in_sync=True)
 
 
 # -- session.wait --------------------------------------------------------------------------------
@@ -150,11 +151,10 @@ def _no_match(session: Session) -> ProtocolError:
     return ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match")
 
 
-def _exit_result(session: Session) -> dict[str, Any]:
-    return {"session": session.info(), "exit_code": session.exit_code, "exit_signal": session.exit_signal}
+def _exit_result(session: Session) -> WaitExit:
+    return WaitExit(session.info(), session.exit_code, session.exit_signal)
 
 
-@command("session.wait", WaitArgs)
 def session_wait(ctx: Context, args: WaitArgs) -> Any:
     session = ctx.server.find(args.target)
     if sum((args.exit, args.match is not None, args.quiet is not None)) != 1:
@@ -168,14 +168,14 @@ def session_wait(ctx: Context, args: WaitArgs) -> Any:
 
 def _arm_wait(
     server: Server, session: Session, args: WaitArgs, pattern: Pattern | None
-) -> tuple[asyncio.Future[dict[str, Any]], list[Callable[[], None]]]:
+) -> tuple[asyncio.Future[WaitResult], list[Callable[[], None]]]:
     """Register every trigger now, synchronously, so nothing between this request and the
     coroutine's first step is missed: the end of the session, its output, the quiet timer."""
     loop = asyncio.get_running_loop()
-    done: asyncio.Future[dict[str, Any]] = loop.create_future()
+    done: asyncio.Future[WaitResult] = loop.create_future()
     cleanups: list[Callable[[], None]] = []
 
-    def finish(result: dict[str, Any] | ProtocolError) -> None:
+    def finish(result: WaitResult | ProtocolError) -> None:
         if done.done():
             return
         if isinstance(result, ProtocolError):
@@ -197,7 +197,7 @@ def _arm_wait(
             server.matcher,
             pattern,
             screen=session.screen_text,
-            found=lambda where, text: finish({"session": session.info(), "match": text, "where": where}),
+            found=lambda where, text: finish(WaitMatch(session.info(), text, where)),
             ended=lambda: finish(_no_match(session)),
         )
         cleanups.append(watch.close)
@@ -219,7 +219,8 @@ def _arm_wait(
     if args.quiet is not None:
         # Quiet counts from the later of the last output and the start of the wait. One timer,
         # re-armed lazily: output only moves the deadline; the timer checks it when it fires.
-        quiet = ActivityTracker(args.quiet)
+        seconds = args.quiet
+        quiet = ActivityTracker(seconds)
         quiet.output(session.id, loop.time())
         timer: list[asyncio.TimerHandle] = []
 
@@ -230,7 +231,7 @@ def _arm_wait(
 
         def fire(deadline: float) -> None:
             if quiet.expire(max(loop.time(), deadline)):
-                finish({"session": session.info(), "quiet": args.quiet})
+                finish(WaitQuiet(session.info(), seconds))
             else:
                 arm()
 
@@ -246,8 +247,8 @@ def _arm_wait(
 
 
 async def _finish_wait(
-    done: asyncio.Future[dict[str, Any]], cleanups: list[Callable[[], None]], timeout: float | None, name: str
-) -> dict[str, Any]:
+    done: asyncio.Future[WaitResult], cleanups: list[Callable[[], None]], timeout: float | None, name: str
+) -> WaitResult:
     try:
         return await asyncio.wait_for(done, timeout)
     except TimeoutError:

@@ -24,12 +24,11 @@ from typing import Any
 
 import msgspec
 
+from termux.defaults import EVENT_CAPACITY, MAX_STREAMS
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.event_types import EVENT_TYPES
 from termux.protocol.events import EventBase, EventData
 
-DEFAULT_CAPACITY = 10_000
-DEFAULT_MAX_STREAMS = 256
 DEFAULT_MAX_WAITERS = 1024
 # How far (in events) a stream subscriber whose peer stopped reading may fall behind the log before
 # it is dropped. Its pending events are the ring's own, so this costs no memory per subscriber.
@@ -50,16 +49,6 @@ class Event:
     data: EventData | dict[str, Any]
     json: bytes = b""  # the event object, encoded once at commit
     _push: bytes | None = field(default=None, repr=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq,
-            "time": self.time,
-            "type": self.type,
-            "session": self.session,
-            "name": self.name,
-            "data": msgspec.to_builtins(self.data),
-        }
 
     @property
     def raw(self) -> msgspec.Raw:
@@ -204,9 +193,9 @@ class EventLog:
 
     def __init__(
         self,
-        capacity: int = DEFAULT_CAPACITY,
+        capacity: int = EVENT_CAPACITY,
         *,
-        max_streams: int = DEFAULT_MAX_STREAMS,
+        max_streams: int = MAX_STREAMS,
         max_waiters: int = DEFAULT_MAX_WAITERS,
         queue_size: int = DEFAULT_QUEUE_SIZE,
         clock: Callable[[], float] = time.time,
@@ -472,9 +461,6 @@ class ActivityTracker:
 
     def is_active(self, session: str) -> bool:
         return session in self._active
-
-    def last_output(self, session: str) -> float | None:
-        return self._active.get(session)
 
     def next_deadline(self) -> float | None:
         """The earliest time a session can become quiet, or None when none is active."""

@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from termux.defaults import HISTORY
 from termux.heap import freeze_startup_objects
 from termux.paths import log_path, open_side_file
+from termux.server import gauge
 from termux.server.server import Server, ServerError
 
 
@@ -19,7 +21,7 @@ def run(
     *,
     daemon: bool = False,
     ready_fd: int | None = None,
-    history: int = 10_000,
+    history: int = HISTORY,
     **options: Any,
 ) -> int:
     """Run a server on `socket_path` until it is told to stop. Returns the exit status.
@@ -48,8 +50,10 @@ def run(
             os.close(ready_fd)
 
     freeze_startup_objects()
+    loop_gauge = gauge.LoopGauge()
     try:
-        asyncio.run(Server(socket_path, history=history, **options).serve(ready))
+        with asyncio.Runner(loop_factory=lambda: gauge.metered_loop(loop_gauge)) as runner:
+            runner.run(Server(socket_path, history=history, loop_gauge=loop_gauge, **options).serve(ready))
     except ServerError as exc:
         print(f"termux server: {exc}", file=sys.stderr)
         return 1

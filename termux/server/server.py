@@ -28,6 +28,7 @@ from typing import Any, cast
 
 import termux.emulator as emulator
 import termux.protocol.events as ev
+from termux.defaults import BACKGROUND_NICE, EVENT_CAPACITY, HISTORY, MAX_STREAMS, QUIET_AFTER
 from termux.paths import open_side_file, side_path
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.framing import LineSplitter, Oversized
@@ -40,12 +41,12 @@ from termux.protocol.messages import (
 )
 from termux.protocol.pushes import OutputPush, Snapshot, SnapshotPush, encode_line, reply_error, reply_ok
 from termux.protocol.results import AttachResult
-from termux.server import commands, gauge, sizing
+from termux.server import commands, dispatch, gauge, sizing
 from termux.server.buffers import PasteBuffers
-from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
-from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
+from termux.server.event_io import ActivityMonitor, EventStream
+from termux.server.events import Event, EventLog
 from termux.server.matcher import MatchWorker
-from termux.server.priority import DEFAULT_BACKGROUND_NICE, CpuPriority
+from termux.server.priority import CpuPriority
 from termux.server.scheduler import (
     FORWARD_CATCH_UP,
     ForwardBudget,
@@ -190,7 +191,7 @@ class Connection(asyncio.Protocol):
                 return
             request = decode_request(line)
             request_id = request.id
-            command = commands.lookup(request.cmd)
+            command = dispatch.lookup(request.cmd)
             if len(self.tasks) >= MAX_IN_FLIGHT:
                 raise ProtocolError(
                     ErrorCode.BUSY, f"{MAX_IN_FLIGHT} requests of this connection are still in progress"
@@ -339,12 +340,15 @@ class Server:
         self,
         socket_path: Path,
         *,
-        history: int = 10_000,
-        event_capacity: int = 10_000,
-        max_streams: int = DEFAULT_MAX_STREAMS,
-        quiet_after: float = DEFAULT_QUIET_AFTER,
-        background_nice: int = DEFAULT_BACKGROUND_NICE,
+        history: int = HISTORY,
+        event_capacity: int = EVENT_CAPACITY,
+        max_streams: int = MAX_STREAMS,
+        quiet_after: float = QUIET_AFTER,
+        background_nice: int = BACKGROUND_NICE,
+        loop_gauge: gauge.LoopGauge | None = None,
     ) -> None:
+        """`loop_gauge`: the gauge of the loop this server will run in, if that loop was made by
+        `gauge.metered_loop` (`termux server` does); `server.stats` reports it as `loop`."""
         self.socket_path = socket_path
         self.history = history
         self.background_nice = background_nice
@@ -372,7 +376,7 @@ class Server:
         self.bytes_forwarded = 0
         self.clients_dropped = 0
         self.matcher = MatchWorker()  # session.wait's regular expressions, off the loop
-        self.instruments = gauge.Instruments(None, None)  # the loop gauge, once serving
+        self.instruments = gauge.Instruments(loop_gauge, None)
         self.child_nofile, self.fd_limit = raise_descriptor_limit()
         self._listener: socket.socket | None = None
         self._accepting = False
@@ -698,7 +702,7 @@ class Server:
     async def serve(self, ready: Any = None) -> None:
         """Listen on the socket until shut down. `ready` is called once the socket accepts."""
         loop = asyncio.get_running_loop()
-        self.instruments = gauge.Instruments.start(loop)
+        self.instruments.slow = gauge.slow_monitor_from_env()
         with _bind_lock(self.socket_path):
             _claim_socket(self.socket_path)
             self._listener = _listen(self.socket_path)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import termux.emulator as emulator
+from termux.defaults import HISTORY
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import SessionInfo
 from termux.protocol.pushes import Snapshot
@@ -56,7 +57,7 @@ class SessionConfig:
     env: dict[str, str]
     cols: int = 80
     rows: int = 24
-    history: int = 10_000
+    history: int = HISTORY
     background_nice: int = 0  # its scheduling group's nice while no view shows it
     nofile: tuple[int, int] = (1024, 1024)  # the child's RLIMIT_NOFILE (soft, hard)
 
@@ -119,6 +120,7 @@ class Session:
         self.exit_code: int | None = None
         self.exit_signal: int | None = None
         self.title = ""
+        self.quiet_since: float | None = None  # Unix time its output stopped, while it is quiet (event_io.py)
         self.bells = 0
         self.cpu: Group | None = None  # its scheduling group, when the server manages it
         # The server's snapshot of the screen and the bytes_parsed it was made at; a resize drops it.
@@ -136,7 +138,6 @@ class Session:
         self.reflow_steps = 0  # steps run (for tests: they are bounded, and end)
         self._loop = asyncio.get_running_loop()
         self._reaped = self._loop.create_future()
-        self._exited = self._loop.create_future()
         try:
             child = spawn(config.argv, config.cwd, config.env, config.cols, config.rows, config.nofile)
         except SpawnError as exc:
@@ -404,8 +405,6 @@ class Session:
         if self.state == "exited":
             return
         self.state = "exited"
-        if not self._exited.done():
-            self._exited.set_result(None)
         self.hooks.exited(self)
 
     async def kill(self, grace: float = KILL_GRACE) -> None:
@@ -434,9 +433,6 @@ class Session:
         except PermissionError:
             os.kill(self.pid, sig)
 
-    async def wait_exited(self) -> None:
-        await asyncio.shield(self._exited)
-
     # -- views -----------------------------------------------------------------------------------
 
     def screen_text(self) -> str:
@@ -464,4 +460,5 @@ class Session:
             title=self.title,
             background_nice=self.config.background_nice,
             nice=None if self.cpu is None else self.cpu.applied,
+            quiet_since=self.quiet_since,
         )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import socket
+import time
 from typing import Any
 
 from rich.cells import cell_len, set_cell_size
@@ -10,16 +11,20 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.css.scalar import Scalar
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.reactive import reactive
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static
 
 from termux.keys import ALT, CTRL, SHIFT, encode_mouse, mouse_tracking
 from termux.text import visible
+from termux.tui.config import MIN_SIDEBAR
+from termux.tui.model import SessionRow
 from termux.tui.render import Palette, ScreenRenderer
+from termux.tui.statusline import DEFAULT_LEFT, DEFAULT_RIGHT, Template, marks, next_change, parse_template
 
 
 class BaseStyled(Widget):
@@ -87,14 +92,19 @@ class TerminalView(BaseStyled, can_focus=True):
         self.refresh()
 
     def update_dirty(self) -> set[int]:
-        """Refresh just the lines the screen changed; returns them."""
+        """Repaint just the lines whose content changed; returns them."""
         screen = self.screen_
         if screen is None:
             return set()
         dirty = self.renderer.take_dirty(screen, show_cursor=self._cursor_visible())
         width = self.size.width
-        for y in dirty:
-            self.refresh(Region(0, y, width, 1))
+        # One region per run of adjacent lines: a scroll repaints the screen as one region.
+        lines = sorted(dirty)
+        start = 0
+        for i, y in enumerate(lines):
+            if i + 1 == len(lines) or lines[i + 1] != y + 1:
+                self.refresh(Region(0, lines[start], width, y - lines[start] + 1))
+                start = i + 1
         return dirty
 
     def _cursor_visible(self) -> bool:
@@ -177,21 +187,6 @@ class TerminalView(BaseStyled, can_focus=True):
             self.post_message(self.Scrolled(1))
 
 
-@dataclass
-class SessionRow:
-    """What the sidebar shows for one session."""
-
-    id: str
-    name: str
-    state: str = "running"
-    exit_code: int | None = None
-    exit_signal: str | None = None
-    unseen: bool = False
-    bell: bool = False
-    preview: str = ""
-    title: str = ""
-
-
 Piece = tuple[str, Style]
 _MARK = Style(bold=True, color="cyan")
 _DIM = Style(dim=True)
@@ -220,6 +215,16 @@ def fit_strip(pieces: list[Piece], width: int, base: Style) -> Strip:
     return Strip(segments, width)
 
 
+SIDEBAR_SHARE = 0.4  # the most of a narrow terminal's width the sidebar takes
+
+
+def fitted_width(configured: int, columns: int) -> int:
+    """The sidebar's width on a terminal `columns` wide: `configured`, or two fifths of a narrower
+    terminal; 0 (not shown) when that is under MIN_SIDEBAR."""
+    width = min(configured, int(columns * SIDEBAR_SHARE))
+    return width if width >= MIN_SIDEBAR else 0
+
+
 class Sidebar(BaseStyled):
     """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview."""
 
@@ -231,6 +236,7 @@ class Sidebar(BaseStyled):
         padding: 0 0;
     }
     Sidebar.-hidden { display: none; }
+    Sidebar.-narrow { display: none; }
     """
 
     class Selected(Message):
@@ -255,6 +261,14 @@ class Sidebar(BaseStyled):
     def notify_style_update(self) -> None:
         self._drawn.clear()  # drawn on the old base style
         super().notify_style_update()
+
+    def fit(self, configured: int, columns: int) -> None:
+        """Take `configured` columns of a terminal `columns` wide, fewer on a narrow one; left out
+        (until the terminal widens) when even the narrowest sidebar would not fit."""
+        width = fitted_width(configured, columns)
+        self.set_class(width == 0, "-narrow")
+        if width and self.styles.width != Scalar.parse(str(width)):
+            self.styles.width = width
 
     def set_rows(self, rows: list[SessionRow], focused_id: str | None) -> None:
         self.rows = rows
@@ -373,11 +387,18 @@ class Sidebar(BaseStyled):
 
 
 MESSAGE_SECONDS = 4.0  # how long a status-line message stays
+PENDING_HINTS = (
+    " c new  n/p next/prev  0-9 select  w grid  f find  l last  d detach  x kill  , rename  s sidebar  [ scroll  ? help"
+)
 
 
-class StatusLine(Static):
-    """Key hints, the prefix state and short messages. A message clears itself after
-    MESSAGE_SECONDS: one timer while a message shows, none otherwise."""
+class StatusLine(Widget):
+    """The left and right templates (termux/tui/statusline.py) filled from its reactives, the
+    prefix's hints while it is pending, and short messages. Drawn again only when the text it
+    shows changes: a reactive the templates do not show changes nothing on screen. A message
+    clears itself after MESSAGE_SECONDS: one timer while a message shows, none otherwise; a
+    template with a time field has one more timer, due when the shown time turns, and one without
+    has none."""
 
     DEFAULT_CSS = """
     StatusLine {
@@ -388,47 +409,129 @@ class StatusLine(Static):
     }
     """
 
-    def __init__(self, prefix: str, **kwargs: Any) -> None:
-        super().__init__("", **kwargs)
-        self.prefix = prefix
-        self.pending = False
-        self.message = ""
-        self.session = ""
-        self.message_timer: Timer | None = None
-        self._redraw()
+    # One line, as wide as the screen: its size never changes, so none of these lays anything out;
+    # none repaints by itself either (`_changed` compares the text it would show).
+    pending: reactive[bool] = reactive(False, layout=False, repaint=False)
+    session: reactive[str] = reactive("", layout=False, repaint=False)
+    index: reactive[int | None] = reactive(None, layout=False, repaint=False)
+    sessions: reactive[int] = reactive(0, layout=False, repaint=False)
+    unseen: reactive[int] = reactive(0, layout=False, repaint=False)
+    bells: reactive[int] = reactive(0, layout=False, repaint=False)
+    # the same again restarts its timer
+    message: reactive[str] = reactive("", layout=False, repaint=False, always_update=True)
 
-    def set_state(self, *, pending: bool | None = None, message: str | None = None, session: str | None = None) -> None:
-        if pending is not None:
-            self.pending = pending
-        if message is not None:
-            self.message = message
-            if self.message_timer is not None:
-                self.message_timer.stop()
-                self.message_timer = None
-            if message:
-                self.message_timer = self.set_timer(MESSAGE_SECONDS, self._message_expired, name="status-message")
-        if session is not None:
-            self.session = session
-        self._redraw()
+    def __init__(self, prefix: str, left: Template | None = None, right: Template | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.prefix = prefix
+        self.host = short_host()
+        self.left = left or parse_template(DEFAULT_LEFT)
+        self.right = right or parse_template(DEFAULT_RIGHT)
+        self.message_timer: Timer | None = None
+        self.clock_timer: Timer | None = None
+        self.redraws = 0  # texts drawn (tests count them)
+        self._text = Text()
+        self._shown: tuple[Any, ...] | None = None
+        ticks = [t for t in (self.left.tick(), self.right.tick()) if t is not None]
+        self.tick = min(ticks) if ticks else None  # None: no clock, no timer
+
+    @property
+    def fields(self) -> frozenset[str]:
+        return self.left.fields | self.right.fields
+
+    def shows(self, name: str) -> bool:
+        """Whether either template has the field `name` (`{marks}` counts as unseen and bells)."""
+        return name in self.fields or (name in ("unseen", "bells") and "marks" in self.fields)
+
+    def values(self) -> dict[str, object]:
+        return {
+            "session": self.session, "index": "" if self.index is None else self.index, "sessions": self.sessions,
+            "host": self.host, "prefix": self.prefix, "unseen": self.unseen, "bells": self.bells,
+            "marks": marks(self.unseen, self.bells),
+        }  # fmt: skip
+
+    def watch_message(self, message: str) -> None:
+        if self.message_timer is not None:
+            self.message_timer.stop()
+            self.message_timer = None
+        if message:
+            self.message_timer = self.set_timer(MESSAGE_SECONDS, self._message_expired, name="status-message")
+        self._changed()
 
     def _message_expired(self) -> None:
         self.message_timer = None
         self.message = ""
-        self._redraw()
 
-    def _redraw(self) -> None:
-        text = Text(no_wrap=True, overflow="ellipsis")
+    def watch_pending(self) -> None:
+        self._changed()
+
+    def watch_session(self) -> None:
+        self._changed()
+
+    def watch_index(self) -> None:
+        self._changed()
+
+    def watch_sessions(self) -> None:
+        self._changed()
+
+    def watch_unseen(self) -> None:
+        self._changed()
+
+    def watch_bells(self) -> None:
+        self._changed()
+
+    def on_mount(self) -> None:
+        self._changed()
+        self._arm_clock()
+
+    def on_unmount(self) -> None:
+        if self.clock_timer is not None:
+            self.clock_timer.stop()
+            self.clock_timer = None
+
+    def _arm_clock(self) -> None:
+        if self.tick is not None:
+            delay = next_change(self.tick, time.time())
+            self.clock_timer = self.set_timer(delay, self._clock_turned, name="status-clock")
+
+    def _clock_turned(self) -> None:
+        self.clock_timer = None
+        self._changed()
+        self._arm_clock()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._changed()
+
+    def _changed(self) -> None:
+        """Something it shows may have changed: draw it again if its text did."""
+        if not self.is_mounted:
+            return  # on_mount draws it
+        now = time.time()
+        values = self.values()
         if self.pending:
-            text.append(f" {self.prefix} ", style=Style(reverse=True, bold=True))
-            text.append(" c new  n/p next/prev  0-9 select  d detach  x kill  , rename  s sidebar  ")
-            text.append("r activity  [ scroll  ? help")
+            left, hints, right = f" {self.prefix} ", PENDING_HINTS, ""
         else:
-            text.append(f" [{visible(self.session)}] ", style=Style(bold=True))
-            text.append(f"{self.prefix} then: c new  n next  d detach  ? help")
-        if self.message:
-            text.append("  " + visible(self.message), style=Style(bold=True))
-        self.update(text, layout=False)  # one line, as wide as the screen: its size never changes
+            left, hints, right = visible(self.left.render(values, now)), "", visible(self.right.render(values, now))
+        message = visible(self.message)
+        key = (self.pending, left, hints, right, message, self.size.width)
+        if key == self._shown:
+            return
+        self._shown = key
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(left, style=Style(reverse=True, bold=True) if self.pending else None)
+        text.append(hints)
+        if message:
+            text.append("  " + message, style=Style(bold=True))
+        room = self.size.width - text.cell_len - cell_len(right)
+        if right and room > 0:
+            text.append(" " * room + right)
+        self._text = text
+        self.redraws += 1
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._text
 
 
-def blank_strip(width: int, style: Style | None = None) -> Strip:
-    return Strip([Segment(" " * width, style)], width)
+def short_host() -> str:
+    """This machine's name up to its first dot (tmux's #h)."""
+    return socket.gethostname().split(".", 1)[0]
