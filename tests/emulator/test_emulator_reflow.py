@@ -353,6 +353,9 @@ def test_resizes_keep_every_line_and_both_screens_agree(
         assert [wrapped(fast, n) for n in range(-len(fast.history), fast.lines)] == [
             wrapped(reference, n) for n in range(-len(reference.history), reference.lines)
         ]
+        assert [fast.history.wrap(n) for n in range(len(fast.history))] == [
+            reference.history.wrap(n) for n in range(len(reference.history))
+        ]
     while fast.reflow_step(5):
         reference.reflow_step(5)
     while reference.reflow_step(5):
