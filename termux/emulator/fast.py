@@ -317,7 +317,7 @@ class FastScreenMixin(_ReferenceScreen):
         if top == 0 and bottom == lines - 1 and self._main_buffer is None and self.history.maxlen:
             row = rows[0]
             if row.__class__ is Packed:
-                self.history.append_stored(row.stored(self.default_char), row.end if row.wrapped else 0)
+                self.history.append_stored(row.stored(self.default_char), (row.end or 1) if row.wrapped else 0)
             else:
                 self._scroll_into_history(row)
         self.dirty.update(range(lines))
@@ -528,14 +528,19 @@ class FastScreenMixin(_ReferenceScreen):
         if self._scrolls_into_history(top, bottom):
             default = self.default_char
             leaving = old[:m]
+            try:  # rows of runs (the usual rows): their wraps inline, without a call per row
+                wraps = [(row.end or 1) if row.wrapped else 0 for row in leaving]  # (as wrap_extent)
+            except AttributeError:  # a row of cells among them
+                wraps = list(map(wrap_extent, leaving))
             self.history.extend_stored(
-                [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in leaving],
-                list(map(wrap_extent, leaving)),
+                [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in leaving], wraps
             )
-            wraps = [0] * len(gone_lines)
-            for i in gone_wrapped:
-                wraps[i] = self.columns  # (every row that wraps on the way fills the width)
-            self.history.extend_stored(gone_lines, wraps)
+            gone_wraps = None
+            if gone_wrapped:
+                gone_wraps = [0] * len(gone_lines)
+                for i in gone_wrapped:
+                    gone_wraps[i] = self.columns  # (every row that wraps on the way fills the width)
+            self.history.extend_stored(gone_lines, gone_wraps)
         rows[top:bottom] = [*old[m:], *new]
         rows[bottom] = None
         self._fill_rows(rows, top, bottom)

@@ -240,7 +240,7 @@ class Scrollback:
             self._older.popleft()  # the oldest line is a pending one
             self._older_wraps.popleft()
         self._lines.append(line)
-        self._wraps.append(int(wrap))
+        self._wraps.append(wrap)
 
     def extend_stored(self, lines: Sequence[Stored], wraps: Sequence[int] | None = None) -> None:
         """Many lines at once, oldest first; `wraps` beside them (None: none soft-wrapped)."""
