@@ -73,11 +73,14 @@ class Parseable(Protocol):
 
 
 class SliceOrder:
-    """Sessions waiting to be parsed, in the order they will be served."""
+    """Sessions waiting to be parsed, in the order they will be served: a session a view focuses
+    first, then one a view shows in another pane (`visible`), then the rest; round robin within
+    each tier."""
 
     def __init__(self) -> None:
         self._waiting: dict[str, None] = {}  # insertion-ordered set: the round-robin queue
         self.focused: set[str] = set()
+        self.visible: set[str] = set()  # shown by a view, focused by none
 
     def __len__(self) -> int:
         return len(self._waiting)
@@ -93,6 +96,8 @@ class SliceOrder:
         if not self._waiting:
             return None
         chosen = next((sid for sid in self._waiting if sid in self.focused), None)
+        if chosen is None and self.visible:
+            chosen = next((sid for sid in self._waiting if sid in self.visible), None)
         if chosen is None:
             chosen = next(iter(self._waiting))
         del self._waiting[chosen]
@@ -292,6 +297,10 @@ class ReadPacer:
 # client decoding and parsing it (on a small machine, CPU that the keystroke path then waits for).
 FORWARD_RATE = 32 * 1024
 FORWARD_BURST = 64 * 1024
+# A session the client shows in a pane beside its focus is watched: it gets a larger budget, so a
+# pane printing steadily streams, and one flooding still costs the client snapshots, not every byte.
+FORWARD_VISIBLE_RATE = 256 * 1024
+FORWARD_VISIBLE_BURST = 128 * 1024
 FORWARD_CATCH_UP = 0.25
 
 
