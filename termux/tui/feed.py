@@ -8,7 +8,8 @@ one bounded slice of work and says what it did; the app runs steps with a yield 
 keystroke waits for at most one slice:
 
 1. the focused session's backlog first, `focus_slice` bytes (or `focus_slice_time`) per step;
-2. then the background sessions round-robin, `background_slice` bytes (or time) per step.
+2. then the sessions shown in other panes (`visible`) round-robin, `visible_slice` bytes (or time);
+3. then the background sessions round-robin, `background_slice` bytes (or time) per step.
 
 A background session whose backlog grows past `backlog_limit` loses that backlog and is marked for
 resync (the focused one only past `focus_backlog_limit`, output faster than parsing for long):
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,8 @@ FOCUS_SLICE = 256 << 10
 FOCUS_SLICE_TIME = 0.008
 BACKGROUND_SLICE = 32 << 10
 BACKGROUND_SLICE_TIME = 0.002
+VISIBLE_SLICE = 64 << 10  # a pane beside the focus: on screen, so between the two
+VISIBLE_SLICE_TIME = 0.004
 PIECE = 2048
 # Per background session: above this many unparsed bytes the backlog is dropped and the session is
 # resynced from a snapshot. A view of a background session needs its latest screen, not every
@@ -86,6 +89,7 @@ class Step:
     focused: bool
     chunks: list[bytes]
     replay: bool = False  # every byte fed was a deferred snapshot's: the screen as it was, nothing new
+    visible: bool = False  # shown in a pane beside the focus
 
 
 class Feeder:
@@ -99,6 +103,8 @@ class Feeder:
         focus_backlog_limit: int = FOCUS_BACKLOG_LIMIT,
         focus_slice_time: float | None = FOCUS_SLICE_TIME,
         background_slice_time: float | None = BACKGROUND_SLICE_TIME,
+        visible_slice: int = VISIBLE_SLICE,
+        visible_slice_time: float | None = VISIBLE_SLICE_TIME,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.history = history
@@ -107,6 +113,8 @@ class Feeder:
         self.clock = clock
         self.focus_slice = focus_slice
         self.background_slice = background_slice
+        self.visible_slice = visible_slice
+        self.visible_slice_time = visible_slice_time
         self.backlog_limit = backlog_limit
         self.focus_backlog_limit = focus_backlog_limit
         self.shadows: dict[str, Shadow] = {}
@@ -217,11 +225,22 @@ class Feeder:
     def has_work(self) -> bool:
         return any(s.backlog and not s.resyncing for s in self.shadows.values())
 
-    def step(self, focused: str | None) -> Step | None:
-        """Parse one bounded slice; the focused session first. None when there is nothing to do."""
+    def step(self, focused: str | None, visible: Collection[str] = ()) -> Step | None:
+        """Parse one bounded slice: the focused session first, then the other `visible` ones (in
+        panes), then the rest. None when there is nothing to do."""
         shadow = self.shadows.get(focused) if focused is not None else None
         if shadow is not None and shadow.backlog and not shadow.resyncing:
             return self._feed(shadow, self.focus_slice, self.focus_slice_time, True)
+        if visible:
+            for session in self._turn:  # the first pane with work, in turn order; it goes to the back
+                shadow = self.shadows.get(session)
+                if session in visible and session != focused and shadow is not None:
+                    if shadow.backlog and not shadow.resyncing:
+                        self._turn.remove(session)
+                        self._turn.append(session)
+                        step = self._feed(shadow, self.visible_slice, self.visible_slice_time, False)
+                        step.visible = True
+                        return step
         for _ in range(len(self._turn)):
             session = self._turn[0]
             self._turn.rotate(-1)

@@ -208,3 +208,23 @@ def test_a_deferred_snapshot_is_replayed_by_the_steps_then_output_follows_at_its
     ByteStream(original).feed(b"after\r\n")
     assert state(shadow.screen) == state(original)
     assert (shadow.offset, shadow.replay_until) == (taken_at + len(b"after\r\n"), None)
+
+
+def test_panes_beside_the_focus_go_after_it_and_before_hidden_sessions() -> None:
+    feeder = Feeder(
+        focus_slice=1000, visible_slice=300, background_slice=100, backlog_limit=1 << 30, **BYTES_ONLY,
+        visible_slice_time=None,
+    )  # fmt: skip
+    for sid in ("hidden", "pane1", "focus", "pane2"):
+        feeder.add(sid, 80, 24)
+    for sid in ("hidden", "pane1", "pane2"):
+        feeder.push(sid, 0, b"x" * 900, "focus")
+    feeder.push("focus", 0, b"z" * 1500, "focus")
+    steps = []
+    while (step := feeder.step("focus", {"focus", "pane1", "pane2"})) is not None:
+        steps.append((step.session, step.fed, step.visible))
+    assert steps[:2] == [("focus", 1000, False), ("focus", 500, False)]
+    panes = steps[2:8]
+    assert [s for s, _, _ in panes] == ["pane1", "pane2"] * 3  # in turns, in their own slices
+    assert all(fed == 300 and visible for _, fed, visible in panes)
+    assert {s for s, _, _ in steps[8:]} == {"hidden"} and all(fed <= 100 for _, fed, _ in steps[8:])
