@@ -271,6 +271,11 @@ def _nice(text: str) -> int:
     return value
 
 
+def _attach_options(sub: argparse.ArgumentParser) -> None:
+    with_target(sub)
+    sub.add_argument("--layout", metavar="NAME", help="open the layout NAME of the config file ([layouts.NAME])")
+
+
 def _new_options(sub: argparse.ArgumentParser) -> None:
     sub.add_argument("-d", dest="detached", action="store_true", help="do not attach")
     sub.add_argument("-s", dest="name", metavar="NAME", help="session name")
@@ -333,7 +338,7 @@ def _verbs() -> list[VerbSpec]:
 
     return [
         VerbSpec("server", cmd_server, "run the server in the foreground", _server_options),
-        VerbSpec("attach", cmd_attach, "attach the TUI (focused on -t TARGET)", with_target),
+        VerbSpec("attach", cmd_attach, "attach the TUI (focused on -t TARGET)", _attach_options),
         VerbSpec("new", cmd_new, "create a session (and attach, unless -d)", _new_options),
         VerbSpec("ls", cmd_ls, "list sessions", with_json),
         VerbSpec("send", cmd_send, "type keys or text into a session", _send_options),

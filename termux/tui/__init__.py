@@ -23,6 +23,7 @@ def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None)
         name=getattr(args, "socket_name", None),
         target=getattr(args, "target", None),
         new=new_session,
+        layout=getattr(args, "layout", None),
     )
 
 
@@ -33,11 +34,13 @@ def run(
     target: str | None = None,
     new: dict[str, Any] | None = None,
     create: bool = True,
+    layout: str | None = None,
 ) -> int:
     """Attach a TUI; returns the exit status for the `termux` command.
 
     `target` focuses that session; `new` (session.new arguments) creates a session and focuses it;
-    `create` starts a first session running `$SHELL` when the server has none.
+    `create` starts a first session running `$SHELL` when the server has none; `layout` opens the
+    config file's layout of that name (its sessions created as it says).
     """
     from termux.tui.config import ConfigError, load_config
 
@@ -45,6 +48,10 @@ def run(
         config = load_config()
     except ConfigError as exc:
         print(f"termux: bad config: {exc}", file=sys.stderr)
+        return 1
+    if layout is not None and layout not in config.layouts:
+        known = ", ".join(sorted(config.layouts)) or "none"
+        print(visible(f"termux: no layout named {layout!r} in {config.path} (layouts: {known})"), file=sys.stderr)
         return 1
     from termux.paths import inherited_session
 

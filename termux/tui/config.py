@@ -35,6 +35,7 @@ from rich.color import Color, ColorParseError
 
 from termux.keys import encode_key, encode_textual, parse_key_name, textual_key_model
 from termux.server.sizing import POLICIES
+from termux.tui.layouts import LayoutSpec, LayoutSpecError, parse_layouts
 
 ACTIONS = (
     "new",
@@ -97,6 +98,7 @@ class Config:
     foreground: str | None = None
     background: str | None = None
     palette: dict[int, str] = field(default_factory=dict)
+    layouts: dict[str, LayoutSpec] = field(default_factory=dict)  # [layouts.NAME] (termux/tui/layouts.py)
     path: Path | None = None
 
 
@@ -145,13 +147,19 @@ def _line_of(text: str, key: str) -> int:
     return text.count("\n", 0, match.start()) + 1 if match else 0
 
 
+def _line_of_table(text: str, table: str) -> int:
+    """The line of the table header `[table]` (or `[table.…]`), 1-based; 0 when not found."""
+    match = re.search(rf"^[ \t]*\[[ \t]*{re.escape(table)}[ \t]*[\].]", text, re.M)
+    return text.count("\n", 0, match.start()) + 1 if match else 0
+
+
 def load_config(path: Path | None = None) -> Config:
     """Read the config file (a missing file gives the defaults)."""
     path = path or config_path()
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return Config()
+        return Config(path=path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     try:
@@ -184,7 +192,7 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
 
     known = {
         "prefix", "bindings", "sidebar", "activity", "escape_delay_ms", "window_size", "scrollback", "colours",
-        "colors",
+        "colors", "layouts",
     }  # fmt: skip
     for key in data:
         if key not in known:
@@ -233,6 +241,13 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
                 raise fail(key, "must be between 1 and 100")
         else:
             raise fail(key, "unknown scrollback setting (known: lines, wheel_lines)")
+    if "layouts" in data:
+        try:
+            config.layouts = parse_layouts(data["layouts"])
+        except LayoutSpecError as exc:
+            name = str(exc).split(":", 1)[0].split(".")[1:2]
+            line = _line_of_table(text, f"layouts.{name[0]}") if name else 0
+            raise ConfigError(f"{path}:{line}: {exc}" if line else f"{path}: {exc}") from None
     colours = data.get("colours", data.get("colors", {}))
     colours = want("colours", colours, dict, "a table")
     for key, value in colours.items():

@@ -555,15 +555,25 @@ class Layout:
         return {"focus": self.focus, "zoomed": self.zoomed, "root": _node_to_dict(self.root)}
 
     @classmethod
+    def of(cls, root: Node, width: int = 80, height: int = 24) -> Layout:
+        """A layout of the tree `root` (each session in one pane), focused on its first pane."""
+        layout = cls("", width, height)
+        layout.root = root
+        sessions = layout.panes()
+        if len(set(sessions)) != len(sessions):
+            raise LayoutError("a session is in two panes")
+        layout._stamps = dict.fromkeys(sessions, 0)
+        layout.focus = sessions[0]
+        return layout
+
+    @classmethod
     def from_dict(cls, data: Any, width: int = 80, height: int = 24) -> Layout:
         """A layout saved by `to_dict`; LayoutError names what is wrong with a malformed one."""
         if not isinstance(data, dict) or "root" not in data:
             raise LayoutError("a layout is an object with a `root`")
-        seen: set[str] = set()
-        root = _node_from_dict(data["root"], seen, 0)
-        layout = cls(next(iter(seen)), width, height)
-        layout.root = root
-        layout._stamps = dict.fromkeys(layout.panes(), 0)
+        root = _node_from_dict(data["root"], set(), 0)
+        layout = cls.of(root, width, height)
+        seen = set(layout.panes())
         focus = data.get("focus")
         layout.focus_pane(focus if isinstance(focus, str) and focus in seen else layout.panes()[0])
         layout.zoomed = bool(data.get("zoomed")) and isinstance(root, Split)
