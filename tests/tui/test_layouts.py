@@ -90,7 +90,8 @@ def test_a_malformed_layout_is_refused_saying_where(data: dict[str, object], wor
 
 
 def test_a_bad_layout_in_the_config_file_names_the_file_and_the_line(tmp_path: Path) -> None:
-    path = write(tmp_path, 'prefix = "C-a"\n\n[layouts.good]\npanes = [{}]\n\n[layouts.bad]\npanes = [{ nmae = "x" }]\n')
+    text = 'prefix = "C-a"\n\n[layouts.good]\npanes = [{}]\n\n[layouts.bad]\npanes = [{ nmae = "x" }]\n'
+    path = write(tmp_path, text)
     with pytest.raises(ConfigError) as caught:
         load_config(path)
     assert str(caught.value).startswith(f"{path}:6: layouts.bad.panes[0]: unknown key 'nmae'")
