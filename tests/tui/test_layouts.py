@@ -69,7 +69,7 @@ def test_a_preset_layout_and_its_focus() -> None:
     [
         ({"panes": []}, "layouts.x.panes: expected a list of panes"),
         ({"panes": [{"nmae": "a"}]}, "layouts.x.panes[0]: unknown key 'nmae'"),
-        ({"split": "diagonal", "panes": [{}, {}]}, "layouts.x.split: expected \"h\""),
+        ({"split": "diagonal", "panes": [{}, {}]}, 'layouts.x.split: expected "h"'),
         ({"preset": "spiral", "panes": [{}]}, "layouts.x.preset: expected one of"),
         ({"preset": "tiled", "split": "h", "panes": [{}]}, "not both"),
         ({"panes": [{"command": []}]}, "layouts.x.panes[0].command"),
