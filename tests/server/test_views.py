@@ -12,8 +12,9 @@ import pytest
 from termux.client import Client, TermuxError
 from termux.protocol.messages import AttachArgs, NewArgs
 from termux.server.priority import visible_nice
-from termux.server.scheduler import FORWARD_BURST, FORWARD_VISIBLE_BURST, SliceOrder
+from termux.server.scheduler import FORWARD_BURST, FORWARD_VISIBLE_BURST
 from termux.server.server import Connection, Server
+from termux.slicing import SliceOrder
 from tests.conftest import RunningServer
 from tests.server.test_priority import FakeKernel, cpu_with
 from tests.server.test_sizing import resizes, session_size
