@@ -50,6 +50,17 @@ ACTIONS = (
     "scrollback",
     "help",
     "send-prefix",
+    "split-right",
+    "split-down",
+    "pane-left",
+    "pane-right",
+    "pane-up",
+    "pane-down",
+    "next-pane",
+    "zoom",
+    *(f"resize-{side}-{n}" for side in ("left", "right", "up", "down") for n in (1, 5)),
+    "break-pane",
+    "next-layout",
 )
 ACTION_HELP = {
     "new": "create a session and focus it",
@@ -63,6 +74,20 @@ ACTION_HELP = {
     "scrollback": "browse the focused session's history (q leaves)",
     "help": "this help",
     "send-prefix": "send the prefix key itself to the session",
+    "split-right": "split the pane left/right: a new session beside it, in its directory",
+    "split-down": "split the pane top/bottom: a new session below it, in its directory",
+    **{f"pane-{side}": f"focus the pane to the {side}" for side in ("left", "right")},
+    "pane-up": "focus the pane above",
+    "pane-down": "focus the pane below",
+    "next-pane": "focus the next pane",
+    "zoom": "zoom the pane to the whole area, or back",
+    **{
+        f"resize-{side}-{n}": f"move the pane's border {side} by {n} cell{'s' if n > 1 else ''}"
+        for side in ("left", "right", "up", "down")
+        for n in (1, 5)
+    },
+    "break-pane": "close the pane; its session keeps running",
+    "next-layout": "arrange the panes by the next preset layout",
     **{f"select-{n}": f"focus session {n} in the sidebar" for n in range(10)},
 }
 
@@ -78,6 +103,15 @@ DEFAULT_BINDINGS: dict[str, str] = {
     "r": "activity",
     "[": "scrollback",
     "?": "help",
+    "%": "split-right",
+    '"': "split-down",
+    **{side: f"pane-{side}" for side in ("left", "right", "up", "down")},
+    "o": "next-pane",
+    "z": "zoom",
+    **{f"ctrl+{side}": f"resize-{side}-1" for side in ("left", "right", "up", "down")},
+    **{f"alt+{side}": f"resize-{side}-5" for side in ("left", "right", "up", "down")},
+    "!": "break-pane",
+    "space": "next-layout",
 }
 
 
@@ -99,6 +133,7 @@ class Config:
     background: str | None = None
     palette: dict[int, str] = field(default_factory=dict)
     layouts: dict[str, LayoutSpec] = field(default_factory=dict)  # [layouts.NAME] (termux/tui/layouts.py)
+    exited_pane: str = "keep"  # a pane whose session ended: "keep" (until dismissed) or "close"
     path: Path | None = None
 
 
@@ -192,7 +227,7 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
 
     known = {
         "prefix", "bindings", "sidebar", "activity", "escape_delay_ms", "window_size", "scrollback", "colours",
-        "colors", "layouts",
+        "colors", "layouts", "exited_pane",
     }  # fmt: skip
     for key in data:
         if key not in known:
@@ -241,6 +276,10 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
                 raise fail(key, "must be between 1 and 100")
         else:
             raise fail(key, "unknown scrollback setting (known: lines, wheel_lines)")
+    if "exited_pane" in data:
+        config.exited_pane = want("exited_pane", data["exited_pane"], str, '"keep" or "close"')
+        if config.exited_pane not in ("keep", "close"):
+            raise fail("exited_pane", f'expected "keep" or "close", got {config.exited_pane!r}')
     if "layouts" in data:
         try:
             config.layouts = parse_layouts(data["layouts"])

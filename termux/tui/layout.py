@@ -229,6 +229,12 @@ class Layout:
                     line = Rect(rect.x, rects[index + 1].y, rect.width, TITLE)
                 borders.append(Border(node, index, line))
 
+    def border_now(self, border: Border) -> Border | None:
+        """Where `border` (of an earlier geometry) is now, if its split still has it."""
+        return next(
+            (b for b in self.geometry().borders if b.split is border.split and b.index == border.index), None
+        )
+
     def pane_at(self, x: int, y: int) -> str | None:
         return next((b.session for b in self.geometry().panes if b.frame.contains(x, y)), None)
 
@@ -356,25 +362,32 @@ class Layout:
         split.weights = [r.width if split.orientation == "h" else r.height for r in rects]
         return split.weights
 
+    def split_refused(self, orientation: Orientation) -> str | None:
+        """Why the focused pane cannot be split that way now (None: it can): it must hold two
+        panes at their minimum."""
+        if len(self._stamps) >= MAX_PANES:
+            return f"at most {MAX_PANES} panes"
+        if not self.fits():
+            return "no space for a new pane"
+        rect = self._rect_of(self._leaf(self.focus))
+        min_w, min_h = MIN_COLS, MIN_ROWS + TITLE
+        if orientation == "h" and (rect.width < 2 * min_w + SEPARATOR or rect.height < min_h):
+            return "no space for a new pane"
+        if orientation == "v" and (rect.height < 2 * min_h or rect.width < min_w):
+            return "no space for a new pane"
+        return None
+
     def split(self, new: str, orientation: Orientation, *, before: bool = False) -> None:
         """Split the focused pane: `new` takes half of it (right of or below it; `before`: left
         of or above) and the focus. Refused when the pane cannot hold two panes at their minimum."""
         if new in self._stamps:
             raise LayoutError(f"{new} is shown in a pane already")
-        if len(self._stamps) >= MAX_PANES:
-            raise LayoutError(f"at most {MAX_PANES} panes")
+        if (refused := self.split_refused(orientation)) is not None:
+            raise LayoutError(refused)
         leaf = self._leaf(self.focus)
         self.zoomed = False
-        if not self.fits():
-            raise LayoutError("no space for a new pane")
         rect = self._rect_of(leaf)
-        min_w, min_h = MIN_COLS, MIN_ROWS + TITLE
-        if orientation == "h":
-            size, need, room = rect.width, 2 * min_w + SEPARATOR, rect.width - SEPARATOR
-        else:
-            size, need, room = rect.height, 2 * min_h, rect.height
-        if size < need or (orientation == "h" and rect.height < min_h):
-            raise LayoutError("no space for a new pane")
+        room = rect.width - SEPARATOR if orientation == "h" else rect.height
         first = (room + 1) // 2  # the existing pane keeps the larger half, as in tmux
         halves = [first, room - first]
         pair: list[Node] = [Pane(new), leaf] if before else [leaf, Pane(new)]

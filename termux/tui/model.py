@@ -186,8 +186,10 @@ class SessionModel:
             sid = push.get("session", "")
             visible = self.visible
             self.feeder.push(sid, int(push.get("offset", 0)), unb64(push.get("data")), visible)
-            if sid in visible:
+            if sid == self.focused:
                 return Changes(wake=True, end_rest=True)
+            if sid in visible:  # a pane beside the focus: parsed now, after the pump's rest
+                return Changes(wake=True)
             return Changes(batch=True)
         if kind == "snapshot":
             return self.reset_from(push.get("session", ""), push)
@@ -287,8 +289,8 @@ class SessionModel:
     # -- the feed -------------------------------------------------------------------------------
 
     def step(self) -> ShadowSlice | None:
-        """One slice of the feed: a visible session's output first."""
-        return self.feeder.step(self.visible)
+        """One slice of the feed: the focused session's output first, then the other visible ones'."""
+        return self.feeder.step(self.visible, self.focused)
 
     @staticmethod
     def background_rest(seconds: float) -> float:
