@@ -15,6 +15,7 @@ from typing import Any
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.app import ComposeResult
 from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
@@ -46,6 +47,7 @@ class PaneView(TerminalView):
     def __init__(self, session: str, palette: Palette | None = None) -> None:
         super().__init__(palette)
         self.session = session
+        self.placed: Rect | None = None  # where `PaneArea.place` put it last
         self.styles.position = "absolute"
 
 
@@ -102,36 +104,93 @@ class PaneArea(BaseStyled):
         super().__init__(**kwargs)
         self.palette = palette or Palette()
         self.views: dict[str, PaneView] = {}
+        # A view no pane uses: the first pane's before the layout is known, kept when the last
+        # pane goes, so that there is always one to draw into, focus and measure.
+        self.spare: PaneView | None = self._spare_view()
         self.geometry: Geometry | None = None
         self.labels: dict[str, PaneLabel] = {}
         self.focused: str | None = None
         self._dragging: Border | None = None
 
+    def compose(self) -> ComposeResult:
+        assert self.spare is not None
+        yield self.spare
+
     # -- layout ------------------------------------------------------------------------------------
 
     def view_for(self, session: str) -> PaneView:
-        """The view of `session`'s pane (made, not yet placed, when it has none)."""
+        """The view of `session`'s pane (the spare one, else a new one, when it has none)."""
         view = self.views.get(session)
         if view is None:
-            view = self.views[session] = PaneView(session, self.palette)
-            self.mount(view)
+            if self.spare is not None:
+                view, self.spare = self.spare, None
+                view.session = session
+            else:
+                view = PaneView(session, self.palette)
+                self.mount(view)
+            self.views[session] = view
         return view
+
+    def focused_view(self) -> PaneView:
+        """The focused pane's view (the spare one while there is none)."""
+        view = self.views.get(self.focused) if self.focused is not None else None
+        if view is not None:
+            return view
+        if self.spare is None:
+            self.spare = self._spare_view()
+            self.mount(self.spare)
+        return self.spare
+
+    def _spare_view(self) -> PaneView:
+        view = PaneView("", self.palette)
+        view.styles.width = view.styles.height = "100%"
+        return view
+
+    def clear(self) -> None:
+        """No pane: every view goes but one, kept spare."""
+        self.geometry, self.focused = None, None
+        self._forget([*self.views])
+        self.refresh()
+
+    def _forget(self, sessions: list[str]) -> None:
+        for session in sessions:
+            view = self.views.pop(session)
+            if self.spare is None:
+                view.session = ""
+                view.show(None)
+                view.styles.offset = (0, 0)
+                view.styles.width = view.styles.height = "100%"
+                view.placed = None
+                view.display = False
+                self.spare = view
+            else:
+                view.remove()
 
     def place(self, geometry: Geometry, labels: dict[str, PaneLabel], focused: str | None) -> None:
         """Place every pane's view over its content rectangle and draw the borders; views of
         sessions no longer in a pane go."""
         self.geometry, self.labels, self.focused = geometry, labels, focused
-        placed = set()
+        placed = {box.session for box in geometry.panes}
+        # A pane whose session changed keeps its view (no widget comes or goes, nothing is laid
+        # out again when it stays where it was).
+        leftover = [s for s in self.views if s not in placed]
         for box in geometry.panes:
+            if box.session not in self.views and leftover:
+                view = self.views[box.session] = self.views.pop(leftover.pop())
+                view.session = box.session
             view = self.view_for(box.session)
             rect = box.content
-            view.styles.offset = (rect.x, rect.y)
-            view.styles.width = max(rect.width, 0)
-            view.styles.height = max(rect.height, 0)
-            view.display = rect.width > 0 and rect.height > 0
-            placed.add(box.session)
-        for session in [s for s in self.views if s not in placed]:
-            self.views.pop(session).remove()
+            if view.placed != rect:
+                view.placed = rect
+                view.styles.offset = (rect.x, rect.y)
+                view.styles.width = max(rect.width, 0)
+                view.styles.height = max(rect.height, 0)
+            shown = rect.width > 0 and rect.height > 0
+            if view.display != shown:
+                view.display = shown
+        self._forget(leftover)
+        if self.spare is not None and self.spare.display:
+            self.spare.display = False
         self.refresh()
 
     def pane_size(self, session: str) -> tuple[int, int] | None:
