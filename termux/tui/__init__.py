@@ -78,7 +78,7 @@ def run(
         try:
             import asyncio  # after the server start began: everything from here overlaps it
 
-            reason = asyncio.run(_main(config, path, name, target, new, create, starting))
+            reason = asyncio.run(_main(config, path, name, target, new, create, starting, layout))
         finally:
             starting.close()
     except Exception as exc:  # the server is gone, a target is wrong, …
@@ -100,6 +100,7 @@ async def _main(
     new: dict[str, Any] | None,
     create: bool,
     starting: ServerStart,
+    layout_name: str | None = None,
 ) -> str:
     from termux.client import AsyncClient
     from termux.heap import freeze_startup_objects
@@ -111,7 +112,13 @@ async def _main(
     starting.wait()
     client = await AsyncClient.connect(path, name=name, autostart=True)
     try:
-        if new is not None:
+        layout = None
+        if layout_name is not None:
+            from termux.tui.layouts import open_layout
+
+            spec = config.layouts[layout_name]
+            layout = await open_layout(client, spec)  # its sessions, created as it says
+        elif new is not None:
             reply = await client.request("session.new", **new)
             target = reply["session"]["id"]
         elif target is not None:
@@ -123,7 +130,14 @@ async def _main(
 
                 cwd = start_directory()  # the first shell starts where termux was started
                 await client.request("session.new", **({"cwd": cwd} if cwd else {}))
-        app = TermuxApp(client, config=config, focus=target, driver_class=TermuxDriver)
+        app = TermuxApp(
+            client,
+            config=config,
+            focus=target,
+            driver_class=TermuxDriver,
+            layout=layout,
+            preset=spec.preset if layout is not None else None,
+        )
         result = await app.run_async()
         return result or app.exit_reason
     finally:

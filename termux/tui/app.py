@@ -125,6 +125,7 @@ class TermuxApp(App[str]):
         feeder: Feeder | None = None,
         driver_class: Any = None,
         layout: Layout | None = None,
+        preset: str | None = None,
     ) -> None:
         super().__init__(driver_class=driver_class, ansi_color=True)
         self.client = client
@@ -136,6 +137,7 @@ class TermuxApp(App[str]):
         # The panes (termux/tui/layout.py): given (`--layout`), else restored from the server's
         # last layout on attach, else one pane; None while no session is shown.
         self.layout: Layout | None = layout
+        self._preset = preset  # the given layout's preset, applied once the area is known
         self._view_sent: tuple[Any, ...] | None = None  # the last client.view sent (sent again on change)
         self._undrawn: set[str] = set()  # visible sessions with output parsed and not drawn yet
         self.attached = asyncio.Event()
@@ -223,11 +225,14 @@ class TermuxApp(App[str]):
     def _first_layout(self, saved: Any, focus: str | None) -> Layout | None:
         """The panes to start with: the ones given, else the last layout a view saved (panes of
         gone sessions left out; a target asked for is shown in it), else `focus` alone."""
+        width, height = self.panes.size.width, self.panes.size.height
         if self.layout is not None:
+            self.layout.resize_area(width, height)
+            if self._preset is not None:
+                self.layout.apply_preset(self._preset)
             return self.layout
         if focus is None:
             return None
-        width, height = self.panes.size.width, self.panes.size.height
         if saved is not None:
             try:
                 layout = Layout.from_dict(saved, width, height)

@@ -198,9 +198,9 @@ def _pane(where: str, data: Any, cwd: str | None, count: list[int]) -> PaneSpec:
     )
 
 
-def build(spec: LayoutSpec, sessions: list[str], width: int, height: int) -> Layout:
-    """The layout of `spec` with its panes (in order) showing `sessions`; the preset, if any, is
-    applied for the area given."""
+def build(spec: LayoutSpec, sessions: list[str], width: int, height: int, preset: bool = True) -> Layout:
+    """The layout of `spec` with its panes (in order) showing `sessions`; its preset, if any, is
+    applied for the area given (`preset` False: left to the caller, who knows the area)."""
     it = iter(sessions)
 
     def node(s: NodeSpec) -> Node:
@@ -210,7 +210,7 @@ def build(spec: LayoutSpec, sessions: list[str], width: int, height: int) -> Lay
 
     panes = spec.panes()
     layout = Layout.of(node(spec.root), width, height)
-    if spec.preset is not None:
+    if spec.preset is not None and preset:
         layout.apply_preset(spec.preset)
     focus = next((sid for sid, p in zip(sessions, panes, strict=True) if p.focus), sessions[0])
     layout.focus_pane(focus)
@@ -219,7 +219,8 @@ def build(spec: LayoutSpec, sessions: list[str], width: int, height: int) -> Lay
 
 async def open_layout(client: Any, spec: LayoutSpec, width: int = 80, height: int = 24) -> Layout:
     """Create the sessions `spec` asks for (a pane naming an existing session shows it) and lay
-    them out; `client` is an AsyncClient."""
+    them out (its preset not applied: that needs the area, which the TUI knows once laid out);
+    `client` is an AsyncClient."""
     existing = {s["name"]: s["id"] for s in (await client.request("session.list"))["sessions"]}
     panes = spec.panes()
     sessions: list[str] = []
@@ -238,4 +239,4 @@ async def open_layout(client: Any, spec: LayoutSpec, width: int = 80, height: in
             args["env"] = pane.env
         reply = await client.request("session.new", **args)
         sessions.append(reply["session"]["id"])
-    return build(spec, sessions, width, height)
+    return build(spec, sessions, width, height, preset=False)
