@@ -24,7 +24,6 @@ while it has something to do.
 from __future__ import annotations
 
 import asyncio
-import base64
 import os
 from collections.abc import Awaitable
 from typing import Any, ClassVar
@@ -37,6 +36,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
+from termux.protocol.events import Event
+from termux.protocol.pushes import OutputPush, Push
+from termux.protocol.results import AttachResult, SessionResult, SnapshotResult
 from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
@@ -61,10 +63,6 @@ NO_SESSIONS = "No sessions are running.\n\nPress c (or Enter) to start a new one
 def _settle(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
 
 
 class MainScreen(Screen[None]):
@@ -207,10 +205,12 @@ class TermuxApp(App[str]):
         # coalesce: background sessions come within a byte budget, as snapshots past it; the
         # sidebar and the activity view need their latest screens, not every byte of a flood.
         # No size: the panes offer theirs with client.view once the layout is known.
-        reply = await self.client.request("client.attach", coalesce=True, window_size=self.config.window_size)
+        reply = await self.client.request_as(
+            AttachResult, "client.attach", coalesce=True, window_size=self.config.window_size
+        )
         wanted = self.layout.focus if self.layout is not None else self.initial_focus
         focus = self.model.attach(reply, wanted)
-        self.layout = self._first_layout(reply.get("last_layout"), focus)
+        self.layout = self._first_layout(reply.last_layout, focus)
         if self.layout is not None:
             focus = self.layout.focus
         self._refresh_sidebar()
@@ -291,7 +291,7 @@ class TermuxApp(App[str]):
     async def _read_pushes(self) -> None:
         """Move pushed lines into the feeder (queuing is cheap; parsing is the pump's), a bounded
         batch at a time so that keys queued meanwhile are not kept waiting by a flood."""
-        pushes: asyncio.Queue[dict[str, Any]] = self.client.pushes
+        pushes: asyncio.Queue[Push] = self.client.pushes
         while True:
             self.handle_push(await pushes.get())
             taken = 1
@@ -310,12 +310,12 @@ class TermuxApp(App[str]):
             self.exit_reason = "the server went away"
         self.exit(self.exit_reason)
 
-    def handle_push(self, push: dict[str, Any]) -> None:
-        if TRACE.on and push.get("push") == "output":
-            TRACE.stamp("tui.received", push.get("session", ""))
+    def handle_push(self, push: Push) -> None:
+        if TRACE.on and isinstance(push, OutputPush):
+            TRACE.stamp("tui.received", push.session)
         self._apply(self.model.push(push))
 
-    def handle_event(self, event: dict[str, Any]) -> None:
+    def handle_event(self, event: Event) -> None:
         self._apply(self.model.event(event))
 
     def _focus_after_exit(self) -> None:
@@ -394,7 +394,7 @@ class TermuxApp(App[str]):
 
         self.snapshots_pending += 1
         try:
-            reply = await self.client.request("session.snapshot", target=sid)
+            reply = await self.client.request_as(SnapshotResult, "session.snapshot", target=sid)
         except TermuxError as exc:
             if exc.code == "no_session":
                 self._apply(self.model.remove(sid))
@@ -628,7 +628,7 @@ class TermuxApp(App[str]):
             return
         if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
             TRACE.stamp("tui.sent", sid)
-        self.client.send_nowait("session.send", target=sid, data=_b64(data))
+        self.client.send_nowait("session.send", target=sid, data=data)
         self.model.pacer.key_sent()
         self.sent.append(data)
         del self.sent[:-64]
@@ -731,11 +731,11 @@ class TermuxApp(App[str]):
         size = self._view_size()
         if split is not None and self.layout is not None:
             size = self._split_size(self.layout, split)
-        reply = await self.client.request("session.new", **size, **({"cwd": cwd} if cwd else {}))
-        info = reply["session"]
-        sid = info["id"]
+        where = {"cwd": cwd} if cwd else {}
+        reply = await self.client.request_as(SessionResult, "session.new", **size, **where)
+        sid = reply.session.id
         if sid not in model.infos:
-            model.add(info, {})
+            model.add(reply.session, None)
             self._refresh_sidebar()
         await self._resync(sid)
         layout = self.layout

@@ -3,9 +3,9 @@
 It holds what the TUI knows about the server's sessions: their infos in sidebar order, what each
 sidebar row shows (`SessionRow`), their shadow screens and the feed (`Feeder`), the focused
 session, the last one focused before it, and the other sessions on view (`shown`, for views that
-show several at once). The app feeds it the server's pushes and events, the feed's slices and
-the user's focus changes; each call returns `Changes`, what the app must show or do, and the app
-does the I/O (requests, widgets, timers).
+show several at once). The app feeds it the server's pushes, events and replies (the typed
+messages of termux/protocol/), the feed's slices and the user's focus changes; each call returns
+`Changes`, what the app must show or do, and the app does the I/O (requests, widgets, timers).
 
 The pump's decisions are here too: which slices the feed runs (visible sessions first), how long
 the pump rests after background work (`background_rest`), when a frame and the sidebar's marks
@@ -14,12 +14,26 @@ may be drawn (`pacer`, `marks_pacer`).
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import msgspec
+
 from termux import emulator
+from termux.protocol.events import (
+    Event,
+    SessionBell,
+    SessionClosed,
+    SessionCreated,
+    SessionExited,
+    SessionRenamed,
+    SessionResized,
+    SessionTitle,
+)
+from termux.protocol.messages import SessionInfo
+from termux.protocol.pushes import ErrorPush, EventPush, OutputPush, Push, Snapshot, SnapshotPush
+from termux.protocol.results import AttachResult, SnapshotResult
 from termux.slicing import rest_after
 from termux.tui.feed import Feeder, FramePacer, Shadow, ShadowSlice
 from termux.tui.harvest import TAIL_BYTES
@@ -31,10 +45,6 @@ MAX_REST = 0.02
 # What background output changes in the sidebar (previews, the * and ! marks) and the activity
 # view's harvest are applied at most this often, whatever the rate of chunks.
 MARK_PERIOD = 0.25
-
-
-def unb64(text: str | None) -> bytes:
-    return base64.b64decode(text) if text else b""
 
 
 @dataclass
@@ -116,37 +126,40 @@ class SessionModel:
 
     # -- sessions -------------------------------------------------------------------------------
 
-    def attach(self, reply: Mapping[str, Any], wanted: str | None) -> str | None:
+    def attach(self, reply: AttachResult, wanted: str | None) -> str | None:
         """The `client.attach` reply: every session and its snapshot. Returns the session to focus:
         the one asked for (an id or a name), else the one a view focused last (as tmux re-attaches
         to the most recently used session) if it runs, else the first running one."""
-        snapshots = reply.get("snapshots") or {}
-        infos = reply.get("sessions") or []
-        chosen = next((i for i in infos if wanted in (i["id"], i.get("name"))), None) if wanted else None
-        running = [i for i in infos if i.get("state") == "running"]
-        last = reply.get("last_focus")
-        chosen = chosen or next((i for i in running if i["id"] == last), None) or next(iter(running), None)
-        focus = None if chosen is None else str(chosen["id"])
+        infos = reply.sessions
+        chosen = next((i for i in infos if wanted in (i.id, i.name)), None) if wanted else None
+        running = [i for i in infos if i.state == "running"]
+        last = reply.last_focus
+        chosen = chosen or next((i for i in running if i.id == last), None) or next(iter(running), None)
+        focus = None if chosen is None else chosen.id
         for info in infos:
             # Only the focused screen is parsed before the first paint; the pump replays the
             # others' snapshots after it, in background slices.
-            self.add(info, snapshots.get(info["id"]) or {}, replay_later=info["id"] != focus)
+            self.add(info, reply.snapshots.get(info.id), replay_later=info.id != focus)
         return focus
 
-    def add(self, info: dict[str, Any], snap: Mapping[str, Any], replay_later: bool = False) -> Shadow:
-        """A session and its shadow, from its snapshot (none: created elsewhere, asked for)."""
-        sid = info["id"]
-        self.infos[sid] = info
-        self.rows[sid] = SessionRow(sid, info.get("name", sid), title=info.get("title") or "")
+    def add(self, info: SessionInfo | dict[str, Any], snap: Snapshot | None, replay_later: bool = False) -> Shadow:
+        """A session and its shadow, from its snapshot (None: one created since, whose snapshot
+        is asked for)."""
+        # The model keeps its own record of each session, updated by events: a dict of the fields.
+        record = msgspec.structs.asdict(info) if isinstance(info, SessionInfo) else info
+        sid = record["id"]
+        self.infos[sid] = record
+        self.rows[sid] = SessionRow(sid, record.get("name") or sid, title=record.get("title") or "")
         self._apply_state(sid)
-        cols = snap.get("cols") or info.get("cols") or 80
-        rows = snap.get("rows") or info.get("rows") or 24
-        shadow = self.feeder.add(sid, cols, rows, unb64(snap.get("data")), snap.get("offset", 0), deferred=replay_later)
-        if not snap:
-            # created elsewhere: buffer its output until the snapshot arrives
+        if snap is None:
+            # An empty screen that buffers its output until the snapshot arrives and replaces it
+            # (its size with it).
+            shadow = self.feeder.add(sid, record.get("cols") or 80, record.get("rows") or 24, b"", 0)
             shadow.resyncing = True
             self.feeder.need_snapshot.add(sid)
-        elif not replay_later:  # else its preview comes with the replay (after_slice)
+            return shadow
+        shadow = self.feeder.add(sid, snap.cols, snap.rows, snap.data, snap.offset, deferred=replay_later)
+        if not replay_later:  # else its preview comes with the replay (after_slice)
             self._bells[sid] = shadow.screen.bell_count
             self.rows[sid].preview = emulator.preview(shadow.screen)
         return shadow
@@ -180,92 +193,83 @@ class SessionModel:
 
     # -- pushes and events ----------------------------------------------------------------------
 
-    def push(self, push: Mapping[str, Any]) -> Changes:
-        kind = push.get("push")
-        if kind == "output":
-            sid = push.get("session", "")
-            visible = self.visible
-            self.feeder.push(sid, int(push.get("offset", 0)), unb64(push.get("data")), visible)
-            if sid == self.focused:
-                return Changes(wake=True, end_rest=True)
-            if sid in visible:  # a pane beside the focus: parsed now, after the pump's rest
-                return Changes(wake=True)
-            return Changes(batch=True)
-        if kind == "snapshot":
-            return self.reset_from(push.get("session", ""), push)
-        if kind == "event":
-            return self.event(push.get("event") or {})
-        if kind == "error":
-            error = push.get("error") or {}
-            self.server_error = str(error.get("message", error))
-            return Changes(message=f"server: {self.server_error}")
+    def push(self, push: Push) -> Changes:
+        match push:
+            case OutputPush(session=sid):
+                visible = self.visible
+                self.feeder.push(sid, push.offset, push.data, visible)
+                if sid == self.focused:
+                    return Changes(wake=True, end_rest=True)
+                if sid in visible:  # a pane beside the focus: parsed now, after the pump's rest
+                    return Changes(wake=True)
+                return Changes(batch=True)
+            case SnapshotPush(session=sid):
+                return self.reset_from(sid, Snapshot(push.offset, push.cols, push.rows, push.data))
+            case EventPush(event=event):
+                return self.event(event)
+            case ErrorPush(error=error):
+                self.server_error = error.message
+                return Changes(message=f"server: {self.server_error}")
         return Changes()
 
-    def event(self, event: Mapping[str, Any]) -> Changes:
-        kind = event.get("type")
-        sid = event.get("session")
-        data = {**event, **(event.get("data") or {})}
+    def event(self, event: Event) -> Changes:
+        sid = event.session
         changes = Changes()
-        if kind == "session.created" and sid and sid not in self.infos:
-            self.add({"id": sid, "name": data.get("name") or sid, "state": "running"}, {})
-            changes.sessions = changes.wake = True  # the pump asks for its snapshot; it never takes focus
-        elif sid is None or sid not in self.rows:
-            pass
-        elif kind == "session.exited":
-            self.infos[sid].update(
-                state="exited",
-                exit_code=data.get("exit_code"),
-                exit_signal=data.get("exit_signal"),
-                signal_name=data.get("signal_name"),
-            )
-            self._apply_state(sid)
-            changes.rows.add(sid)
-            changes.refocus = sid == self.focused
-        elif kind == "session.closed":
-            return self.remove(sid)
-        elif kind == "session.renamed":
-            self.infos[sid]["name"] = self.rows[sid].name = data.get("name", sid)
-            changes.rows.add(sid)
-            changes.name = sid == self.focused
-        elif kind == "session.resized":
-            shadow = self.feeder.shadows.get(sid)
-            size = (data.get("cols"), data.get("rows"))
-            if shadow is not None and size != (shadow.screen.columns, shadow.screen.lines):
-                self.feeder.resync(sid)  # another view resized it: our screen is the old size
-                changes.wake = True
-        elif kind == "session.title":
-            self.rows[sid].title = data.get("title") or ""
-            self._touch(sid, changes)
-        elif kind == "session.bell":
-            if sid == self.focused:
-                changes.bell = True
-            else:
-                self.rows[sid].bell = True
+        if isinstance(event, SessionCreated):
+            if sid is not None and sid not in self.infos:
+                self.add({"id": sid, "name": event.name or sid, "state": "running"}, None)
+                changes.sessions = changes.wake = True  # the pump asks for its snapshot; it never takes focus
+            return changes
+        if sid is None or sid not in self.rows:
+            return changes
+        match event:
+            case SessionExited(data=exited):
+                self.infos[sid].update(
+                    state="exited",
+                    exit_code=exited.exit_code,
+                    exit_signal=exited.exit_signal,
+                    signal_name=exited.signal_name,
+                )
+                self._apply_state(sid)
+                changes.rows.add(sid)
+                changes.refocus = sid == self.focused
+            case SessionClosed():
+                return self.remove(sid)
+            case SessionRenamed():
+                self.infos[sid]["name"] = self.rows[sid].name = event.name or sid
+                changes.rows.add(sid)
+                changes.name = sid == self.focused
+            case SessionResized(data=size):
+                shadow = self.feeder.shadows.get(sid)
+                if shadow is not None and (size.cols, size.rows) != (shadow.screen.columns, shadow.screen.lines):
+                    self.feeder.resync(sid)  # another view resized it: our screen is the old size
+                    changes.wake = True
+            case SessionTitle(data=title):
+                self.rows[sid].title = title.title
                 self._touch(sid, changes)
+            case SessionBell():
+                if sid == self.focused:
+                    changes.bell = True
+                else:
+                    self.rows[sid].bell = True
+                    self._touch(sid, changes)
         return changes
 
-    def snapshot_reply(self, sid: str, reply: Mapping[str, Any]) -> Changes:
+    def snapshot_reply(self, sid: str, reply: SnapshotResult) -> Changes:
         """A `session.snapshot` reply: the session's info as of now, and its screen."""
-        info = reply.get("session")
-        if info and sid in self.infos:
-            self.infos[sid].update(info)
-            self.rows[sid].name = info.get("name", sid)
+        if sid in self.infos:
+            self.infos[sid].update(msgspec.structs.asdict(reply.session))
+            self.rows[sid].name = reply.session.name
             self._apply_state(sid)
-        return self.reset_from(sid, reply)
+        return self.reset_from(sid, reply.snapshot)
 
-    def reset_from(self, sid: str, snap: Mapping[str, Any]) -> Changes:
+    def reset_from(self, sid: str, snap: Snapshot) -> Changes:
         """A snapshot (pushed, or the reply to a resync) replaces the session's screen."""
         changes = Changes()
         if sid not in self.feeder.shadows:
             return changes
         before = self.feeder.shadows[sid].offset
-        shadow = self.feeder.reset(
-            sid,
-            int(snap.get("cols") or 80),
-            int(snap.get("rows") or 24),
-            unb64(snap.get("data")),
-            int(snap.get("offset", 0)),
-        )
+        shadow = self.feeder.reset(sid, snap.cols, snap.rows, snap.data, snap.offset)
         self._bells[sid] = shadow.screen.bell_count
         visible = sid in self.visible
         row = self.rows.get(sid)

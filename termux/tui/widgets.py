@@ -87,14 +87,19 @@ class TerminalView(BaseStyled, can_focus=True):
         self.refresh()
 
     def update_dirty(self) -> set[int]:
-        """Refresh just the lines the screen changed; returns them."""
+        """Repaint just the lines whose content changed; returns them."""
         screen = self.screen_
         if screen is None:
             return set()
         dirty = self.renderer.take_dirty(screen, show_cursor=self._cursor_visible())
         width = self.size.width
-        for y in dirty:
-            self.refresh(Region(0, y, width, 1))
+        # One region per run of adjacent lines: a scroll repaints the screen as one region.
+        lines = sorted(dirty)
+        start = 0
+        for i, y in enumerate(lines):
+            if i + 1 == len(lines) or lines[i + 1] != y + 1:
+                self.refresh(Region(0, lines[start], width, y - lines[start] + 1))
+                start = i + 1
         return dirty
 
     def _cursor_visible(self) -> bool:

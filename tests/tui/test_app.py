@@ -12,7 +12,8 @@ from typing import Any
 from textual import events
 
 from termux.client import AsyncClient
-from termux.tui.app import TermuxApp, _b64, current_directory
+from termux.protocol.pushes import OutputPush
+from termux.tui.app import TermuxApp, current_directory
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, ShadowSlice
 from termux.tui.screens import ScrollbackScreen
@@ -214,7 +215,7 @@ async def test_keystroke_waits_for_at_most_one_slice_under_a_flood(server: Runni
         loop = asyncio.get_running_loop()
         for n in range(4):
             feeder.add(f"bg{n}", 80, 24)
-            app.handle_push({"push": "output", "session": f"bg{n}", "offset": 0, "data": _b64(flood(n))})
+            app.handle_push(OutputPush(f"bg{n}", 0, flood(n)))
 
         def key_from_another_thread() -> None:
             key = events.Key("k", "k")
@@ -418,7 +419,7 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
         app.model.pacer.period = 3600.0  # a frame that never comes by itself: only keys and the timer draw
         app.model.pacer.drawn()
         with server.client() as c:
-            c.request("session.send", target=sid, data=_b64(b"from-a-script"))
+            c.request("session.send", target=sid, data=b"from-a-script")
         await wait_until(pilot, lambda: "from-a-script" in shadow_text(app))
         assert app._frame_timer is not None  # one timer for the pending frame
         assert app.model.feeder.shadows[sid].screen.dirty  # parsed, not drawn yet
@@ -428,7 +429,7 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
         assert not app.model.pacer.key_pending
         app.model.pacer.period = 0.05  # streamed output is drawn when its frame comes
         with server.client() as c:
-            c.request("session.send", target=sid, data=_b64(b"-more"))
+            c.request("session.send", target=sid, data=b"-more")
         await wait_until(pilot, lambda: "-more" in shadow_text(app))
         await wait_until(pilot, lambda: app._frame_timer is None and not app.model.feeder.shadows[sid].screen.dirty)
         assert app.model.feeder.shadows[sid].resyncs == 0
@@ -453,10 +454,8 @@ async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: R
         app.sidebar.refresh = lambda *a, **k: (refreshes.append(a), sidebar_refresh(*a, **k))[1]  # type: ignore[method-assign]
         for line in range(50):
             for sid in background:
-                data = _b64(b"building line %d\r\n" % line)
-                app.handle_push(
-                    {"push": "output", "session": sid, "offset": app.model.feeder.shadows[sid].end, "data": data}
-                )
+                data = b"building line %d\r\n" % line
+                app.handle_push(OutputPush(sid, app.model.feeder.shadows[sid].end, data))
             app._work.set()
             await pilot.pause()
         await wait_until(pilot, lambda: not app.model.feeder.has_work())
@@ -614,10 +613,8 @@ async def test_background_output_wakes_the_pump_once_per_batch(server: RunningSe
         await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
         await wait_until(pilot, lambda: not app._work.is_set() and app._background_timer is None)
         for n in range(20):
-            data = _b64(b"background line %d\r\n" % n)
-            app.handle_push(
-                {"push": "output", "session": back, "offset": app.model.feeder.shadows[back].end, "data": data}
-            )
+            data = b"background line %d\r\n" % n
+            app.handle_push(OutputPush(back, app.model.feeder.shadows[back].end, data))
         timer = app._background_timer
         assert timer is not None and not app._work.is_set()  # one timer, no wake-up yet
         assert app.model.feeder.shadows[back].backlog_bytes > 0
@@ -627,7 +624,7 @@ async def test_background_output_wakes_the_pump_once_per_batch(server: RunningSe
         front = app.model.focused
         assert front is not None
         end = app.model.feeder.shadows[front].end
-        app.handle_push({"push": "output", "session": front, "offset": end, "data": _b64(b"x")})
+        app.handle_push(OutputPush(front, end, b"x"))
         assert app._work.is_set() and app._background_timer is None  # the focused session: at once
     await client.close()
 
@@ -714,10 +711,10 @@ async def test_switching_to_a_session_ends_the_pump_s_rest_after_background_work
         await wait_until(pilot, lambda: not any(s.backlog for s in app.model.feeder.shadows.values()))
         app.model.background_rest = lambda elapsed: 3600.0  # type: ignore[method-assign]  # a rest that never ends by itself
         with server.client() as c:
-            c.request("session.send", target=ids[1], data=_b64(b"into-s1\r"))
+            c.request("session.send", target=ids[1], data=b"into-s1\r")
         await wait_until(pilot, lambda: "into-s1" in shadow_text(app, ids[1]))  # parsed; now the pump rests
         with server.client() as c:
-            c.request("session.send", target=ids[2], data=_b64(b"into-s2\r"))
+            c.request("session.send", target=ids[2], data=b"into-s2\r")
         await wait_until(pilot, lambda: bool(app.model.feeder.shadows[ids[2]].backlog))  # queued behind the rest
         app.focus_session(ids[2])
         await wait_until(pilot, lambda: "into-s2" in shadow_text(app, ids[2]))

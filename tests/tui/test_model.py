@@ -1,4 +1,5 @@
-"""The TUI's session model, fed messages as the server sends them: no Textual, no sockets."""
+"""The TUI's session model, fed messages as the server sends them (JSON lines decoded by the
+client's codec): no Textual, no sockets."""
 
 from __future__ import annotations
 
@@ -7,7 +8,11 @@ import subprocess
 import sys
 from typing import Any
 
+import msgspec
+
 from termux.emulator import ByteStream, Screen, snapshot
+from termux.protocol.pushes import TYPED, Push, Unrecognized
+from termux.protocol.results import AttachResult, SnapshotResult
 from termux.tui.feed import Feeder
 from termux.tui.model import Changes, SessionModel
 
@@ -25,7 +30,22 @@ def snap(text: bytes, offset: int, cols: int = 40, rows: int = 10) -> dict[str, 
 
 
 def info(sid: str, name: str, state: str = "running") -> dict[str, Any]:
-    return {"id": sid, "name": name, "state": state, "cols": 40, "rows": 10}
+    return {
+        "id": sid, "name": name, "command": ["/bin/sh"], "cwd": "/", "pid": 1, "state": state,
+        "exit_code": None, "exit_signal": None, "cols": 40, "rows": 10, "created": 0.0, "bytes_out": 0,
+        "title": "", "background_nice": 0, "nice": None,
+    }  # fmt: skip
+
+
+def wire(kind: type[Any], message: dict[str, Any]) -> Any:
+    """`message` as the server writes it (JSON), decoded as the client decodes it."""
+    return msgspec.json.decode(msgspec.json.encode(message), type=kind)
+
+
+def decoded(message: dict[str, Any]) -> Push:
+    push = TYPED.decode(msgspec.json.encode(message))
+    assert not isinstance(push, Unrecognized)
+    return push  # type: ignore[return-value]
 
 
 def attached(*names: str, wanted: str | None = None, last: str | None = None) -> tuple[SessionModel, str | None]:
@@ -33,19 +53,21 @@ def attached(*names: str, wanted: str | None = None, last: str | None = None) ->
     reply = {
         "sessions": [info(f"%{n}", name) for n, name in enumerate(names)],
         "snapshots": {f"%{n}": snap(f"hello from {name}\r\n".encode(), 100) for n, name in enumerate(names)},
+        "cursor": 0,
+        "in_sync": True,
         "last_focus": last,
     }
-    focus = model.attach(reply, wanted)
+    focus = model.attach(wire(AttachResult, reply), wanted)
     model.focus(focus)
     return model, focus
 
 
-def output(sid: str, offset: int, data: bytes) -> dict[str, Any]:
-    return {"push": "output", "session": sid, "offset": offset, "data": b64(data)}
+def output(sid: str, offset: int, data: bytes) -> Push:
+    return decoded({"push": "output", "session": sid, "offset": offset, "data": b64(data)})
 
 
-def event(kind: str, sid: str, **data: Any) -> dict[str, Any]:
-    return {"push": "event", "event": {"type": kind, "session": sid, "data": data}}
+def event(kind: str, sid: str, name: str | None = None, **data: Any) -> Push:
+    return decoded({"push": "event", "event": {"type": kind, "session": sid, "name": name, "data": data}})
 
 
 def drain(model: SessionModel) -> list[tuple[str, Changes]]:
@@ -141,17 +163,17 @@ def test_a_background_exit_needs_no_refocus() -> None:
 
 def test_rename_title_and_a_session_created_elsewhere() -> None:
     model, _ = attached("a", "b")
-    renamed = model.push(event("session.renamed", "%0", name="new"))
+    renamed = model.push(event("session.renamed", "%0", name="new", old="a"))
     assert renamed.rows == {"%0"} and renamed.name and model.rows["%0"].name == model.infos["%0"]["name"] == "new"
-    assert not model.push(event("session.renamed", "%1", name="other")).name  # not the focused one
+    assert not model.push(event("session.renamed", "%1", name="other", old="b")).name  # not the focused one
     model.push(event("session.title", "%1", title="vim"))
     assert model.rows["%1"].title == "vim" and "%1" in model.touched
-    created = model.push(event("session.created", "%7", name="late"))
+    created = model.push(event("session.created", "%7", name="late", command=["/bin/sh"], pid=7))
     assert created.sessions and created.wake and model.focused == "%0"  # it never takes the focus
     assert model.snapshots_wanted() == ["%7"] and model.snapshots_wanted() == []  # asked for once
     model.push(output("%7", 0, b"queued meanwhile"))
     assert model.step() is None or model.step() is None  # nothing parsed before its snapshot
-    reset = model.snapshot_reply("%7", {"session": info("%7", "late"), **snap(b"its screen", 0)})
+    reset = model.snapshot_reply("%7", wire(SnapshotResult, {"session": info("%7", "late"), **snap(b"its screen", 0)}))
     assert reset.wake and not reset.screens  # not on view: nothing to show
     drain(model)
     assert "queued meanwhile" in "".join(model.feeder.shadows["%7"].screen.display)
@@ -160,7 +182,6 @@ def test_rename_title_and_a_session_created_elsewhere() -> None:
 def test_an_event_for_an_unknown_session_changes_nothing() -> None:
     model, _ = attached("a")
     assert model.push(event("session.exited", "%9", exit_code=1)) == Changes()
-    assert model.push({"push": "nonsense"}) == Changes()
 
 
 def test_a_resize_elsewhere_resyncs_and_a_snapshot_of_a_visible_session_is_shown() -> None:
@@ -169,11 +190,11 @@ def test_a_resize_elsewhere_resyncs_and_a_snapshot_of_a_visible_session_is_shown
     assert not same.wake and not model.feeder.need_snapshot  # our size: nothing to do
     other = model.push(event("session.resized", "%0", cols=50, rows=12))
     assert other.wake and model.snapshots_wanted() == ["%0"]
-    shown = model.push({"push": "snapshot", "session": "%0", **snap(b"bigger", 200, 50, 12)})
+    shown = model.push(decoded({"push": "snapshot", "session": "%0", **snap(b"bigger", 200, 50, 12)}))
     assert shown.screens == {"%0"}
     screen = model.feeder.shadows["%0"].screen
     assert (screen.columns, screen.lines) == (50, 12)
-    background = model.push({"push": "snapshot", "session": "%1", **snap(b"news", 300)})
+    background = model.push(decoded({"push": "snapshot", "session": "%1", **snap(b"news", 300)}))
     assert not background.screens and model.rows["%1"].unseen  # output learnt of through a snapshot
 
 
@@ -192,7 +213,7 @@ def test_focus_clears_the_marks_and_remembers_the_last_focus() -> None:
 
 def test_an_error_push_is_kept_and_said() -> None:
     model, _ = attached("a")
-    changes = model.push({"push": "error", "error": {"code": "lagging", "message": "too far behind"}})
+    changes = model.push(decoded({"push": "error", "error": {"code": "dropped", "message": "too far behind"}}))
     assert changes.message == "server: too far behind" and model.server_error == "too far behind"
 
 
