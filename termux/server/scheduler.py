@@ -254,8 +254,8 @@ FORWARD_RATE = 32 * 1024
 FORWARD_BURST = 64 * 1024
 # A session the client shows in a pane beside its focus is watched: it gets a larger budget, so a
 # pane printing steadily streams, and one flooding still costs the client snapshots, not every byte.
-FORWARD_VISIBLE_RATE = 256 * 1024
-FORWARD_VISIBLE_BURST = 128 * 1024
+FORWARD_VISIBLE_RATE = 64 * 1024
+FORWARD_VISIBLE_BURST = 64 * 1024
 FORWARD_CATCH_UP = 0.25
 
 

@@ -137,7 +137,8 @@ class TermuxApp(App[str]):
         self.layout: Layout | None = layout
         self._preset = preset  # the given layout's preset, applied once the area is known
         self._view_sent: tuple[Any, ...] | None = None  # the last client.view sent (sent again on change)
-        self._undrawn: set[str] = set()  # visible sessions with output parsed and not drawn yet
+        self._undrawn: set[str] = set()  # panes beside the focus with output parsed and not drawn yet
+        self._pane_timer: asyncio.TimerHandle | None = None  # armed only while a pane's output is undrawn
         self.attached = asyncio.Event()
         self.exit_reason = ""
         self._work = asyncio.Event()
@@ -266,11 +267,13 @@ class TermuxApp(App[str]):
             self.status.message = changes.message
         if changes.bell:
             self.bell()
-        if changes.frames:
-            if TRACE.on and model.focused in changes.frames:
+        if model.focused in changes.frames:
+            if TRACE.on:
                 TRACE.stamp("tui.parsed", model.focused)
-            self._undrawn |= changes.frames
             self._frame()
+        if others := changes.frames - {model.focused}:
+            self._undrawn |= others
+            self._pane_frame()
         if changes.marks is not None:
             self._arm_marks(changes.marks)
         if changes.wake:
@@ -418,13 +421,29 @@ class TermuxApp(App[str]):
         if self._frame_timer is not None:
             self._frame_timer.cancel()
             self._frame_timer = None
-        undrawn, self._undrawn = self._undrawn, set()
-        for sid in undrawn:
-            if (view := self.panes.views.get(sid)) is not None:
-                view.update_dirty()
+        if (view := self.panes.views.get(self.model.focused or "")) is not None:
+            view.update_dirty()
         if TRACE.on:
             TRACE.stamp("tui.drawn", self.model.focused)
         self.model.pacer.drawn()
+
+    def _pane_frame(self) -> None:
+        """Output of a pane beside the focus was parsed: drawn at most once per pane frame period,
+        and not while a key's echo is awaited (that frame goes first)."""
+        pacer = self.model.pane_pacer
+        delay = pacer.period if self.model.pacer.key_pending else pacer.delay()
+        if delay <= 0:
+            self._draw_panes()
+        elif self._pane_timer is None:
+            self._pane_timer = asyncio.get_running_loop().call_later(delay, self._draw_panes)
+
+    def _draw_panes(self) -> None:
+        self._pane_timer = None
+        undrawn, self._undrawn = self._undrawn, set()
+        for sid in undrawn:
+            if sid != self.model.focused and (view := self.panes.views.get(sid)) is not None:
+                view.update_dirty()
+        self.model.pane_pacer.drawn()
 
     # -- background marks: the sidebar's rows and the activity view, at a bounded rate -----------
 
@@ -860,10 +879,10 @@ class TermuxApp(App[str]):
         self.activity.names = {sid: row.name for sid, row in self.model.rows.items()}
 
     async def on_unmount(self) -> None:
-        for timer in (self._frame_timer, self._marks_timer, self._background_timer):
+        for timer in (self._frame_timer, self._marks_timer, self._background_timer, self._pane_timer):
             if timer is not None:
                 timer.cancel()
-        self._frame_timer = self._marks_timer = self._background_timer = None
+        self._frame_timer = self._marks_timer = self._background_timer = self._pane_timer = None
         for task in list(self._tasks):
             task.cancel()
 

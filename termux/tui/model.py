@@ -45,6 +45,9 @@ MAX_REST = 0.02
 # What background output changes in the sidebar (previews, the * and ! marks) and the activity
 # view's harvest are applied at most this often, whatever the rate of chunks.
 MARK_PERIOD = 0.25
+# The panes beside the focused one are drawn at most this often: a person watches them, but a
+# flood in one must not cost the TUI a frame every 1/60 s while a key's echo waits for the loop.
+PANE_FRAME_PERIOD = 1 / 20
 
 
 @dataclass
@@ -97,7 +100,8 @@ class SessionModel:
         self.focused: str | None = None
         self.last_focus: str | None = None  # the session focused before this one
         self.shown: set[str] = set()  # sessions on view besides the focused one
-        self.pacer = FramePacer(clock=clock)  # when the visible sessions' output is drawn
+        self.pacer = FramePacer(clock=clock)  # when the focused session's output is drawn
+        self.pane_pacer = FramePacer(PANE_FRAME_PERIOD, clock=clock)  # ... and the other panes'
         self.marks_pacer = FramePacer(MARK_PERIOD, clock=clock)  # when the sidebar's marks are
         self.observe_activity = False  # the activity view is shown: keep each session's newest tail
         self.server_error = ""  # the last `error` push (sent before the server drops a client)

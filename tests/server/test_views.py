@@ -12,7 +12,7 @@ import pytest
 from termux.client import Client, TermuxError
 from termux.protocol.messages import AttachArgs, NewArgs
 from termux.server.priority import visible_nice
-from termux.server.scheduler import FORWARD_BURST, FORWARD_VISIBLE_BURST
+from termux.server.scheduler import FORWARD_BURST, FORWARD_RATE, FORWARD_VISIBLE_BURST, FORWARD_VISIBLE_RATE
 from termux.server.server import Connection, Server
 from termux.slicing import SliceOrder
 from tests.conftest import RunningServer
@@ -169,11 +169,12 @@ async def test_the_view_s_tiers_reach_the_parse_order_and_a_pane_s_output_gets_t
     server.set_view(conn, a.id, {a.id: (40, 20), b.id: (39, 20)})
     assert server.pump.order.focused == {a.id} and server.pump.order.visible == {b.id}
     now = asyncio.get_running_loop().time()
-    # Past the hidden budget's burst, within the pane's: the pane's output still goes.
-    chunk = FORWARD_BURST + 1
-    assert chunk < FORWARD_VISIBLE_BURST
-    assert conn.takes_output(b.id, chunk, now) and conn.takes_output(b.id, 1, now)
-    assert conn.takes_output(c.id, chunk, now) and not conn.takes_output(c.id, 1, now)
+    # Both buckets start full and go as far into debt; a second later the pane's has refilled
+    # past it, the hidden session's has not.
+    debt = (FORWARD_RATE + FORWARD_VISIBLE_RATE) // 2
+    assert conn.takes_output(b.id, FORWARD_VISIBLE_BURST + debt, now)
+    assert conn.takes_output(c.id, FORWARD_BURST + debt, now)
+    assert conn.takes_output(b.id, 1, now + 1) and not conn.takes_output(c.id, 1, now + 1)
     assert c.id in conn.stale and b.id not in conn.stale
     assert sorted([c.id, b.id, a.id], key=conn._rank) == [a.id, b.id, c.id]  # snapshots: focus, panes, rest
     server.set_view(conn, None, {})  # the view shows nothing now
