@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 from pathlib import Path
 
 import pytest
 
 from termux.client import Client, TermuxError
 from termux.protocol.messages import AttachArgs, NewArgs
-from termux.server.priority import visible_nice
+from termux.server.priority import read_group_nice, visible_nice
 from termux.server.scheduler import FORWARD_BURST, FORWARD_RATE, FORWARD_VISIBLE_BURST, FORWARD_VISIBLE_RATE
 from termux.server.server import Connection, Server
 from termux.slicing import SliceOrder
 from tests.conftest import RunningServer
-from tests.server.test_priority import FakeKernel, cpu_with
+from tests.server.test_priority import FakeKernel, cpu_with, needs_autogroup
 from tests.server.test_sizing import resizes, session_size
 
 # -- the parse order and the CPU priority, pure ----------------------------------------------------
@@ -182,3 +183,46 @@ async def test_the_view_s_tiers_reach_the_parse_order_and_a_pane_s_output_gets_t
     peer.close()
     for session in (a, b, c):
         await server.kill_session(session)
+
+
+async def test_a_session_newly_shown_in_a_pane_gets_its_snapshot_at_once(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    a, b = (server.new_session(NewArgs(name=n, command=["cat"])) for n in "ab")
+    peer = Peer(server)
+    conn = await peer.connect()
+    server.attach(conn, AttachArgs(focus=a.id, coalesce=True))
+    now = asyncio.get_running_loop().time()
+    assert conn.takes_output(b.id, FORWARD_BURST + 1, now) and not conn.takes_output(b.id, 1, now)
+    assert b.id in conn.stale and conn._catch_up is not None  # hidden: its snapshot comes later
+    peer.theirs.setblocking(False)
+    while True:  # what the attach sent so far
+        try:
+            peer.theirs.recv(1 << 20)
+        except BlockingIOError:
+            break
+    server.set_view(conn, a.id, {a.id: (40, 20), b.id: (39, 20)})
+    assert b.id not in conn.stale and conn._catch_up is None  # shown now: brought up to date at once
+    await asyncio.sleep(0)
+    sent = peer.theirs.recv(1 << 20)
+    assert b'"push":"snapshot"' in sent and f'"session":"{b.id}"'.encode() in sent
+    peer.close()
+    for session in (a, b):
+        await server.kill_session(session)
+
+
+@needs_autogroup
+def test_the_panes_group_nice_is_between_the_focus_s_and_a_hidden_session_s(server: RunningServer) -> None:
+    with server.client() as view:
+        ids = three_sessions(view)
+        pids = {s["id"]: s["pid"] for s in view.request("session.list")["sessions"]}
+        a, b, c = ids
+        view.request("client.attach", focus=a)
+        view.request("client.view", focus=a, panes=[{"target": a}, {"target": b}])
+
+        def nices() -> list[int | None]:
+            return [read_group_nice(pids[sid]) for sid in ids]
+
+        deadline = time.monotonic() + 10  # the kernel takes one unprivileged write per 100 ms
+        while nices() != [0, visible_nice(10), 10] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert nices() == [0, visible_nice(10), 10]
