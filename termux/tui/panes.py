@@ -16,6 +16,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
+from textual.css.scalar import Scalar
 from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
@@ -30,6 +31,7 @@ _FOCUSED_TITLE = Style(bold=True, reverse=True)
 _ENDED_TITLE = Style(color="red")
 _SEPARATOR = Style(dim=True)
 SEPARATOR_CHAR = "│"
+_FILL = Scalar.parse("100%")
 TITLE_FILL = "─"
 
 
@@ -143,7 +145,7 @@ class PaneArea(BaseStyled):
 
     def _spare_view(self) -> PaneView:
         view = PaneView("", self.palette)
-        view.styles.width = view.styles.height = "100%"
+        view.styles.width = view.styles.height = _FILL
         return view
 
     def clear(self) -> None:
@@ -159,7 +161,7 @@ class PaneArea(BaseStyled):
                 view.session = ""
                 view.show(None)
                 view.styles.offset = (0, 0)
-                view.styles.width = view.styles.height = "100%"
+                view.styles.width = view.styles.height = _FILL
                 view.placed = None
                 view.display = False
                 self.spare = view
@@ -180,12 +182,15 @@ class PaneArea(BaseStyled):
                 view.session = box.session
             view = self.view_for(box.session)
             rect = box.content
-            if view.placed != rect:
-                view.placed = rect
-                view.styles.offset = (rect.x, rect.y)
-                view.styles.width = max(rect.width, 0)
-                view.styles.height = max(rect.height, 0)
-            shown = rect.width > 0 and rect.height > 0
+            # A pane alone fills the area as the area's size changes, in the same layout pass;
+            # panes of a split are placed in cells.
+            target = None if geometry.alone else rect
+            if view.placed != target or view.placed is None and view.styles.width != _FILL:
+                view.placed = target
+                view.styles.offset = (0, 0) if target is None else (rect.x, rect.y)
+                view.styles.width = _FILL if target is None else max(rect.width, 0)
+                view.styles.height = _FILL if target is None else max(rect.height, 0)
+            shown = geometry.alone or (rect.width > 0 and rect.height > 0)
             if view.display != shown:
                 view.display = shown
         self._forget(leftover)
