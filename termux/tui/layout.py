@@ -30,7 +30,6 @@ from typing import Any, Literal
 Orientation = Literal["h", "v"]
 Direction = Literal["left", "right", "up", "down"]
 ORIENTATIONS: tuple[Orientation, ...] = ("h", "v")
-DIRECTIONS: tuple[Direction, ...] = ("left", "right", "up", "down")
 
 MIN_COLS = 2  # a pane's content: the protocol's smallest session
 MIN_ROWS = 1
@@ -234,9 +233,6 @@ class Layout:
         return next(
             (b for b in self.geometry().borders if b.split is border.split and b.index == border.index), None
         )
-
-    def pane_at(self, x: int, y: int) -> str | None:
-        return next((b.session for b in self.geometry().panes if b.frame.contains(x, y)), None)
 
     def border_at(self, x: int, y: int) -> Border | None:
         """The border under a cell: a separator column, or the title row of a lower pane (a click
@@ -645,7 +641,6 @@ def _node_from_dict(data: Any, seen: set[str], depth: int) -> Node:
 
 
 __all__ = [
-    "DIRECTIONS",
     "MIN_COLS",
     "MIN_ROWS",
     "PRESETS",

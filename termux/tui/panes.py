@@ -17,7 +17,6 @@ from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
 from textual.css.scalar import Scalar
-from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 
@@ -197,16 +196,6 @@ class PaneArea(BaseStyled):
         if self.spare is not None and self.spare.display:
             self.spare.display = False
         self.refresh()
-
-    def pane_size(self, session: str) -> tuple[int, int] | None:
-        """The size `session`'s pane offers it (its content rectangle), None when not shown."""
-        box = self.geometry.box(session) if self.geometry is not None else None
-        return None if box is None else (box.content.width, box.content.height)
-
-    def refresh_title(self, session: str) -> None:
-        box = self.geometry.box(session) if self.geometry is not None else None
-        if box is not None and box.title is not None:
-            self.refresh(Region(box.title.x, box.title.y, box.title.width, 1))
 
     # -- drawing the borders ---------------------------------------------------------------------
 
