@@ -217,3 +217,17 @@ def test_a_layout_from_the_config_file_and_attaching_again_restores_it(
     again = started(tui, "attach")
     again.wait_for(lambda t: shows(t, "in-proj-ed", SIDEBAR, LEFT_W) and shows(t, "build-42", RIGHT_X, RIGHT_W))
     assert len(sessions(server)) == 2  # shown again, not made again
+
+
+def test_a_layout_whose_session_cannot_start_says_why_and_keeps_the_others(
+    tui: Start, server: IsolatedServer, tmp_path: Path
+) -> None:
+    (tmp_path / "termux").mkdir()
+    (tmp_path / "termux" / "config.toml").write_text(
+        '[layouts.bad]\npanes = [{ name = "fine", command = ["cat"] }, { name = "lost", cwd = "/no/such/dir" }]\n'
+    )
+    server.env["XDG_CONFIG_HOME"] = str(tmp_path)
+    term = tui("attach", "--layout", "bad")
+    assert term.wait_exit(timeout=30) == 1
+    assert "termux: no such directory: /no/such/dir" in term.text
+    assert [s["name"] for s in sessions(server)] == ["fine"]
