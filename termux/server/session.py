@@ -133,7 +133,6 @@ class Session:
         self.resting = False  # reading rests until the server calls wake()
         self._loop = asyncio.get_running_loop()
         self._reaped = self._loop.create_future()
-        self._exited = self._loop.create_future()
         try:
             child = spawn(config.argv, config.cwd, config.env, config.cols, config.rows, config.nofile)
         except SpawnError as exc:
@@ -391,8 +390,6 @@ class Session:
         if self.state == "exited":
             return
         self.state = "exited"
-        if not self._exited.done():
-            self._exited.set_result(None)
         self.hooks.exited(self)
 
     async def kill(self, grace: float = KILL_GRACE) -> None:
@@ -420,9 +417,6 @@ class Session:
             pass
         except PermissionError:
             os.kill(self.pid, sig)
-
-    async def wait_exited(self) -> None:
-        await asyncio.shield(self._exited)
 
     # -- views -----------------------------------------------------------------------------------
 

@@ -204,7 +204,7 @@ class SessionModel:
                 self.feeder.push(sid, push.offset, push.data, visible)
                 return Changes(wake=True, end_rest=True) if sid in visible else Changes(batch=True)
             case SnapshotPush(session=sid):
-                return self.reset_from(sid, Snapshot(push.offset, push.cols, push.rows, push.data))
+                return self.reset_from(sid, push)  # a SnapshotPush is a Snapshot
             case EventPush(event=event):
                 return self.event(event)
             case ErrorPush(error=error):
@@ -269,7 +269,7 @@ class SessionModel:
             self.infos[sid].update(msgspec.structs.asdict(reply.session))
             self.rows[sid].name = reply.session.name
             self._apply_state(sid)
-        return self.reset_from(sid, reply.snapshot)
+        return self.reset_from(sid, reply)  # a SnapshotResult is a Snapshot
 
     def reset_from(self, sid: str, snap: Snapshot) -> Changes:
         """A snapshot (pushed, or the reply to a resync) replaces the session's screen."""
