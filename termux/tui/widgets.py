@@ -484,9 +484,19 @@ class StatusLine(Widget):
         self._arm_clock()
 
     def on_unmount(self) -> None:
+        self.stop_clock()
+
+    def stop_clock(self) -> None:
+        """Hidden (another screen covers it): its clock needs no timer until it shows again."""
         if self.clock_timer is not None:
             self.clock_timer.stop()
             self.clock_timer = None
+
+    def start_clock(self) -> None:
+        """Shown again: the time as it is now, and the timer for its next turn."""
+        self._changed()
+        if self.clock_timer is None:
+            self._arm_clock()
 
     def _arm_clock(self) -> None:
         if self.tick is not None:

@@ -163,3 +163,20 @@ async def test_the_grid_open_and_idle_arms_no_timer(server: RunningServer) -> No
         await wait_until(pilot, lambda: grid_text(grid).count("live") >= 2)  # the echo and cat's copy
         await wait_until(pilot, idle)  # and once it is drawn, no timer is left
     await client.close()
+
+
+async def test_the_status_clock_has_a_timer_only_while_the_status_line_shows(server: RunningServer) -> None:
+    sessions(server, 2)
+    app, client = await start(server, config=Config(status_right=parse_template("{time:%H:%M:%S}")))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.status.clock_timer is not None
+        await pilot.press("ctrl+b", "w")  # the grid covers it: no clock timer
+        assert isinstance(app.screen, GridScreen)
+        await wait_until(pilot, lambda: app.status.clock_timer is None)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.status.clock_timer is not None)
+        await pilot.press("ctrl+b", "question_mark")  # a modal screen leaves it in view: it keeps time
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen" and app.status.clock_timer is not None
+    await client.close()
