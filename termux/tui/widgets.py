@@ -461,25 +461,9 @@ class StatusLine(Widget):
         self.message_timer = None
         self.message = ""
 
-    def watch_pending(self) -> None:
-        self._changed()
-
-    def watch_session(self) -> None:
-        self._changed()
-
-    def watch_index(self) -> None:
-        self._changed()
-
-    def watch_sessions(self) -> None:
-        self._changed()
-
-    def watch_unseen(self) -> None:
-        self._changed()
-
-    def watch_bells(self) -> None:
-        self._changed()
-
     def on_mount(self) -> None:
+        for name in ("pending", "session", "index", "sessions", "unseen", "bells"):
+            self.watch(self, name, self._changed, init=False)  # (message has its own watcher)
         self._changed()
         self._arm_clock()
 
