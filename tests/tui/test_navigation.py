@@ -180,3 +180,21 @@ async def test_the_status_clock_has_a_timer_only_while_the_status_line_shows(ser
         await pilot.pause()
         assert type(app.screen).__name__ == "HelpScreen" and app.status.clock_timer is not None
     await client.close()
+
+
+async def test_the_grid_s_choice_goes_into_the_focused_pane(server: RunningServer) -> None:
+    ids = sessions(server, 4)
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.press("ctrl+b", "percent_sign")  # two panes: s0 and a new session, focused
+        await wait_until(pilot, lambda: app.layout is not None and len(app.layout) == 2)
+        assert app.layout is not None
+        new = app.layout.focus
+        await pilot.press("ctrl+b", "w", *"s2", "enter")
+        await wait_until(pilot, lambda: app.model.focused == ids[2])
+        assert app.layout.panes() == [ids[0], ids[2]]  # in the focused pane, in place of the new one
+        await pilot.press("ctrl+b", "w", *"s0", "enter")  # shown in the other pane: focus goes there
+        await wait_until(pilot, lambda: app.model.focused == ids[0])
+        assert app.layout.panes() == [ids[0], ids[2]] and new not in app.layout.panes()
+    await client.close()
