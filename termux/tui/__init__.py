@@ -34,6 +34,7 @@ def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None)
         "name": getattr(args, "socket_name", None),
         "target": getattr(args, "target", None),
         "new": new_session,
+        "layout": getattr(args, "layout", None),
     }
     from termux.tui import host
 
@@ -51,15 +52,16 @@ def run(
     target: str | None = None,
     new: dict[str, Any] | None = None,
     create: bool = True,
+    layout: str | None = None,
     watch: int | None = None,
 ) -> int:
     """Attach a TUI; returns the exit status for the `termux` command.
 
     `target` focuses that session; `new` (session.new arguments) creates a session and focuses it;
-    `create` starts a first session running `$SHELL` when the server has none. `watch` is the
-    socket to a TUI host's caller (the host runs the TUI in a child): signals come on it, and it
-    closing means the caller is gone. Without it, this process forks a TUI host once the TUI's
-    modules are loaded, unless one runs.
+    `create` starts a first session running `$SHELL` when the server has none; `layout` opens the
+    config file's layout of that name (its sessions created as it says). `watch` is the socket to a
+    TUI host's caller (the host runs the TUI in a child): signals come on it, and it closing means
+    the caller is gone. Without it, this process forks a TUI host as it leaves, unless one runs.
     """
     from termux.tui.config import ConfigError, load_config
 
@@ -67,6 +69,10 @@ def run(
         config = load_config()
     except ConfigError as exc:
         print(f"termux: bad config: {exc}", file=sys.stderr)
+        return 1
+    if layout is not None and layout not in config.layouts:
+        known = ", ".join(sorted(config.layouts)) or "none"
+        print(visible(f"termux: no layout named {layout!r} in {config.path} (layouts: {known})"), file=sys.stderr)
         return 1
     from termux.paths import inherited_session
 
@@ -91,7 +97,7 @@ def run(
             from termux.heap import freeze_startup_objects
 
             freeze_startup_objects()
-            reason = asyncio.run(_main(config, path, name, target, new, create, watch))
+            reason = asyncio.run(_main(config, path, name, target, new, create, watch, layout))
         finally:
             starting.close()
         if watch is None:
@@ -121,6 +127,7 @@ async def _main(
     new: dict[str, Any] | None,
     create: bool,
     watch: int | None,
+    layout_name: str | None = None,
 ) -> str:
     from termux.client import AsyncClient
     from termux.tui.app import TermuxApp
@@ -128,7 +135,13 @@ async def _main(
 
     client = await AsyncClient.connect(path, name=name, autostart=True)
     try:
-        if new is not None:
+        layout = None
+        if layout_name is not None:
+            from termux.tui.layouts import open_layout
+
+            spec = config.layouts[layout_name]
+            layout = await open_layout(client, spec)  # its sessions, created as it says
+        elif new is not None:
             reply = await client.request("session.new", **new)
             target = reply["session"]["id"]
         elif target is not None:
@@ -140,7 +153,14 @@ async def _main(
 
                 cwd = start_directory()  # the first shell starts where termux was started
                 await client.request("session.new", **({"cwd": cwd} if cwd else {}))
-        app = TermuxApp(client, config=config, focus=target, driver_class=TermuxDriver)
+        app = TermuxApp(
+            client,
+            config=config,
+            focus=target,
+            driver_class=TermuxDriver,
+            layout=layout,
+            preset=spec.preset if layout is not None else None,
+        )
         app.begin_attach()  # answered while Textual starts
         if watch is not None:
             _relay_signals(watch)
