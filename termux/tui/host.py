@@ -1,23 +1,25 @@
 """The TUI host: a process with the TUI already imported that runs it on the caller's terminal.
 
 Importing Textual takes most of a `termux attach`. The host is a process that has imported it
-once and then waits in `accept` (no timer: idle, it costs nothing). `termux` and `termux attach`
-first try the host (`attach`, stdlib only): they pass their terminal's descriptors (stdin,
-stdout, stderr) over the host's socket with SCM_RIGHTS, with their environment, working
-directory and what to attach to; the host forks a child that runs the TUI on those descriptors
-(`run` with `watch`), while the caller waits on the socket, relays its signals (a resize, a
-hang-up, SIGTERM) to the child and returns the child's exit status.
+once and then waits in `select` (no timer: idle, it costs nothing). `termux`, `termux attach` and
+`termux new` first try the host (`command_line`, standard library only, before the command line
+is even loaded): they pass their terminal's descriptors (stdin, stdout, stderr) over the host's
+socket with SCM_RIGHTS, with their command line, environment and working directory; the host
+forks a child that runs that command line (`termux.cli.main`) on those descriptors, while the
+caller waits on the socket, relays its signals (a resize, a hang-up, SIGTERM) to the child and
+returns the child's exit status. docs/architecture.md, "The TUI host", has the whole story.
 
-- **Who starts it**: a TUI that found no host imports the TUI in its own process, as before,
-  and forks the host from itself once its modules are loaded (`start_host`): nothing is imported
-  twice. One host per server socket, at `SOCKET.tui`, in the server's directory (so the same
-  directory checks apply), with a lock (`SOCKET.tui.lock`) held for its life: of two TUIs racing
-  to fork one, the second's host finds the lock taken and leaves.
+- **Who starts it**: a TUI that found no host runs in its own process, as before, and forks the
+  host from itself as it leaves (`start_host`): nothing is imported twice, and nothing anyone
+  waits for pays for the fork. One host per server socket, at `SOCKET.tui`, in the server's
+  directory (so the same directory checks apply), with a lock (`SOCKET.tui.lock`) held for its
+  life: of two TUIs racing to fork one, the second's host finds the lock taken and leaves.
 - **How long it lives**: as long as its server. It watches the server's process (a pidfd) and
   leaves, removing its socket, when the server exits.
-- **Stale or missing**: no socket, or one nobody listens on (a killed host): the caller imports
-  the TUI itself and forks a new host. A host of another build (`IDENTITY`: version, interpreter,
-  where termux is imported from) answers `stale` and leaves; the caller does the same.
+- **Stale or missing**: no socket, or one nobody listens on (a killed host): the caller runs the
+  command itself. A host of another build (`IDENTITY`: version, interpreter, where termux is
+  imported from) answers `stale` and leaves; a command line naming another server than the
+  host's is handed back by the child (`elsewhere`); the caller runs it itself either way.
 - **Security**, as the server's socket: the host refuses a caller of another uid (SO_PEERCRED)
   before reading anything from it, and the caller refuses a host of another uid before sending
   anything (its terminal least of all).
@@ -26,10 +28,10 @@ hang-up, SIGTERM) to the child and returns the child's exit status.
   TUI runs, so ctrl+c and ctrl+z are keys for the focused session, as in-process; the signals
   the kernel sends the caller's process group (SIGWINCH, SIGHUP) and those sent to the caller
   are relayed over the socket and raised in the child. The child's end of the socket closing
-  without an exit status means it died: the caller restores the terminal (the modes it saved,
-  the main screen, the cursor, mouse and paste reporting off). The caller's end closing means the
-  caller died: the child leaves as on a hang-up. The host dying changes nothing for a running
-  child: the caller talks to the child itself.
+  after it said the TUI started, without an exit status, means it died: the caller restores the
+  terminal (the modes it saved, the main screen, the cursor, mouse and paste reporting off). The
+  caller's end closing means the caller died: the child leaves as on a hang-up. The host dying
+  changes nothing for a running child: the caller talks to the child itself.
 """
 
 from __future__ import annotations
