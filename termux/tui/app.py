@@ -33,7 +33,7 @@ from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from termux.commands import action_names
@@ -105,6 +105,13 @@ class MainScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.sidebar.fit(self.config.sidebar_width, event.size.width)
+
+    def on_screen_suspend(self) -> None:
+        if not isinstance(self.app.screen, ModalScreen):  # (a modal one leaves the status line in view)
+            self.status.stop_clock()
+
+    def on_screen_resume(self) -> None:
+        self.status.start_clock()
 
     def show_banner(self, shown: bool) -> None:
         """No session to show: say so in place of the terminal view."""
