@@ -116,10 +116,9 @@ def cmd_attach(args: argparse.Namespace, request: dict[str, Any]) -> int:
 
 
 def cmd_new(args: argparse.Namespace, request: dict[str, Any]) -> int:
-    command = request.get("command", [])
+    command = request.pop("command", [])
     if command[:1] == ["--"]:
         command = command[1:]
-    request.pop("command", None)
     if command:
         request["command"] = command
     request["cwd"] = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
