@@ -443,7 +443,20 @@ def verbs_markdown() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    args = build_parser(only=verb_named(words)).parse_args(words)
+    verb = verb_named(words)
+    parser = build_parser(only=verb)
+    args, unknown = parser.parse_known_args(words)
+    if unknown:  # argparse's own message would show the command's usage, not the verb's
+        if verb is None or getattr(args, "verb", None) is None:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        print(
+            visible(
+                f"termux {verb}: error: unrecognized arguments: {' '.join(unknown)} "
+                f"(`termux {verb} --help` lists its options)"
+            ),
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if getattr(args, "socket_name", None) is None:
         args.socket_name = None
     if getattr(args, "socket_path", None) is None:

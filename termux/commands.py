@@ -247,6 +247,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         short_s=False,
         opts=(
             Opt("escapes", ("-e",), "keep colours and attributes as escapes", switch=True),
+            Opt("print", ("-p",), "print to standard output (what capture always does; tmux's -p)", switch=True,
+                field=None),
             Opt("start", ("-S",), "first line (negative: scrollback)", "START", int),
             Opt("end", ("-E",), "last line", "END", int),
             Opt("join", ("-J",), "join the lines the terminal wrapped", switch=True),

@@ -176,6 +176,26 @@ def test_tmux_names_run_their_verbs(server: RunningServer) -> None:
     assert (gone.returncode, gone.stderr) == (1, "termux: no session 'dog' (no_session)\n")
 
 
+def test_tmux_capture_pane_p_prints_as_capture_does(server: RunningServer) -> None:
+    """`capture-pane -p` is how a tmux user prints a pane; termux's capture always prints."""
+    assert server.run("new-session", "-d", "-s", "cat", "--", "cat").returncode == 0
+    server.run("send-keys", "-t", "cat", "typed", "Enter")
+    wait_for_screen(server.path, "cat", "typed")
+    for argv in (["capture-pane", "-p", "-t", "cat"], ["capture-pane", "-pt", "cat"], ["capture", "-p", "-t", "cat"]):
+        done = server.run(*argv)
+        assert done.returncode == 0, (argv, done.stderr)
+        assert "typed" in done.stdout
+
+
+def test_an_unknown_option_names_the_verb_and_its_help(server: RunningServer) -> None:
+    done = server.run("list-sessions", "-F", "#{session_name}")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "termux list-sessions: error: unrecognized arguments: -F #{session_name} "
+        "(`termux list-sessions --help` lists its options)"
+    )
+
+
 def test_has_session_needs_a_target(server: RunningServer) -> None:
     done = server.run("has-session")
     assert done.returncode == 2 and "no target session" in done.stderr
