@@ -22,6 +22,8 @@ from termux.commands import (
     bindable,
     count,
     env_pair,
+    first_line,
+    last_line,
     nice,
     resolve,
     seconds,
@@ -49,7 +51,7 @@ def _wants(opt: Opt) -> type[mi.Type]:
         return mi.ListType
     if opt.repeat:
         return mi.DictType  # KEY=VALUE pairs become an object
-    if opt.type in (int, count, nice):
+    if opt.type in (int, count, nice, first_line, last_line):
         return mi.IntType
     if opt.type in (seconds, seconds_or_zero):
         return mi.FloatType
@@ -185,6 +187,19 @@ def test_tmux_capture_pane_p_prints_as_capture_does(server: RunningServer) -> No
         done = server.run(*argv)
         assert done.returncode == 0, (argv, done.stderr)
         assert "typed" in done.stdout
+
+
+def test_capture_pane_s_dash_and_e_dash_are_the_history_start_and_screen_end(server: RunningServer) -> None:
+    """tmux's `-S -` is the oldest history line and `-E -` the last line of the screen."""
+    assert server.run("new", "-d", "-s", "seq", "-y", "10", "--", "sh", "-c", "seq 1 40; exec cat").returncode == 0
+    wait_for_screen(server.path, "seq", "40")
+    done = server.run("capture-pane", "-p", "-t", "seq", "-S", "-", "-E", "-")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["1", "2"] and "40" in lines
+    assert server.run("capture", "-t", "seq", "-S", "-", "-E", "-").stdout == done.stdout
+    bad = server.run("capture", "-t", "seq", "-S", "x")
+    assert bad.returncode == 2 and "a line number or - (tmux's" in bad.stderr
 
 
 def test_an_unknown_option_names_the_verb_and_its_help(server: RunningServer) -> None:
