@@ -58,7 +58,10 @@ class Char(pyte.screens.Char):
     ext: Ext | None = None
 
     def _replace(self, /, **kwargs: Any) -> Char:
-        new: Char = super()._replace(**kwargs)
+        if len(kwargs) == 1 and "data" in kwargs:  # a cell of these attributes: what drawing asks
+            new: Char = tuple.__new__(type(self), (kwargs["data"], *self[1:]))
+        else:
+            new = super()._replace(**kwargs)
         ext = self.ext
         if ext is not None:
             new.ext = ext
