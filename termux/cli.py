@@ -122,6 +122,14 @@ def cmd_new(args: argparse.Namespace, request: dict[str, Any]) -> int:
     if command:
         request["command"] = command
     request["cwd"] = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
+    if args.attach_existing and "name" in request and _session_exists(args, request["name"]):
+        if args.detached:
+            print(visible(request["name"]))
+            return EXIT_OK
+        from termux.tui import run_tui
+
+        args.target = request["name"]
+        return run_tui(args)
     if not args.detached:
         from termux.tui import run_tui
 
@@ -130,6 +138,18 @@ def cmd_new(args: argparse.Namespace, request: dict[str, Any]) -> int:
         session = client.request("session.new", **request)["session"]
     print_json(session) if args.json else print(visible(session["name"]))
     return EXIT_OK
+
+
+def _session_exists(args: argparse.Namespace, name: str) -> bool:
+    """Whether a session is named `name` (`new -A`), starting a server when none answers."""
+    with connect(args, autostart=True) as client:
+        try:
+            client.request("session.get", target=name)
+        except TermuxError as exc:
+            if exc.code != "no_session":
+                raise
+            return False
+    return True
 
 
 def _format_session(s: dict[str, Any]) -> list[str]:

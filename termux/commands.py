@@ -221,6 +221,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         starts_server=True,
         opts=(
             Opt("detached", ("-d",), "do not attach", switch=True, field=None),
+            Opt("attach_existing", ("-A",), "attach to the session named by -s if there is one (as tmux's)",
+                switch=True, field=None),
             Opt("name", ("-s",), "session name", "NAME"),
             Opt("cwd", ("-c",), "working directory", "DIR"),
             Opt("cols", ("-x",), "width", "COLS", int),
@@ -232,7 +234,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
             Opt("command", (), None, "-- CMD [ARG...]", nargs="..."),
         ),
         doc="create a session running CMD (default `$SHELL`) in DIR (default: the current directory); `-d` "
-        f"prints its name instead of attaching; `--background-nice N` (0–{MAX_NICE}) is its CPU priority while "
+        "prints its name instead of attaching; `-A` attaches to the session NAME instead when there is one "
+        "(with `-d`: prints its name), as tmux's `new -A -s NAME`; "
+        f"`--background-nice N` (0–{MAX_NICE}) is its CPU priority while "
         "no view shows it, 0 never lowers it (default: the server's; [protocol.md](protocol.md), \"CPU "
         "priority\")",
         key_help="create a session and focus it", key="c",

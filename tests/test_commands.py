@@ -202,6 +202,16 @@ def test_capture_pane_s_dash_and_e_dash_are_the_history_start_and_screen_end(ser
     assert bad.returncode == 2 and "a line number or - (tmux's" in bad.stderr
 
 
+def test_new_session_a_uses_the_session_of_that_name_when_there_is_one(server: RunningServer) -> None:
+    """tmux's `new -A -s NAME`: attach to NAME if it exists, else create it (with -d: print its name)."""
+    for _ in range(2):
+        done = server.run("new-session", "-A", "-d", "-s", "main", "--", "cat")
+        assert (done.returncode, done.stdout, done.stderr) == (0, "main\n", "")
+    assert [line.split()[1] for line in server.run("ls").stdout.splitlines()[1:]] == ["main"]
+    taken = server.run("new-session", "-d", "-s", "main", "--", "cat")  # without -A the name is taken
+    assert taken.returncode == 1 and "exists" in taken.stderr
+
+
 def test_an_unknown_option_names_the_verb_and_its_help(server: RunningServer) -> None:
     done = server.run("list-sessions", "-F", "#{session_name}")
     assert done.returncode == 2
