@@ -531,7 +531,9 @@ class Screen(pyte.Screen):
         """OSC codes beyond the title: 8 (hyperlink), 10/11 (colour queries). Others are ignored."""
         if number == 8:
             _params, _, uri = param.partition(";")
-            self._set_link(uri if len(uri) <= MAX_LINK else "")
+            # The target is written out again (capture -e, a client's terminal): a control
+            # character in it (a C1 CSI, a CR) would let the program write escapes there.
+            self._set_link(uri if len(uri) <= MAX_LINK and _printable(uri) == uri else "")
         elif number == 4:
             # "4;c;?;c;?..." asks for palette entries: xterm's default 256-colour palette.
             parts = param.split(";")
