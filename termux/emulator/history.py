@@ -14,6 +14,7 @@ the server's loop, measured in `python -m benchmarks.gc_pause`.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import repeat
@@ -218,6 +219,26 @@ class Scrollback:
             first = self._added - len(self._lines)
             while wraps and wraps[0] < first:
                 wraps.popleft()
+
+    @property
+    def added(self) -> int:
+        """Lines ever kept: the absolute number of the next line to arrive. Line `index` (negative
+        from the newest) is number `added + index` for as long as it is kept, however many lines
+        arrive after it, so a reader can pin a numbering while output goes on."""
+        return self._added
+
+    def wrapped_flags(self, start: int, stop: int) -> list[bool]:
+        """Whether each of lines `start` <= i < `stop` (negative from the newest, as `wrapped`) was
+        soft-wrapped, in one pass: two binary searches and the wrapped lines between."""
+        n = len(self._lines)
+        if not -n <= start <= stop <= 0:
+            raise IndexError((start, stop))
+        first = self._added + start
+        flags = [False] * (stop - start)
+        wraps = self._wraps
+        for k in range(bisect_left(wraps, first), bisect_left(wraps, self._added + stop)):
+            flags[wraps[k] - first] = True
+        return flags
 
     def wrapped(self, index: int) -> bool:
         """Whether line `index` (negative from the newest) was soft-wrapped."""

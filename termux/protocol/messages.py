@@ -88,6 +88,8 @@ class CaptureArgs(Args):
     start: int | None = None
     end: int | None = None
     escapes: bool = False
+    wrapped: bool = False  # also say which lines are soft-wrapped (one flag per line)
+    base: int | None = None  # `start` and `end` are numbered from this `base` of an earlier reply
 
 
 class ResizeArgs(Args):

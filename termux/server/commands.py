@@ -146,15 +146,26 @@ def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     screen = session.screen
     # The rows are copied now (immutable runs, cheap), so the reply is this moment's screen even
     # though rendering them may take several loop passes.
-    rows = emulator.capture_rows(screen, args.start, args.end)
+    base = screen.history.added
+    # A reader that pinned a numbering (an earlier reply's `base`) gets the same lines under the
+    # same numbers however many lines scrolled into history since.
+    shift = 0 if args.base is None else base - args.base
+    start = None if args.start is None else args.start - shift
+    end = None if args.end is None else args.end - shift
+    lo, hi = emulator.capture_span(screen, start, end)
+    rows = emulator.capture_rows(screen, lo, hi)
     x, y = emulator.cursor_position(screen)
-    head = {
+    head: dict[str, Any] = {
         "cols": screen.columns,
         "rows": screen.lines,
         "cursor": {"x": x, "y": y, "hidden": screen.cursor.hidden},
         "offset": session.bytes_parsed,
         "history": len(screen.history),  # lines of scrollback: line -history is the oldest
+        "base": base,  # the absolute number of line 0: lines ever scrolled into history
+        "start": lo + shift,  # the number of the first line returned, in the request's numbering
     }
+    if args.wrapped:
+        head["wrapped"] = emulator.wrapped_rows(screen, lo, hi)
     if len(rows) <= CAPTURE_CHECK_ROWS:
         return {"lines": [emulator.render_row(row, args.escapes) for row in rows], **head}
     return _render_in_slices(rows, args.escapes, head)
