@@ -21,7 +21,10 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import Margins, Savepoint, StaticDefaultDict, wcwidth
 
+from termux.clipboard import ClipboardSet, parse_osc52
+
 from .history import Scrollback, compact_line
+from .stream import MAX_STRING
 
 # Private modes as pyte stores them (mode N is kept as N << 5 in `screen.mode`).
 DECCKM = 1 << 5
@@ -140,6 +143,8 @@ class Screen(pyte.Screen):
         self._last_char = ""  # for REP (CSI b)
         self._saved_modes: dict[int, bool] = {}  # XTSAVE / XTRESTORE
         self._title_stack: list[tuple[str, str]] = []  # CSI 22 t / CSI 23 t
+        # The latest clipboard request (OSC 52) not taken yet; its reader (the server) clears it.
+        self.clipboard: ClipboardSet | None = None
         super().__init__(max(1, int(columns)), max(1, int(lines)))
 
     # ------------------------------------------------------------------ basics
@@ -539,10 +544,15 @@ class Screen(pyte.Screen):
         self.write_process_input(f"\x1b[{'?' if private else ''}{mode};{state}$y")
 
     def handle_osc(self, number: int, param: str, terminator: str = "\x1b\\") -> None:
-        """OSC codes beyond the title: 8 (hyperlink), 10/11 (colour queries). Others are ignored."""
+        """OSC codes beyond the title: 8 (hyperlink), 10/11 (colour queries), 52 (set the
+        clipboard: kept in `clipboard` for the server to act on). Others are ignored."""
         if number == 8:
             _params, _, uri = param.partition(";")
             self._set_link(uri if len(uri) <= MAX_LINK else "")
+        elif number == 52:
+            # A payload that filled the string's bound was cut: dropped whole, never kept cut.
+            if len(param) + len("52;") < MAX_STRING and (request := parse_osc52(param)) is not None:
+                self.clipboard = request
         elif number == 4:
             # "4;c;?;c;?..." asks for palette entries: xterm's default 256-colour palette.
             parts = param.split(";")

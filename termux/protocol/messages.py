@@ -114,6 +114,7 @@ class AttachArgs(Args):
     cols: Cols | None = None  # the view's size, offered to the session it focuses (with rows)
     rows: Rows | None = None
     window_size: Literal["latest", "smallest", "largest"] | None = None  # the server's size policy
+    set_clipboard: Literal["on", "external", "off"] | None = None  # what a program's OSC 52 does
 
 
 class FocusArgs(Args):

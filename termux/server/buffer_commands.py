@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
@@ -14,7 +13,7 @@ from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import Args, NoArgs, SendArgs, Target, decode_b64, encode_b64
 from termux.server.buffers import Buffer, PasteBuffers
 from termux.server.commands import Context, command, session_send
-from termux.server.events import BUFFER_CHANGED, BUFFER_DELETED
+from termux.server.events import BUFFER_DELETED
 
 if TYPE_CHECKING:
     from termux.server.server import Server
@@ -81,10 +80,7 @@ def buffer_set(ctx: Context, args: SetArgs) -> dict[str, Any]:
     else:
         assert args.text is not None
         data = args.text.encode()  # JSON text holds no lone surrogates (msgspec refuses them)
-    buffer, dropped = ctx.server.buffers.set(data, time.time(), name=args.name, append=args.append)
-    for old in dropped:
-        _deleted(ctx.server, old, "limit")
-    ctx.server.events.append(BUFFER_CHANGED, buffer=buffer.name, size=len(buffer.data))
+    buffer = ctx.server.set_buffer(data, name=args.name, append=args.append)
     return {"buffer": buffer.info(0)}
 
 
