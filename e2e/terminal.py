@@ -42,6 +42,9 @@ SYNC_MODE = 2026 << 5  # pyte keeps DEC private modes it does not know in `mode`
 _SYNC_EDGES = re.compile(rb"(?=\x1b\[\?2026h)|(?<=\x1b\[\?2026l)")
 
 
+_CLIPBOARD_TAIL = 4 << 20  # an unfinished clipboard escape kept at most (the TUI's bound is 1 MiB of text)
+
+
 class TerminalClosed(Exception):
     """The program exited (or the terminal was closed) before the awaited output appeared."""
 
@@ -137,6 +140,10 @@ class Terminal:
         # While a synchronized update is drawn: the last whole frame's lines and cursor.
         self._shown: tuple[list[str], tuple[int, int]] | None = None
         self._changed: set[int] = set()  # lines changed since waiters were last checked
+        # The payloads of the clipboard escapes (OSC 52, BEL-terminated) the program wrote, in order
+        # (pyte drops them), and the unfinished one a read ended in.
+        self.clipboard: list[str] = []
+        self._clipboard_tail = b""
         self._proc = PtyProcess.spawn(
             self.argv, env=full_env, cwd=None if cwd is None else os.fspath(cwd), dimensions=(rows, cols)
         )
@@ -315,6 +322,7 @@ class Terminal:
                     break
                 now = time.monotonic()
                 with self._cond:
+                    self._collect_clipboard(data)
                     self.bytes_read += len(data)
                     self.last_read_at = now
                     for piece in _SYNC_EDGES.split(data) if self.emulate else [b""]:
@@ -325,6 +333,17 @@ class Terminal:
             with self._cond:
                 self._eof = True
                 self._cond.notify_all()
+
+    def _collect_clipboard(self, data: bytes) -> None:
+        buf = self._clipboard_tail + data
+        while (start := buf.find(b"\x1b]52;")) >= 0:
+            end = buf.find(b"\x07", start)
+            if end < 0:
+                self._clipboard_tail = buf[start:][-_CLIPBOARD_TAIL:]
+                return
+            self.clipboard.append(buf[start + 5 : end].decode(errors="replace"))
+            buf = buf[end + 1 :]
+        self._clipboard_tail = buf[-4:]  # an introducer cut by the read
 
     def _feed(self, piece: bytes, now: float) -> None:
         # Under the lock, on the reader thread. A piece is at most one synchronized update.

@@ -214,12 +214,13 @@ class View:
     last: int
 
     def status(self) -> str:
-        """A status line as tmux shows it: the prompt, or the search's count, and the position."""
+        """A status line as tmux shows it: the prompt or the search, the count of its matches
+        (while the prompt is typed too: the search is incremental), and the position."""
         offset = max(0, self.last - len(self.rows) + 1 - self.top)
         position = f"[{offset}/{-self.first}]"
-        if self.prompt is not None:
-            return f"{self.prompt}  {position}"
         search = self.search
+        if self.prompt is not None and (search is None or search.text != self.prompt[1:]):
+            return f"{self.prompt}  {position}"  # nothing typed yet (or the last search, kept)
         if search is None:
             return position
         if not search.found:

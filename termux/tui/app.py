@@ -36,13 +36,16 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from termux import emulator
+from termux.clipboard import MAX_OUTER_BYTES, osc52
+from termux.copymode import key_table
 from termux.keys import encode_paste, encode_textual
 from termux.trace import TRACE
 from termux.tui.activity import TAIL_BYTES, ActivityView
 from termux.tui.config import Config, key_bytes
+from termux.tui.copyview import CopyView
 from termux.tui.feed import Feeder, FramePacer, Shadow, Step
 from termux.tui.render import Palette
-from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
+from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen
 from termux.tui.widgets import SessionRow, Sidebar, StatusLine, TerminalView
 
 EARLY_KEYS = 256  # keys typed before the attach completes, replayed after it
@@ -161,6 +164,8 @@ class TermuxApp(App[str]):
         self._main: MainScreen | None = None
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
+        self.copy: CopyView | None = None  # copy mode on the focused session, while it is on
+        self._mouse_down: tuple[int, int] | None = None  # where button 1 went down outside copy mode
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -223,7 +228,11 @@ class TermuxApp(App[str]):
         # coalesce: background sessions come within a byte budget, as snapshots past it; the
         # sidebar and the activity view need their latest screens, not every byte of a flood.
         reply = await self.client.request(
-            "client.attach", coalesce=True, window_size=self.config.window_size, **self._view_size()
+            "client.attach",
+            coalesce=True,
+            window_size=self.config.window_size,
+            set_clipboard=self.config.set_clipboard,
+            **self._view_size(),
         )
         snapshots = reply.get("snapshots") or {}
         infos = reply.get("sessions") or []
@@ -318,6 +327,11 @@ class TermuxApp(App[str]):
             self._reset_from(sid, push)
         elif kind == "event":
             self.handle_event(push.get("event") or {})
+        elif kind == "clipboard":
+            # A program set the clipboard and the server's policy let it (set_clipboard "on").
+            data = _unb64(push.get("data"))
+            if self.config.set_clipboard == "on" and push.get("session") == self.focused_id:
+                self.write_clipboard(data, str(push.get("selection") or "c"))
         elif kind == "error":
             error = push.get("error") or {}
             self._server_error = str(error.get("message", error))
@@ -602,6 +616,8 @@ class TermuxApp(App[str]):
         """Show `sid`, and offer it this view's size (the server sizes sessions, sizing.py)."""
         if self.focused_id is not None and self.focused_id != sid:
             self._refresh_preview(self.focused_id)  # up to date now, not a mark period later
+            if self.copy is not None:
+                self.copy.close()
         self.focused_id = sid
         self._show_banner(sid is None)
         shadow = self.feeder.shadows.get(sid) if sid else None
@@ -635,6 +651,8 @@ class TermuxApp(App[str]):
         return {"cols": min(width, MAX_SIZE), "rows": min(height, MAX_SIZE)} if width >= 2 and height >= 1 else {}
 
     def on_terminal_view_resized(self, message: TerminalView.Resized) -> None:
+        if self.copy is not None:
+            self.copy.resize(self.view.size.height)
         # The new size is offered to the focused session; the server decides (and says
         # `session.resized`, which resyncs the shadow).
         if self.focused_id is not None and self.focused_id in self.rows and (size := self._view_size()):
@@ -691,6 +709,9 @@ class TermuxApp(App[str]):
             self.prefix_pending = True
             self.status.set_state(pending=True, message="")
             return
+        if self.copy is not None:
+            self.copy.key(event.key, event.character)
+            return
         if self.focused_id is None or self.rows[self.focused_id].state != "running":
             self._key_without_session(event)
             return
@@ -736,8 +757,30 @@ class TermuxApp(App[str]):
         self.send_bytes(message.data)
 
     def on_terminal_view_scrolled(self, message: TerminalView.Scrolled) -> None:
-        if message.lines < 0:
-            self.open_scrollback()
+        if message.lines < 0 and self.copy is None:
+            # The wheel scrolls up from where the screen is; scrolling back down leaves (tmux's -e).
+            copy = self.open_copy_mode(leave_at_bottom=True)
+            if copy is not None:
+                copy.mouse("wheel-up", 0, 0)
+
+    def on_terminal_view_select(self, message: TerminalView.Select) -> None:
+        """A mouse gesture for copy mode: a drag (or a double or triple click) over a program
+        that does not take the mouse opens it, and the release copies."""
+        copy = self.copy
+        if copy is None:
+            if message.kind == "down":
+                self._mouse_down = (message.y, message.x)
+                return
+            if message.kind not in ("drag", "word", "line"):
+                self._mouse_down = None
+                return
+            copy = self.open_copy_mode()
+            if copy is None:
+                return
+            if message.kind == "drag" and self._mouse_down is not None:
+                copy.mouse("down", *self._mouse_down)
+            self._mouse_down = None
+        copy.mouse(message.kind, message.y, message.x)
 
     def on_sidebar_selected(self, message: Sidebar.Selected) -> None:
         self.focus_session(message.session_id)
@@ -768,8 +811,11 @@ class TermuxApp(App[str]):
             self.sidebar.toggle_class("-hidden")  # the view's Resized fits the session
         elif action == "activity":
             self.activity.toggle_class("-hidden")
-        elif action == "scrollback":
-            self.open_scrollback()
+        elif action == "copy-mode":
+            self.open_copy_mode()
+        elif action == "paste-buffer" and self.focused_id is not None:
+            # The newest buffer, bracketed if the program asked for bracketed paste (tmux's -p).
+            self._spawn(self.client.request("buffer.paste", target=self.focused_id, bracketed=True))
         elif action == "help":
             self.push_screen(HelpScreen(self.config))
         elif action == "send-prefix":
@@ -813,18 +859,63 @@ class TermuxApp(App[str]):
     async def _do_rename(self, sid: str, name: str) -> None:
         await self.client.request("session.rename", target=sid, name=name)  # refusals: _task_done
 
-    def open_scrollback(self) -> None:
-        if self.focused_id is not None and self.focused_id in self.rows:
-            self._spawn(self._open_scrollback(self.focused_id))
+    # -- copy mode and the clipboard -------------------------------------------------------------
 
-    async def _open_scrollback(self, sid: str) -> None:
-        # The server's scrollback is the whole history, from before this TUI attached too (the
-        # shadow screens keep none): one request.
-        reply = await self.client.request(
-            "session.capture", target=sid, start=-self.config.scrollback_lines, escapes=True
+    def open_copy_mode(self, leave_at_bottom: bool = False) -> CopyView | None:
+        """Copy mode on the focused session (termux/tui/copyview.py): keys and the mouse go to it
+        until it copies or is left; the view draws it once its first page has come."""
+        sid = self.focused_id
+        if self.copy is not None or sid is None or sid not in self.rows:
+            return self.copy
+        shadow = self.feeder.shadows.get(sid)
+        rows = shadow.screen.lines if shadow is not None else self.view.size.height
+        copy = CopyView(
+            self.client.request,
+            sid,
+            self.view.size.height,
+            bindings=key_table("emacs" if self.config.mode_keys == "emacs" else "vi"),
+            on_done=self._copy_done,
+            on_change=self._copy_changed,
+            wheel_lines=self.config.wheel_lines,
+            leave_at_bottom=leave_at_bottom,
         )
-        if sid == self.focused_id and self.screen is self._main:  # not moved on meanwhile
-            self.push_screen(ScrollbackScreen(reply["lines"], self.config.wheel_lines, self.rows[sid].name))
+        self.copy = self.view.copy = copy
+        self.status.set_state(mode=copy.status())
+        self._spawn(copy.start(rows))
+        return copy
+
+    def _copy_changed(self) -> None:
+        if self.copy is not None:
+            self.status.set_state(mode=self.copy.status())
+            self.view.refresh()
+
+    def _copy_done(self, text: str | None) -> None:
+        copy, self.copy = self.copy, None
+        self.view.copy = None
+        self.status.set_state(mode="", message=copy.message if copy is not None else "")
+        shadow = self.feeder.shadows.get(self.focused_id) if self.focused_id else None
+        self.view.show(shadow.screen if shadow is not None else None)
+        if text:
+            self._spawn(self._store_copy(text))
+
+    async def _store_copy(self, text: str) -> None:
+        """A copy goes to a paste buffer and, unless set_clipboard is off, to the outer terminal."""
+        data = text.encode()
+        note = ""
+        if self.config.set_clipboard != "off":
+            if len(data) <= MAX_OUTER_BYTES:
+                self.write_clipboard(data)
+            else:
+                note = f" (too large for the terminal's clipboard: over {MAX_OUTER_BYTES} bytes)"
+        reply = await self.client.request("buffer.set", text=text)
+        buffer = reply.get("buffer") or {}
+        self.status.set_state(message=f"copied {len(text)} characters to {buffer.get('name', 'a buffer')}{note}")
+
+    def write_clipboard(self, data: bytes, selection: str = "c") -> None:
+        """Set the outer terminal's clipboard (OSC 52, which reaches it over SSH too)."""
+        driver = self._driver
+        if driver is not None and len(data) <= MAX_OUTER_BYTES:
+            driver.write(osc52(data, selection))
 
     # -- sidebar --------------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from rich.color import Color, ColorParseError
 
+from termux.clipboard import DEFAULT_SET_CLIPBOARD, SET_CLIPBOARD_POLICIES
 from termux.keys import encode_key, encode_textual, parse_key_name, textual_key_model
 from termux.server.sizing import POLICIES
 
@@ -46,10 +47,13 @@ ACTIONS = (
     "rename",
     "sidebar",
     "activity",
-    "scrollback",
+    "copy-mode",
+    "paste-buffer",
     "help",
     "send-prefix",
 )
+# Old action names still taken in a config file, and what they mean now.
+ACTION_ALIASES = {"scrollback": "copy-mode"}
 ACTION_HELP = {
     "new": "create a session and focus it",
     "next": "focus the next session",
@@ -59,7 +63,8 @@ ACTION_HELP = {
     "rename": "rename the focused session",
     "sidebar": "show or hide the sidebar",
     "activity": "show or hide the activity view",
-    "scrollback": "browse the focused session's history (q leaves)",
+    "copy-mode": "copy mode: browse, search and copy the focused session's history (q leaves)",
+    "paste-buffer": "paste the newest paste buffer into the focused session",
     "help": "this help",
     "send-prefix": "send the prefix key itself to the session",
     **{f"select-{n}": f"focus session {n} in the sidebar" for n in range(10)},
@@ -75,7 +80,8 @@ DEFAULT_BINDINGS: dict[str, str] = {
     ",": "rename",
     "s": "sidebar",
     "r": "activity",
-    "[": "scrollback",
+    "[": "copy-mode",
+    "]": "paste-buffer",
     "?": "help",
 }
 
@@ -92,6 +98,8 @@ class Config:
     activity: bool = False
     escape_delay_ms: int = 5
     window_size: str = "latest"  # the server's size policy (termux/server/sizing.py), sent on attach
+    mode_keys: str = "vi"  # copy mode's keys, tmux's mode-keys: "vi" or "emacs"
+    set_clipboard: str = DEFAULT_SET_CLIPBOARD  # tmux's set-clipboard (termux/clipboard.py), sent on attach
     scrollback_lines: int = 10_000
     wheel_lines: int = 3
     foreground: str | None = None
@@ -183,8 +191,8 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         return str(value)
 
     known = {
-        "prefix", "bindings", "sidebar", "activity", "escape_delay_ms", "window_size", "scrollback", "colours",
-        "colors",
+        "prefix", "bindings", "sidebar", "activity", "escape_delay_ms", "window_size", "mode_keys", "set_clipboard",
+        "scrollback", "colours", "colors",
     }  # fmt: skip
     for key in data:
         if key not in known:
@@ -210,8 +218,17 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         config.window_size = want("window_size", data["window_size"], str, '"latest", "smallest" or "largest"')
         if config.window_size not in POLICIES:
             raise fail("window_size", f'expected "latest", "smallest" or "largest", got {config.window_size!r}')
+    if "mode_keys" in data:
+        config.mode_keys = want("mode_keys", data["mode_keys"], str, '"vi" or "emacs"')
+        if config.mode_keys not in ("vi", "emacs"):
+            raise fail("mode_keys", f'expected "vi" or "emacs", got {config.mode_keys!r}')
+    if "set_clipboard" in data:
+        config.set_clipboard = want("set_clipboard", data["set_clipboard"], str, '"on", "external" or "off"')
+        if config.set_clipboard not in SET_CLIPBOARD_POLICIES:
+            raise fail("set_clipboard", f'expected "on", "external" or "off", got {config.set_clipboard!r}')
     bindings = want("bindings", data.get("bindings", {}), dict, "a table")
     for name, action in bindings.items():
+        action = ACTION_ALIASES.get(action, action)
         if action not in ACTIONS and action != "none":
             raise fail(name, f"unknown action {action!r} (actions: {', '.join(ACTIONS)}, none)")
         normalised = key_name(name, name)

@@ -68,12 +68,23 @@ class TerminalView(BaseStyled, can_focus=True):
     class Resized(Message):
         """The view's size changed (outer terminal resized, sidebar toggled): fit the session."""
 
+    class Select(Message):
+        """A mouse gesture for copy mode (termux/tui/copyview.py `CopyView.mouse`): over a program
+        that did not ask for the mouse, with shift held over one that did, or in copy mode."""
+
+        def __init__(self, kind: str, x: int, y: int) -> None:
+            super().__init__()
+            self.kind = kind
+            self.x = x
+            self.y = y
+
     def __init__(self, palette: Palette | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.palette = palette or Palette()
         self.renderer = ScreenRenderer(self.palette)
         self.screen_: Any = None  # pyte screen shown ("screen" is Textual's)
         self._buttons = 0  # mouse button held (1..3), for drag reports
+        self.copy: Any = None  # the CopyView drawn instead of the screen while it is shown
 
     # -- content -------------------------------------------------------------------------------
 
@@ -114,6 +125,9 @@ class TerminalView(BaseStyled, can_focus=True):
     def render_line(self, y: int) -> Strip:
         screen = self.screen_
         width = self.size.width
+        copy = self.copy
+        if copy is not None and copy.shown:
+            return copy.line(y, width, self.app.console, self.base_style)  # type: ignore[no-any-return]
         if screen is None or y >= screen.lines:
             return Strip.blank(width, self.base_style)
         strip = self.renderer.line(screen, y)
@@ -151,29 +165,53 @@ class TerminalView(BaseStyled, can_focus=True):
             self.post_message(self.Input(data))
         return True
 
+    def _selects(self, event: events.MouseEvent) -> bool:
+        """The mouse is copy mode's: in copy mode, over a program that did not ask for it, or
+        with shift held (as tmux and terminals let shift+drag select over a program)."""
+        return (self.copy is not None and self.copy.active) or event.shift or not mouse_tracking(self._mode())
+
+    def _select(self, kind: str, event: events.MouseEvent) -> None:
+        event.stop()
+        self.post_message(self.Select(kind, int(event.x), int(event.y)))
+
     def on_mouse_down(self, event: events.MouseDown) -> None:
         self.focus()
         self._buttons = event.button
-        if self._send_mouse("press", event.button, event):
+        if event.button == 1 and self._selects(event):
+            self._select("down", event)
+        elif self._send_mouse("press", event.button, event):
             event.stop()
 
     def on_mouse_up(self, event: events.MouseUp) -> None:
-        self._buttons = 0
-        if self._send_mouse("release", event.button, event):
+        buttons, self._buttons = self._buttons, 0
+        if buttons == 1 and self._selects(event):
+            self._select("up", event)
+        elif self._send_mouse("release", event.button, event):
             event.stop()
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
-        if self._send_mouse("move", self._buttons, event):
+        if self._buttons == 1 and self._selects(event):
+            self._select("drag", event)
+        elif self._send_mouse("move", self._buttons, event):
             event.stop()
+
+    def on_click(self, event: events.Click) -> None:
+        chain = getattr(event, "chain", 1)
+        if chain in (2, 3) and self._selects(event):
+            self._select("word" if chain == 2 else "line", event)
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         event.stop()
-        if not self._send_mouse("wheel", 4, event):
+        if self.copy is not None and self.copy.active:
+            self._select("wheel-up", event)
+        elif not self._send_mouse("wheel", 4, event):
             self.post_message(self.Scrolled(-1))
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.stop()
-        if not self._send_mouse("wheel", 5, event):
+        if self.copy is not None and self.copy.active:
+            self._select("wheel-down", event)
+        elif not self._send_mouse("wheel", 5, event):
             self.post_message(self.Scrolled(1))
 
 
@@ -394,10 +432,20 @@ class StatusLine(Static):
         self.pending = False
         self.message = ""
         self.session = ""
+        self.mode = ""  # copy mode's status, shown instead of the hints while it is on
         self.message_timer: Timer | None = None
         self._redraw()
 
-    def set_state(self, *, pending: bool | None = None, message: str | None = None, session: str | None = None) -> None:
+    def set_state(
+        self,
+        *,
+        pending: bool | None = None,
+        message: str | None = None,
+        session: str | None = None,
+        mode: str | None = None,
+    ) -> None:
+        if mode is not None:
+            self.mode = mode
         if pending is not None:
             self.pending = pending
         if message is not None:
@@ -421,7 +469,10 @@ class StatusLine(Static):
         if self.pending:
             text.append(f" {self.prefix} ", style=Style(reverse=True, bold=True))
             text.append(" c new  n/p next/prev  0-9 select  d detach  x kill  , rename  s sidebar  ")
-            text.append("r activity  [ scroll  ? help")
+            text.append("r activity  [ copy  ] paste  ? help")
+        elif self.mode:
+            text.append(f" [{visible(self.session)}] ", style=Style(bold=True))
+            text.append(visible(self.mode), style=Style(reverse=True))
         else:
             text.append(f" [{visible(self.session)}] ", style=Style(bold=True))
             text.append(f"{self.prefix} then: c new  n next  d detach  ? help")
