@@ -7,8 +7,6 @@ import base64
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from e2e.isolated import IsolatedServer
 from e2e.terminal import Terminal
 
