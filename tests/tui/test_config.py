@@ -42,6 +42,15 @@ def test_settings(tmp_path: Path) -> None:
     assert config.background == "#101010" and config.palette == {0: "#000000", 1: "#ff0000"}
 
 
+def test_copy_mode_and_clipboard_settings(tmp_path: Path) -> None:
+    defaults = load_config(tmp_path / "none.toml")
+    assert (defaults.mode_keys, defaults.set_clipboard) == ("vi", "external")  # tmux's defaults
+    assert defaults.bindings["["] == "copy-mode" and defaults.bindings["]"] == "paste-buffer"
+    config = load_config(write(tmp_path, 'mode_keys = "emacs"\nset_clipboard = "on"\n[bindings]\nv = "scrollback"\n'))
+    assert (config.mode_keys, config.set_clipboard) == ("emacs", "on")
+    assert config.bindings["v"] == "copy-mode"  # the old action name still means it
+
+
 @pytest.mark.parametrize(
     ("text", "line", "words"),
     [
@@ -52,6 +61,9 @@ def test_settings(tmp_path: Path) -> None:
         ('[colours]\nforeground = "#zzzzzz"\n', 2, "not a colour"),
         ('sidebar = true\nwindow_size = "biggest"\n', 2, '"latest", "smallest" or "largest"'),
         ('sidebar = true\nprefix = "bogus"\n', 2, "unknown key 'bogus'"),
+        ('sidebar = true\nmode_keys = "vim"\n', 2, 'expected "vi" or "emacs"'),
+        ('sidebar = true\nset_clipboard = true\n', 2, '"on", "external" or "off"'),
+        ('sidebar = true\nset_clipboard = "always"\n', 2, 'expected "on", "external" or "off"'),
         ('[bindings]\nc = "new"\n"ctrl+nope" = "help"\n', 3, "unknown key 'ctrl+nope'"),
     ],
 )
