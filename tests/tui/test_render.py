@@ -135,7 +135,8 @@ def test_a_hyperlink_reaches_the_outer_terminal_as_osc_8_with_one_id_per_link() 
     # What Textual writes for the line: each linked piece inside OSC 8 (three pieces: a's plain
     # and bold ones, b's), which the outer terminal makes clickable.
     written = strip.render(Console(color_system="truecolor", force_terminal=True))
-    assert written.count("\x1b]8;id=") == 3 and "https://e.x/b\x1b\\that" in written
+    assert written.count("\x1b]8;id=") == 3
+    assert "https://e.x/b\x1b\\\x1b[1mthat\x1b[0m\x1b]8;;\x1b\\" in written  # b's text, then the link ends
 
 
 def reference_render_line(screen: Screen, y: int, palette: Palette, cursor_x: int | None) -> Strip:
