@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+from collections.abc import Awaitable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -39,12 +40,20 @@ class AsyncClient:
         return cls(reader, writer, resolved)
 
     async def request(self, cmd: str, **args: Any) -> dict[str, Any]:
+        return await self.submit(cmd, **args)
+
+    def submit(self, cmd: str, **args: Any) -> Awaitable[dict[str, Any]]:
+        """Write the request now, in order with the keystrokes sent after it (`send_nowait`), and
+        return its result to await (a request made in a task would be written when the task runs)."""
         if self.closed.is_set():
             raise TermuxError("disconnected", "the server closed the connection")
         request_id = next(self._ids)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[request_id] = future
         self._writer.write(_encode(request_id, cmd, args))
+        return self._result_of(request_id, future)
+
+    async def _result_of(self, request_id: int, future: asyncio.Future[dict[str, Any]]) -> dict[str, Any]:
         try:
             return _result(await future)
         finally:

@@ -815,7 +815,7 @@ class TermuxApp(App[str]):
             self.open_copy_mode()
         elif action == "paste-buffer" and self.focused_id is not None:
             # The newest buffer, bracketed if the program asked for bracketed paste (tmux's -p).
-            self._spawn(self.client.request("buffer.paste", target=self.focused_id, bracketed=True))
+            self._spawn(self.client.submit("buffer.paste", target=self.focused_id, bracketed=True))
         elif action == "help":
             self.push_screen(HelpScreen(self.config))
         elif action == "send-prefix":

@@ -37,6 +37,9 @@ MATCH = Style(color="black", bgcolor="cyan")  # copy-mode-match-style
 CURRENT = Style(color="black", bgcolor="magenta")  # copy-mode-current-match-style
 CURSOR = Style(reverse=True)
 MAX_QUEUED = 256  # keys and gestures waiting for the model; past it further ones are dropped
+# A double click's word is copied this long after it (tmux's 0.3 s), unless a third click makes it
+# a line first: one timer, armed only by a double click.
+WORD_COPY_DELAY = 0.3
 TEXT_CACHE = 4  # screenfuls of drawn lines kept
 
 
@@ -80,6 +83,7 @@ class CopyView:
         self._wake = asyncio.Event()
         self._texts: dict[int, Text] = {}
         self._dragged = False
+        self._word_timer: asyncio.TimerHandle | None = None
         self.captures = 0  # session.capture requests made (tests prove what was read)
         self.task: asyncio.Task[None] | None = None
 
@@ -94,6 +98,9 @@ class CopyView:
         return self.task
 
     def close(self, text: str | None = None) -> None:
+        if self._word_timer is not None:
+            self._word_timer.cancel()
+            self._word_timer = None
         if self.active:
             self.active = False
             self._wake.set()
@@ -121,6 +128,9 @@ class CopyView:
     def mouse(self, kind: str, row: int, column: int) -> None:
         """A gesture at a cell of the view: "down", "drag", "up", "word" (double click), "line"
         (triple click), "wheel-up", "wheel-down"."""
+        if kind != "word" and self._word_timer is not None:  # the click after a double click
+            self._word_timer.cancel()
+            self._word_timer = None
         if kind == "down":
             self._dragged = False
             self._push(lambda: self._model.press(row, column))
@@ -132,7 +142,8 @@ class CopyView:
             self._push(self._copy_selection)
         elif kind == "word":
             self._push(lambda: self._model.select_word(row, column))
-            self._push(self._copy_selection)
+            loop = asyncio.get_running_loop()
+            self._word_timer = loop.call_later(WORD_COPY_DELAY, self._copy_word)
         elif kind == "line":
             self._push(lambda: self._model.select_row(row, column))
             self._push(self._copy_selection)
@@ -142,6 +153,10 @@ class CopyView:
                 self._push(lambda: self._model.command(command))
             if kind == "wheel-down" and self.leave_at_bottom:
                 self._push(self._leave_if_at_bottom)
+
+    def _copy_word(self) -> None:
+        self._word_timer = None
+        self._push(self._copy_selection)
 
     @property
     def _model(self) -> CopyMode:
