@@ -24,6 +24,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from termux.client import TermuxError
 from termux.copymode import CONTINUE, Copy, CopyMode, Leave, NeedLines, Outcome, Unavailable, View
 from termux.copymode.lines import cell_at, cells, columns
 from termux.copymode.paged import PagedLines
@@ -204,6 +205,9 @@ class CopyView:
                     await asyncio.sleep(0)  # a search's next step waits behind whatever came meanwhile
         except Resized:
             self.message = "copy mode ended: the session was resized"
+            self.close(None)
+        except TermuxError as exc:  # the session went, or the server refused a capture
+            self.message = f"copy mode ended: {exc.message} ({exc.code})"
             self.close(None)
 
     async def _open(self, rows: int) -> None:
