@@ -757,6 +757,9 @@ class TermuxApp(App[str]):
         self.send_bytes(message.data)
 
     def on_terminal_view_scrolled(self, message: TerminalView.Scrolled) -> None:
+        shadow = self.feeder.shadows.get(self.focused_id) if self.focused_id else None
+        if shadow is not None and shadow.screen.alternate:
+            return  # a full-screen program's own screen has no history to scroll (tmux does nothing either)
         if message.lines < 0 and self.copy is None:
             # The wheel scrolls up from where the screen is; scrolling back down leaves (tmux's -e).
             copy = self.open_copy_mode(leave_at_bottom=True)

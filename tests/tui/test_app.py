@@ -722,3 +722,18 @@ async def test_switching_to_a_session_ends_the_pump_s_rest_after_background_work
         app.focus_session(ids[2])
         await wait_until(pilot, lambda: "into-s2" in shadow_text(app, ids[2]))
     await client.close()
+
+
+async def test_the_wheel_over_a_full_screen_program_does_not_open_copy_mode(server: RunningServer) -> None:
+    with server.client() as c:  # the alternate screen, no mouse reporting (as less without --mouse)
+        c.request("session.new", name="a", command=["/bin/sh", "-c", "printf '\\033[?1049hfull-screen'; exec cat"])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: "full-screen" in shadow_text(app))
+        app.view.post_message(TerminalView.Scrolled(-1))
+        await pilot.pause()
+        assert app.copy is None
+        await pilot.press("ctrl+b", "left_square_bracket")  # the key still opens it, as in tmux
+        assert app.copy is not None
+    await client.close()
