@@ -166,10 +166,8 @@ def cmd_send(args: argparse.Namespace) -> int:
         raise UsageError("nothing to send: give ARG... or --stdin")
     with connect(args) as client:
         if args.stdin:
-            import base64  # only here: a one-shot call imports as little as it can
-
             while chunk := sys.stdin.buffer.read(STDIN_CHUNK):
-                client.request("session.send", target=name, data=base64.b64encode(chunk).decode())
+                client.request("session.send", target=name, data=chunk)  # bytes go as base64
         else:
             client.request("session.send", target=name, keys=args.keys, literal=args.literal)
     return EXIT_OK

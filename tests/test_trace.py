@@ -104,6 +104,7 @@ async def test_with_tracing_off_no_hook_stamps(monkeypatch: pytest.MonkeyPatch, 
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(pilot, app.attached.is_set)
         await pilot.press("x")
-        await wait_until(pilot, lambda: "x" in "".join(app.feeder.shadows[app.focused_id or ""].screen.display))
+        shadows = app.model.feeder.shadows
+        await wait_until(pilot, lambda: "x" in "".join(shadows[app.model.focused or ""].screen.display))
         await pilot.pause(0.1)
     await client.close()

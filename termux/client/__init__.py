@@ -16,8 +16,6 @@ another user could have planted or swapped never receives a request.
 from __future__ import annotations
 
 import fcntl
-import itertools
-import json
 import os
 import pwd
 import select
@@ -29,8 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 from termux.paths import SocketDirError, log_path, open_side_file, side_path, socket_path
-from termux.protocol.errors import ProtocolError
-from termux.protocol.framing import MAX_REPLY_LINE
+from termux.protocol.connection import CLOSED, NEED_DATA, PLAIN, ClientConnection, PlainReply
+from termux.protocol.errors import TermuxError
 
 if TYPE_CHECKING:
     from termux.client.aio import AsyncClient
@@ -47,43 +45,6 @@ def __getattr__(name: str) -> Any:
 
         return AsyncClient
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class TermuxError(ProtocolError):
-    """An error reply from the server, or a failure to talk to one. The client's own codes:
-    `no_server` (nothing listens on the socket), `unreachable` (connecting failed otherwise),
-    `untrusted` (the server runs as another user), `start_failed` (a server was started and never
-    said it was ready), `disconnected` (the connection was lost, before the reply if a request was
-    waiting) and `bad_reply` (the server sent something that is not a reply)."""
-
-
-# The client speaks JSON with the standard library: importing msgspec would cost a one-shot
-# `termux ls` a quarter of its start-up, and a reply decodes in microseconds either way.
-def _decode(line: bytes) -> dict[str, Any]:
-    try:
-        obj = json.loads(line)
-    except ValueError:  # not JSON, or not UTF-8
-        raise TermuxError("bad_reply", f"the server sent a line that is not JSON: {line[:80]!r}") from None
-    if not isinstance(obj, dict):
-        raise TermuxError("bad_reply", f"the server sent a non-object line: {line[:80]!r}")
-    return obj
-
-
-def _result(reply: dict[str, Any]) -> dict[str, Any]:
-    if reply.get("ok"):
-        result = reply.get("result") or {}
-        if not isinstance(result, dict):
-            raise TermuxError("bad_reply", "the server sent a result that is not an object")
-        return result
-    error = reply.get("error")
-    if not isinstance(error, dict):
-        raise TermuxError("bad_reply", "the server sent an error reply without an error object")
-    extra = {k: v for k, v in error.items() if k not in ("code", "message")}
-    raise TermuxError(str(error.get("code", "unknown")), str(error.get("message", "unknown error")), **extra)
-
-
-def _encode(request_id: int, cmd: str, args: dict[str, Any]) -> bytes:
-    return json.dumps({"id": request_id, "cmd": cmd, "args": args}, separators=(",", ":")).encode() + b"\n"
 
 
 # -- starting a server ---------------------------------------------------------------------------
@@ -245,11 +206,15 @@ def _connect_socket(path: Path, autostart: bool) -> socket.socket:
 
 
 class Client:
+    """Blocking: one request, one reply. Speaks through a sans-I/O `ClientConnection` with the
+    `PLAIN` codec (the standard library's json: a one-shot `termux ls` never imports msgspec), so
+    results are plain values, pushes dicts, and bytes in results base64 strings; `bytes` given as
+    an argument are sent as base64."""
+
     def __init__(self, sock: socket.socket, path: Path) -> None:
         self.path = path
         self._sock = sock
-        self._buffer = bytearray()
-        self._ids = itertools.count(1)
+        self._conn = ClientConnection(PLAIN)
         self._pushes: list[dict[str, Any]] = []
 
     @classmethod
@@ -258,18 +223,18 @@ class Client:
         return cls(_connect_socket(resolved, autostart), resolved)
 
     def request(self, cmd: str, **args: Any) -> dict[str, Any]:
-        request_id = next(self._ids)
+        request = self._conn.request(cmd, args)
         try:
-            self._sock.sendall(_encode(request_id, cmd, args))
+            self._sock.sendall(self._conn.send(request))
         except (BrokenPipeError, ConnectionResetError):
             pass  # the server closed first; read what it said before it did (capacity, forbidden)
         while True:
             message = self._read(None)
             assert message is not None
-            if "push" in message:
+            if not isinstance(message, PlainReply):
                 self._pushes.append(message)
-            elif message.get("id") == request_id or message.get("id") is None:
-                return _result(message)
+            elif message.id == request.id or message.id is None:
+                return message.unwrap()
 
     def next_push(self, timeout: float | None = None) -> dict[str, Any] | None:
         """The next pushed line, or None when `timeout` seconds pass first."""
@@ -278,13 +243,12 @@ class Client:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             message = self._read(deadline)
-            if message is None or "push" in message:
+            if message is None or not isinstance(message, PlainReply):
                 return message
 
-    def _read(self, deadline: float | None) -> dict[str, Any] | None:
-        while (newline := self._buffer.find(b"\n")) < 0:
-            if len(self._buffer) > MAX_REPLY_LINE:
-                raise TermuxError("bad_reply", "the server sent a line over the size limit")
+    def _read(self, deadline: float | None) -> PlainReply | dict[str, Any] | None:
+        """The next message, reading the socket as needed; None when `deadline` passes first."""
+        while (message := self._conn.next_message()) is NEED_DATA:
             if deadline is not None:
                 readable, _, _ = select.select([self._sock], [], [], max(0.0, deadline - time.monotonic()))
                 if not readable:
@@ -293,12 +257,11 @@ class Client:
                 data = self._sock.recv(1 << 16)
             except ConnectionResetError:
                 data = b""
-            if not data:
-                raise TermuxError("disconnected", "the server closed the connection")
-            self._buffer += data
-        line = bytes(self._buffer[:newline])
-        del self._buffer[: newline + 1]
-        return _decode(line)
+            self._conn.receive_data(data)
+        if message is CLOSED:
+            raise TermuxError("disconnected", "the server closed the connection")
+        assert isinstance(message, PlainReply | dict)
+        return message
 
     def fileno(self) -> int:
         return self._sock.fileno()

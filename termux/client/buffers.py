@@ -49,7 +49,7 @@ def cmd_buffers(args: argparse.Namespace) -> int:
 def cmd_show_buffer(args: argparse.Namespace) -> int:
     """The buffer's bytes, exactly; on a terminal its control characters other than newlines and
     tabs are escaped (a buffer may hold what a program printed)."""
-    import base64
+    import base64  # the plain client leaves bytes in a result as the protocol sends them
 
     with _client(args) as client:
         data = base64.b64decode(client.request("buffer.get", **which(args.buffer))["data"])
@@ -63,8 +63,6 @@ def cmd_show_buffer(args: argparse.Namespace) -> int:
 
 
 def cmd_set_buffer(args: argparse.Namespace) -> int:
-    import base64
-
     from termux.cli import UsageError
 
     if args.stdin == (args.text is not None):
@@ -75,12 +73,11 @@ def cmd_set_buffer(args: argparse.Namespace) -> int:
             buffer = client.request("buffer.set", text=args.text, append=args.append, **request)["buffer"]
         else:
             # In chunks: the first sets (or appends, with -a), the rest append to that buffer.
+            # Bytes go as base64 (the client encodes them).
             chunk = sys.stdin.buffer.read(STDIN_CHUNK)
-            encoded = base64.b64encode(chunk).decode()
-            buffer = client.request("buffer.set", data=encoded, append=args.append, **request)["buffer"]
+            buffer = client.request("buffer.set", data=chunk, append=args.append, **request)["buffer"]
             while chunk := sys.stdin.buffer.read(STDIN_CHUNK):
-                encoded = base64.b64encode(chunk).decode()
-                buffer = client.request("buffer.set", data=encoded, name=buffer["name"], append=True)["buffer"]
+                buffer = client.request("buffer.set", data=chunk, name=buffer["name"], append=True)["buffer"]
     if args.json:
         print(json.dumps(buffer, ensure_ascii=False))
     return EXIT_OK

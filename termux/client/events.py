@@ -31,7 +31,7 @@ def parse_types(value: str | None) -> list[str] | None:
     """`exited,session.bell` -> ["session.exited", "session.bell"]; short names match a suffix."""
     if not value:
         return None
-    from termux.server.events import EVENT_TYPES  # the one list of event types (imports msgspec: only here)
+    from termux.protocol.event_types import EVENT_TYPES  # the one list of event types
 
     types: list[str] = []
     for name in (part.strip() for part in value.split(",")):
@@ -249,7 +249,7 @@ def cmd_wait(args: argparse.Namespace) -> int:
 def _seconds(text: str, zero_allowed: bool) -> float:
     """Seconds from the command line: finite (`inf` would mean "forever" to no one's benefit) and
     at most MAX_WAIT_SECONDS (30 days)."""
-    from termux.server.events import MAX_WAIT_SECONDS  # imports msgspec: only when a verb parses seconds
+    from termux.protocol.event_types import MAX_WAIT_SECONDS
 
     try:
         value = float(text)

@@ -39,3 +39,11 @@ class ProtocolError(Exception):
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, **self.extra}
+
+
+class TermuxError(ProtocolError):
+    """An error reply from the server, or a failure to talk to one. The client's own codes:
+    `no_server` (nothing listens on the socket), `unreachable` (connecting failed otherwise),
+    `untrusted` (the server runs as another user), `start_failed` (a server was started and never
+    said it was ready), `disconnected` (the connection was lost, before the reply if a request was
+    waiting) and `bad_reply` (the server sent something that is not a reply)."""

@@ -6,8 +6,6 @@ is an error rather than a silently ignored option.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
@@ -80,7 +78,7 @@ class SendArgs(Args):
     target: Target
     keys: list[str] = []
     literal: bool = False
-    data: str | None = None  # base64 bytes, sent unchanged after `keys`
+    data: bytes | None = None  # sent unchanged after `keys` (base64 on the wire)
 
 
 class CaptureArgs(Args):
@@ -203,6 +201,7 @@ _EXPECTED = re.compile(r"Expected `(?P<want>[^`]+)`(?P<detail>.*?)(?: - at `(?P<
 _FIELD = re.compile(
     r"Object (?P<what>contains unknown|missing required) field `(?P<field>[^`]+)`(?: - at `(?P<at>[^`]+)`)?"
 )
+_BASE64 = re.compile(r"Invalid base64 encoded string(?: - at `(?P<at>[^`]+)`)?")
 _BOUND = re.compile(r" (?P<of_length>of length )?(?P<op>>=|<=|>|<) (?P<value>\S+)")
 _GOT = re.compile(r", got `(?P<got>[^`]+)`")
 _KINDS = {
@@ -233,6 +232,8 @@ def _number(text: str) -> str:
 
 def args_error(message: str, fields: tuple[str, ...] = ()) -> str:
     """A msgspec validation message in termux's words."""
+    if found := _BASE64.fullmatch(message):
+        return f"{_where(found['at'])} is not valid base64"
     if found := _FIELD.fullmatch(message):
         inside = "" if not found["at"] or found["at"] == "$" else f" in {_where(found['at'])}"
         if found["what"] == "missing required":
@@ -263,36 +264,6 @@ def _json_error(message: str) -> str:
         at = f" at byte {found['byte']}" if found["byte"] else ""
         return f"the request is not valid JSON: {found['why']}{at}"
     return "the request is not valid JSON"
-
-
-def decode_b64(value: str, field: str) -> bytes:
-    try:
-        return base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        raise ProtocolError(ErrorCode.BAD_ARGS, f"`{field}` is not valid base64") from None
-
-
-def encode_b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
-
-
-_encoder = msgspec.json.Encoder()
-
-
-def encode_line(obj: Any) -> bytes:
-    return _encoder.encode(obj) + b"\n"
-
-
-def reply_ok(request_id: RequestId, result: Any) -> bytes:
-    return encode_line({"id": request_id, "ok": True, "result": result})
-
-
-def reply_error(request_id: RequestId, error: ProtocolError) -> bytes:
-    return encode_line({"id": request_id, "ok": False, "error": error.to_dict()})
-
-
-def push(kind: str, **fields: Any) -> bytes:
-    return encode_line({"push": kind, **fields})
 
 
 def _kind(value: object) -> str:

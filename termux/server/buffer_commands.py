@@ -4,16 +4,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
 from termux import keys
 from termux.protocol.errors import ErrorCode, ProtocolError
-from termux.protocol.messages import Args, NoArgs, SendArgs, Target, decode_b64, encode_b64
+from termux.protocol.events import BufferDeleted, BufferDeletedData
+from termux.protocol.messages import Args, NoArgs, SendArgs, Target
 from termux.server.buffers import Buffer, PasteBuffers
 from termux.server.commands import Context, command, session_send
-from termux.server.events import BUFFER_DELETED
 
 if TYPE_CHECKING:
     from termux.server.server import Server
@@ -32,7 +32,7 @@ class WhichArgs(Args):
 
 
 class SetArgs(Args):
-    data: str | None = None  # base64 bytes
+    data: bytes | None = None  # base64 on the wire
     text: str | None = None  # or text, stored as UTF-8
     name: str | None = None
     append: bool = False
@@ -55,8 +55,8 @@ def _which(buffers: PasteBuffers, args: WhichArgs | PasteArgs) -> Buffer:
     return buffers.get(args.index, args.name)
 
 
-def _deleted(server: Server, buffer: Buffer, why: str) -> None:
-    server.events.append(BUFFER_DELETED, buffer=buffer.name, reason=why)
+def _deleted(server: Server, buffer: Buffer, why: Literal["deleted", "limit"]) -> None:
+    server.events.commit(BufferDeleted(data=BufferDeletedData(buffer.name, why)))
 
 
 @command("buffer.list", NoArgs)
@@ -68,7 +68,7 @@ def buffer_list(ctx: Context, args: NoArgs) -> dict[str, Any]:
 def buffer_get(ctx: Context, args: WhichArgs) -> dict[str, Any]:
     buffers = ctx.server.buffers
     buffer = _which(buffers, args)
-    return {"buffer": buffer.info(buffers.index(buffer)), "data": encode_b64(buffer.data)}
+    return {"buffer": buffer.info(buffers.index(buffer)), "data": buffer.data}
 
 
 @command("buffer.set", SetArgs)
@@ -76,7 +76,7 @@ def buffer_set(ctx: Context, args: SetArgs) -> dict[str, Any]:
     if (args.data is None) == (args.text is None):
         raise ProtocolError(ErrorCode.BAD_ARGS, "give exactly one of `data` (base64) or `text`")
     if args.data is not None:
-        data = decode_b64(args.data, "data")
+        data = args.data
     else:
         assert args.text is not None
         data = args.text.encode()  # JSON text holds no lone surrogates (msgspec refuses them)
@@ -103,7 +103,7 @@ def buffer_paste(ctx: Context, args: PasteArgs) -> Any:
     session = ctx.server.find(args.target)
     mode = session.screen.mode if args.bracketed else ()
     data = keys.encode_paste(buffer.data.decode("utf-8", "surrogateescape"), mode)
-    sent = session_send(ctx, SendArgs(target=session.id, data=encode_b64(data)))
+    sent = session_send(ctx, SendArgs(target=session.id, data=data))
     if args.delete:
         buffers.delete(name=buffer.name)
         _deleted(ctx.server, buffer, "deleted")

@@ -27,8 +27,8 @@ from termux.protocol.messages import (
     ResizeArgs,
     SendArgs,
     TargetArgs,
-    decode_b64,
 )
+from termux.protocol.results import AttachResult, SnapshotResult
 from termux.server.scheduler import FOCUSED_BUDGET
 from termux.server.session import INPUT_LOW
 from termux.server.slices import CHECK_ROWS, in_slices
@@ -120,7 +120,7 @@ def session_send(ctx: Context, args: SendArgs) -> Any:
         TRACE.stamp("server.received", session.id)
     data = keys.encode_send(args.keys, literal=args.literal, mode=session.screen.mode)
     if args.data is not None:
-        data += decode_b64(args.data, "data")
+        data += args.data
     if data:
         session.write(data)
         if session.id in ctx.server.pump.order.focused:
@@ -185,9 +185,9 @@ async def _render_in_slices(rows: list[Any], escapes: bool, head: dict[str, Any]
 
 
 @command("session.snapshot", TargetArgs)
-def session_snapshot(ctx: Context, args: TargetArgs) -> dict[str, Any]:
+def session_snapshot(ctx: Context, args: TargetArgs) -> SnapshotResult:
     session = ctx.server.find(args.target)
-    return {"session": session.info(), **ctx.server.snapshot(session)}
+    return SnapshotResult.of(session.info(), ctx.server.snapshot(session))
 
 
 @command("session.resize", ResizeArgs)
@@ -215,7 +215,7 @@ async def session_kill(ctx: Context, args: TargetArgs) -> dict[str, Any]:
 
 
 @command("client.attach", AttachArgs)
-def client_attach(ctx: Context, args: AttachArgs) -> dict[str, Any]:
+def client_attach(ctx: Context, args: AttachArgs) -> AttachResult:
     return ctx.server.attach(ctx.conn, args)
 
 

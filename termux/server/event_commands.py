@@ -14,15 +14,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import msgspec
 
 from termux.protocol.errors import ErrorCode, ProtocolError
+from termux.protocol.event_types import MAX_WAIT_MS, MAX_WAIT_SECONDS, SESSION_CLOSED, SESSION_EXITED
 from termux.protocol.messages import Args, Target
 from termux.server.commands import Context, command
 from termux.server.event_io import EventStream
 from termux.server.events import (
     DEFAULT_READ_LIMIT,
     MAX_READ_LIMIT,
-    MAX_WAIT_SECONDS,
-    SESSION_CLOSED,
-    SESSION_EXITED,
     ActivityTracker,
     EventFilter,
     EventLog,
@@ -36,8 +34,6 @@ from termux.server.matcher import Pattern, ScreenWatch, compile_pattern
 if TYPE_CHECKING:
     from termux.server.server import Server
     from termux.server.session import Session
-
-MAX_WAIT_MS = 3_600_000
 
 # -- arguments -----------------------------------------------------------------------------------
 
@@ -148,6 +144,7 @@ def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
 
 
 # -- session.wait --------------------------------------------------------------------------------
+
 
 def _no_match(session: Session) -> ProtocolError:
     return ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match")

@@ -18,10 +18,10 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from termux.protocol.errors import ErrorCode
-from termux.server.events import SESSION_ACTIVITY, SESSION_QUIET, ActivityTracker, EventLog, Subscriber
+from termux.protocol.events import QuietData, SessionActivity, SessionQuiet
+from termux.protocol.pushes import ErrorInfo, ErrorPush, encode_line
+from termux.server.events import ActivityTracker, EventLog, Subscriber
 
 if TYPE_CHECKING:
     from termux.server.server import Connection
@@ -68,13 +68,10 @@ class EventStream:
         self.written = sub.cursor
 
     def _dropped(self) -> None:
-        error = {
-            "code": ErrorCode.DROPPED,
-            "message": f"event stream dropped: more than {self.sub.max_queue} events behind; "
-            f"resume with cursor {self.written}",
-            "cursor": self.written,
-        }
-        self.conn.write(msgspec.json.encode({"push": "error", "error": error}) + b"\n")
+        message = (
+            f"event stream dropped: more than {self.sub.max_queue} events behind; resume with cursor {self.written}"
+        )
+        self.conn.write(encode_line(ErrorPush(ErrorInfo(ErrorCode.DROPPED, message, cursor=self.written))))
         transport = self.conn.transport
         if transport is not None:
             # A peer that is not reading would never take the rest of the buffer: abort.
@@ -105,7 +102,7 @@ class ActivityMonitor:
         """Called by the server for every parsed chunk (the screen already shows it)."""
         loop = asyncio.get_running_loop()
         if self.tracker.output(session.id, loop.time()):
-            self.log.append(SESSION_ACTIVITY, session=session.id, name=session.name)
+            self.log.commit(SessionActivity(session=session.id, name=session.name))
         if self._timer is None:
             self._arm(loop)
         for watcher in tuple(self._watchers.get(session.id, ())):
@@ -123,12 +120,8 @@ class ActivityMonitor:
         # The loop may run a handle a hair before its time; the deadline itself has passed.
         for session_id in self.tracker.expire(max(loop.time(), self._deadline)):
             session = self._lookup(session_id)
-            self.log.append(
-                SESSION_QUIET,
-                session=session_id,
-                name=session.name if session else None,
-                seconds=self.tracker.quiet_after,
-            )
+            name = session.name if session else None
+            self.log.commit(SessionQuiet(session=session_id, name=name, data=QuietData(self.tracker.quiet_after)))
         self._arm(loop)
 
     def forget(self, session_id: str) -> None:

@@ -9,8 +9,9 @@ a cursor older than the oldest held event minus one has missed events (`cursor_e
 past the newest event is from another server run (`cursor_ahead`), anything that is not a
 non-negative integer is `bad_cursor`.
 
-Every event is encoded to JSON once, when it is appended; reads and every subscriber reuse the
-bytes (`Event.json`, `Event.push_line`).
+Every event is encoded to JSON once, when it is committed; reads and every subscriber reuse the
+bytes (`Event.json`, `Event.push_line`). The server commits typed events (`commit`, with the
+structs of termux/protocol/events.py); `append` takes the same fields loose, for tests and tools.
 """
 
 from __future__ import annotations
@@ -24,40 +25,10 @@ from typing import Any
 import msgspec
 
 from termux.protocol.errors import ErrorCode, ProtocolError
-
-# Every event type the server emits (docs/protocol.md, "Events").
-SESSION_CREATED = "session.created"
-SESSION_EXITED = "session.exited"
-SESSION_CLOSED = "session.closed"  # killed or removed: the id names no session any more
-SESSION_RENAMED = "session.renamed"
-SESSION_RESIZED = "session.resized"
-SESSION_TITLE = "session.title"
-SESSION_BELL = "session.bell"
-SESSION_ACTIVITY = "session.activity"
-SESSION_QUIET = "session.quiet"
-CLIENT_ATTACHED = "client.attached"
-CLIENT_DETACHED = "client.detached"
-BUFFER_CHANGED = "buffer.changed"  # a paste buffer was set (or appended to)
-BUFFER_DELETED = "buffer.deleted"  # deleted, or dropped to keep within the bounds
-
-EVENT_TYPES: tuple[str, ...] = (
-    SESSION_CREATED,
-    SESSION_EXITED,
-    SESSION_CLOSED,
-    SESSION_RENAMED,
-    SESSION_RESIZED,
-    SESSION_TITLE,
-    SESSION_BELL,
-    SESSION_ACTIVITY,
-    SESSION_QUIET,
-    CLIENT_ATTACHED,
-    CLIENT_DETACHED,
-    BUFFER_CHANGED,
-    BUFFER_DELETED,
-)
+from termux.protocol.event_types import EVENT_TYPES
+from termux.protocol.events import EventBase, EventData
 
 DEFAULT_CAPACITY = 10_000
-MAX_WAIT_SECONDS = 30 * 86_400.0  # the longest wait anyone may ask for: session.wait, termux events --timeout
 DEFAULT_MAX_STREAMS = 256
 DEFAULT_MAX_WAITERS = 1024
 # How far (in events) a stream subscriber whose peer stopped reading may fall behind the log before
@@ -76,8 +47,8 @@ class Event:
     type: str
     session: str | None
     name: str | None
-    data: dict[str, Any]
-    json: bytes = b""  # the event object, encoded once at append
+    data: EventData | dict[str, Any]
+    json: bytes = b""  # the event object, encoded once at commit
     _push: bytes | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -87,7 +58,7 @@ class Event:
             "type": self.type,
             "session": self.session,
             "name": self.name,
-            "data": self.data,
+            "data": msgspec.to_builtins(self.data),
         }
 
     @property
@@ -98,7 +69,7 @@ class Event:
     @property
     def push_line(self) -> bytes:
         """The pushed line for streams, built on first use and shared by every subscriber."""
-        if self._push is None:
+        if self._push is None:  # an EventPush around the event's own bytes, not encoded again
             self._push = b'{"push":"event","event":' + self.json + b"}\n"
         return self._push
 
@@ -289,13 +260,26 @@ class EventLog:
 
     # -- writing ------------------------------------------------------------------------------
 
+    def commit(self, event: EventBase) -> Event:
+        """Commit a typed event: it gets the next `seq` and the time, and is encoded once."""
+        event.seq, event.time = self._last + 1, self._clock()
+        record = Event(event.seq, event.time, event.type, event.session, event.name, event.data)  # type: ignore[attr-defined]
+        record.json = _encoder.encode(event)
+        return self._store(record)
+
     def append(self, type: str, session: str | None = None, name: str | None = None, **data: Any) -> Event:
-        """Commit an event and hand it to every matching subscriber."""
+        """Commit an event given loose (any type name, any data): tests and tools; the server
+        commits typed ones."""
         seq = self._last + 1
-        event = Event(seq, self._clock(), type, session, name, data)
-        event.json = _encoder.encode(
-            {"seq": seq, "time": event.time, "type": type, "session": session, "name": name, "data": data}
+        record = Event(seq, self._clock(), type, session, name, data)
+        record.json = _encoder.encode(
+            {"seq": seq, "time": record.time, "type": type, "session": session, "name": name, "data": data}
         )
+        return self._store(record)
+
+    def _store(self, event: Event) -> Event:
+        """Hand a committed event to the ring and to every matching subscriber."""
+        seq = event.seq
         self._ring[(seq - 1) % self.capacity] = event
         self._last = seq
         if self._asleep:
@@ -488,9 +472,6 @@ class ActivityTracker:
 
     def is_active(self, session: str) -> bool:
         return session in self._active
-
-    def last_output(self, session: str) -> float | None:
-        return self._active.get(session)
 
     def next_deadline(self) -> float | None:
         """The earliest time a session can become quiet, or None when none is active."""

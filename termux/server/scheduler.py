@@ -7,7 +7,8 @@ first; the rest take turns (round robin), so one flood cannot starve another.
 
 While a person types, background parsing also rests between slices (see TYPING_SHARE).
 
-`SliceOrder` is the pure decision; `OutputPump` is the thin asyncio loop around it.
+`SliceOrder` (termux/slicing.py, shared with the TUI's feeder) is the pure decision; `OutputPump`
+is the thin asyncio loop around it.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Protocol
+
+from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder, rest_after
 
 # A slice ends at whichever comes first: SLICE_BYTES parsed, or its time budget spent. The time
 # budget bounds how long a request waits behind a slice whatever the emulator's speed on that
@@ -29,8 +31,6 @@ from typing import Protocol
 # budget allows, and never larger. A session's first piece, its speed unknown, is PARSE_CHUNK.
 SLICE_BYTES = 64 * 1024
 PARSE_CHUNK = 1024
-FOCUSED_BUDGET = 0.008
-BACKGROUND_BUDGET = 0.002
 # With nobody typing no keystroke can wait behind a slice, so background slices are as long as
 # focused ones: larger pieces, which the emulator parses several times faster per byte.
 QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
@@ -70,46 +70,6 @@ class Parseable(Protocol):
 
     @property
     def has_backlog(self) -> bool: ...
-
-
-class SliceOrder:
-    """Sessions waiting to be parsed, in the order they will be served."""
-
-    def __init__(self) -> None:
-        self._waiting: dict[str, None] = {}  # insertion-ordered set: the round-robin queue
-        self.focused: set[str] = set()
-
-    def __len__(self) -> int:
-        return len(self._waiting)
-
-    def add(self, session_id: str) -> None:
-        self._waiting.setdefault(session_id, None)
-
-    def discard(self, session_id: str) -> None:
-        self._waiting.pop(session_id, None)
-
-    def next(self) -> str | None:
-        """The session to parse next; it moves to the back of the queue (round robin)."""
-        if not self._waiting:
-            return None
-        chosen = next((sid for sid in self._waiting if sid in self.focused), None)
-        if chosen is None:
-            chosen = next(iter(self._waiting))
-        del self._waiting[chosen]
-        self._waiting[chosen] = None
-        return chosen
-
-    def waiting(self) -> Iterable[str]:
-        return iter(self._waiting)
-
-
-@dataclass(frozen=True)
-class Slice:
-    """What one `OutputPump.step` did."""
-
-    session: str
-    focused: bool
-    seconds: float
 
 
 class ParseRate:
@@ -182,7 +142,7 @@ class OutputPump:
         """Seconds to rest after `done`: only after a background slice, only while someone types."""
         if done.focused or not self.typing():
             return 0.0
-        return done.seconds * (1 / TYPING_SHARE - 1)
+        return rest_after(done.seconds, TYPING_SHARE)
 
     def step(self, until: float | None = None) -> Slice | None:
         """Parse one slice of the next session (forwarded as one chunk); None when nothing waited.

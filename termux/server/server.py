@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import termux.emulator as emulator
+import termux.protocol.events as ev
 from termux.clipboard import DEFAULT_SET_CLIPBOARD, ClipboardSet, SetClipboard
 from termux.paths import open_side_file, side_path
 from termux.protocol.errors import ErrorCode, ProtocolError
@@ -37,15 +38,21 @@ from termux.protocol.messages import (
     RequestId,
     convert_args,
     decode_request,
-    encode_b64,
-    push,
+)
+from termux.protocol.pushes import (
+    ClipboardPush,
+    OutputPush,
+    Snapshot,
+    SnapshotPush,
+    encode_line,
     reply_error,
     reply_ok,
 )
+from termux.protocol.results import AttachResult
 from termux.server import commands, gauge, sizing
 from termux.server.buffers import Buffer, PasteBuffers
 from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
-from termux.server.events import BUFFER_CHANGED, BUFFER_DELETED, DEFAULT_MAX_STREAMS, Event, EventLog
+from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
 from termux.server.matcher import MatchWorker
 from termux.server.priority import DEFAULT_BACKGROUND_NICE, CpuPriority
 from termux.server.scheduler import (
@@ -317,7 +324,7 @@ class Connection(asyncio.Protocol):
             if session is not None:
                 # Not subject to the cap: it goes only while the buffer is under HIGH, and it is
                 # what brings the view back in step, however large its screen.
-                line = push("snapshot", session=session.id, **self.server.snapshot(session))
+                line = encode_line(SnapshotPush.of(session.id, self.server.snapshot(session)))
                 if self.queued:
                     self.flush()  # pushes queued before it go first
                 if self.transport is not None and not self.transport.is_closing():
@@ -441,12 +448,8 @@ class Server:
         self.sessions[session_id] = session
         session.cpu = self.cpu.add(session.id, session.pid, config.background_nice)
         self._follow_focus()
-        self.events.append(
-            "session.created",
-            session=session.id,
-            name=session.name,
-            command=config.argv,
-            pid=session.pid,
+        self.events.commit(
+            ev.SessionCreated(session=session.id, name=session.name, data=ev.CreatedData(config.argv, session.pid))
         )
         return session
 
@@ -480,7 +483,7 @@ class Server:
         self._check_name(name, ignore=session)
         old, session.name = session.name, name
         if old != name:
-            self.events.append("session.renamed", session=session.id, name=name, old=old)
+            self.events.commit(ev.SessionRenamed(session=session.id, name=name, data=ev.RenamedData(old)))
 
     async def kill_session(self, session: Session) -> None:
         await session.kill()
@@ -493,7 +496,7 @@ class Server:
             for conn in self.connections:
                 conn.forget(session.id)
             self.activity.forget(session.id)
-            self.events.append("session.closed", session=session.id, name=session.name)
+            self.events.commit(ev.SessionClosed(session=session.id, name=session.name))
             self._resume_accepting()  # its descriptors are free
 
     def _output_ready(self, session: Session) -> None:
@@ -525,17 +528,17 @@ class Server:
         title = getattr(screen, "title", "")
         if title != session.title:
             session.title = title
-            self.events.append("session.title", session=session.id, name=session.name, title=title)
+            self.events.commit(ev.SessionTitle(session=session.id, name=session.name, data=ev.TitleData(title)))
         bells = getattr(screen, "bell_count", 0)
         if bells != session.bells:
             session.bells = bells
-            self.events.append("session.bell", session=session.id, name=session.name)
+            self.events.commit(ev.SessionBell(session=session.id, name=session.name))
         line = b""
         now = asyncio.get_running_loop().time()
         for conn in self.connections:
             if conn.follows(session.id) and conn.takes_output(session.id, len(chunk), now):
                 if not line:  # encoded once, whoever is looking
-                    line = push("output", session=session.id, offset=offset, data=encode_b64(chunk))
+                    line = encode_line(OutputPush(session.id, offset, chunk))
                 if TRACE.on:  # before the write: the client may stamp its receipt first
                     TRACE.stamp("server.pushed", session.id)
                 conn.write(line)
@@ -549,7 +552,7 @@ class Server:
         """A program set the clipboard (OSC 52): a paste buffer, and the views showing it write it
         to their terminal (of several in one parse slice, the last)."""
         self.set_buffer(request.data)
-        line = push("clipboard", session=session.id, selection=request.selection, data=encode_b64(request.data))
+        line = encode_line(ClipboardPush(session.id, request.selection, request.data))
         for conn in self.connections:
             if conn.attached and conn.focus == session.id:
                 conn.write(line)
@@ -559,8 +562,8 @@ class Server:
         make room, then the change."""
         buffer, dropped = self.buffers.set(data, time.time(), name=name, append=append)
         for old in dropped:
-            self.events.append(BUFFER_DELETED, buffer=old.name, reason="limit")
-        self.events.append(BUFFER_CHANGED, buffer=buffer.name, size=len(buffer.data))
+            self.events.commit(ev.BufferDeleted(data=ev.BufferDeletedData(old.name, "limit")))
+        self.events.commit(ev.BufferChanged(data=ev.BufferChangedData(buffer.name, len(buffer.data))))
         return buffer
 
     @contextmanager
@@ -581,34 +584,24 @@ class Server:
         self.activity.forget(session.id)
         self.resting.pop(session.id, None)
         self._resume_accepting()  # its PTY and pidfd are closed
-        self.events.append(
-            "session.exited",
-            session=session.id,
-            name=session.name,
-            exit_code=session.exit_code,
-            exit_signal=session.exit_signal,
-            signal_name=signal.Signals(session.exit_signal).name if session.exit_signal else None,
-        )
+        signal_name = signal.Signals(session.exit_signal).name if session.exit_signal else None
+        exited = ev.ExitedData(session.exit_code, session.exit_signal, signal_name)
+        self.events.commit(ev.SessionExited(session=session.id, name=session.name, data=exited))
 
-    def snapshot(self, session: Session) -> dict[str, Any]:
+    def snapshot(self, session: Session) -> Snapshot:
         """The session's screen as replay bytes, and the output offset they stand for. Made again
         only once output was parsed or the session resized: attaching to idle sessions is free."""
         cached = session.snapshot_cache
         if cached is not None and cached[0] == session.bytes_parsed:
             return cached[1]
         data = emulator.snapshot(session.screen)
-        made = {
-            "offset": session.bytes_parsed,
-            "cols": session.screen.columns,
-            "rows": session.screen.lines,
-            "data": encode_b64(data),
-        }
+        made = Snapshot(session.bytes_parsed, session.screen.columns, session.screen.lines, data)
         session.snapshot_cache = (session.bytes_parsed, made)
         return made
 
     # -- attached clients ------------------------------------------------------------------------
 
-    def attach(self, conn: Connection, args: AttachArgs) -> dict[str, Any]:
+    def attach(self, conn: Connection, args: AttachArgs) -> AttachResult:
         if conn.stream is not None:
             raise ProtocolError(
                 ErrorCode.BUSY,
@@ -623,15 +616,15 @@ class Server:
         if args.set_clipboard is not None:
             self.set_clipboard = args.set_clipboard
         self.set_focus(conn, focus, size)
-        self.events.append("client.attached", pid=conn.peer_pid)
+        self.events.commit(ev.ClientAttached(data=ev.ClientData(conn.peer_pid)))
         snapshots = {s.id: self.snapshot(s) for s in self.sessions.values() if conn.follows(s.id)}
-        return {
-            "sessions": [s.info() for s in self.sessions.values()],
-            "snapshots": snapshots,
-            "cursor": self.events.cursor,
-            "in_sync": True,
-            "last_focus": self.last_focus if self.last_focus in self.sessions else None,
-        }
+        return AttachResult(
+            sessions=[s.info() for s in self.sessions.values()],
+            snapshots=snapshots,
+            cursor=self.events.cursor,
+            in_sync=True,
+            last_focus=self.last_focus if self.last_focus in self.sessions else None,
+        )
 
     def set_focus(self, conn: Connection, session_id: str | None, size: tuple[int, int] | None = None) -> None:
         """`conn` now shows `session_id` (None: nothing); `size` is the view's, when it says."""
@@ -677,7 +670,8 @@ class Server:
     def resize(self, session: Session, cols: int, rows: int) -> None:
         if (cols, rows) != (session.config.cols, session.config.rows):
             session.resize(cols, rows)
-            self.events.append("session.resized", session=session.id, name=session.name, cols=cols, rows=rows)
+            resized = ev.ResizedData(cols, rows)
+            self.events.commit(ev.SessionResized(session=session.id, name=session.name, data=resized))
 
     def _follow_focus(self) -> None:
         """CPU priority follows focus, while any view is attached (else every session has its own)."""
@@ -696,7 +690,7 @@ class Server:
             if conn.attached:
                 conn.attached = False
                 self.set_focus(conn, None)
-                self.events.append("client.detached", pid=conn.peer_pid)
+                self.events.commit(ev.ClientDetached(data=ev.ClientData(conn.peer_pid)))
 
     # -- stats -----------------------------------------------------------------------------------
 

@@ -16,11 +16,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import termux.emulator as emulator
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import SessionInfo
+from termux.protocol.pushes import Snapshot
 from termux.trace import TRACE
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ class Session:
         self.bells = 0
         self.cpu: Group | None = None  # its scheduling group, when the server manages it
         # The server's snapshot of the screen and the bytes_parsed it was made at; a resize drops it.
-        self.snapshot_cache: tuple[int, dict[str, Any]] | None = None
+        self.snapshot_cache: tuple[int, Snapshot] | None = None
         self._screen_text: tuple[tuple[int, int, int], str] = ((-1, 0, 0), "")
         self._outbox = bytearray()
         self.input_written = 0  # input bytes the program's PTY has taken

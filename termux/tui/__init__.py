@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,13 @@ if TYPE_CHECKING:
 from termux.text import visible
 
 __all__ = ["run", "run_tui"]
+
+# Textual draws on a fixed grid of TEXTUAL_FPS frames a second (60 by default): an echo that lands
+# just after a frame would wait up to a whole period for the next one. termux paces the terminal
+# view itself (FramePacer), so Textual may draw as soon as it is asked; its frame timer still
+# sleeps while nothing is dirty. Read once, when Textual is first imported: hence here, before it.
+TEXTUAL_FPS = 1000
+os.environ.setdefault("TEXTUAL_FPS", str(TEXTUAL_FPS))
 
 
 def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None) -> int:

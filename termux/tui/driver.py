@@ -1,10 +1,10 @@
 """Textual's Linux driver, changed where a multiplexer needs it.
 
-1. A lone Escape. Textual's XTermParser waits `textual.constants.ESCAPE_DELAY` (100 ms) after an
-   ESC for the rest of a sequence, and the stock input thread only notices that deadline when its
-   `select(0.1)` poll comes back, so a lone ESC reaches the app 100–200 ms late. Here the delay is
-   short (terminals write a whole sequence at once) and the input thread's select sleeps exactly
-   until the parser's deadline.
+1. A lone Escape. Textual's XTermParser waits `textual.constants.ESCAPE_DELAY` (100 ms, from
+   `ESCDELAY`, read once at import) after an ESC for the rest of a sequence, and the stock input
+   thread only notices that deadline when its `select(0.1)` poll comes back, so a lone ESC reaches
+   the app 100–200 ms late. Here each parser waits the configured delay (short: terminals write a
+   whole sequence at once), and the input thread's select sleeps exactly until its deadline.
 2. No polling. The stock input thread wakes ten times a second while idle. This one blocks in
    select with no timeout unless an escape sequence is pending, and is woken by a pipe to stop.
 3. Lossy key names. Textual reads ESC DEL (alt+backspace) as ctrl+w; the parser is told otherwise.
@@ -21,26 +21,34 @@
    in several reads (a terminal that does not ignores the mode). Textual's own markers, sent only
    when the terminal answers its query, are dropped: every write is bracketed here.
 7. Frames are written on the loop's thread. Textual hands each frame to an output thread; when the
-   machine's CPUs are taken, waking that thread costs a scheduler turn per frame (keystroke p50
-   with 16 busy loops beside it: 53.9 ms through the thread, 27.7 ms written directly, measured with
-   `python -m e2e.test_latency --floods 16 --programs spin`). A terminal that stops reading stalls
-   the TUI either way: Textual's queue holds 30 frames, then blocks the loop too.
+   machine's CPUs are taken, waking that thread costs a scheduler turn per frame, which the
+   keystroke latency with busy loops beside it shows (`python -m e2e.test_latency --floods 16
+   --programs spin`; figures in benchmarks/README.md). A terminal that stops reading stalls the TUI
+   either way: Textual's queue holds 30 frames, then blocks the loop too.
+
+This is the one module that uses Textual's private names (the parser, its deadline, the driver's
+app): `textual_changes()` says which of them a Textual release changed, and the tests run it, so
+an upgrade that moves one fails loudly, naming it, instead of silently bringing the 100 ms Escape
+or a 10 Hz poll back. Everything else in termux uses Textual's public API (a test checks it).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
 import os
 import selectors
 import signal
+import sys
+import time
 from codecs import getincrementaldecoder
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from textual import constants, events
-from textual._ansi_sequences import SYNC_END, SYNC_START
+from textual import events
+from textual._parser import Read1
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
@@ -48,6 +56,10 @@ from textual.message import Message
 from termux.trace import TRACE
 
 ESCAPE_DELAY = 0.005  # seconds an ESC waits for the rest of a sequence
+MIN_ESCAPE_DELAY = 0.0005  # a delay of 0 still lets the rest of a sequence written at once arrive
+# Synchronized output (DEC mode 2026): a terminal that supports it shows what is between these whole.
+SYNC_START = "\x1b[?2026h"
+SYNC_END = "\x1b[?2026l"
 # Signals that end the TUI, and why it says it ended (tmux's words).
 ENDING_SIGNALS = {
     signal.SIGTERM: "terminated",
@@ -58,7 +70,16 @@ ENDING_SIGNALS = {
 
 
 class TermuxParser(XTermParser):
-    """Textual's parser with the key names a multiplexer must not lose."""
+    """Textual's parser with the key names a multiplexer must not lose, and its own Escape delay."""
+
+    def __init__(self, debug: bool = False, escape_delay: float = ESCAPE_DELAY) -> None:
+        self.escape_delay = escape_delay  # before the parser starts: its first read asks for it
+        super().__init__(debug)
+
+    def read1(self, timeout: float | None = None) -> Read1:  # type: ignore[override]
+        """The parser's one timed read is the wait for the rest of a sequence after an ESC: it
+        waits this parser's delay, not Textual's process-wide constant."""
+        return Read1(None if timeout is None else self.escape_delay)
 
     def _sequence_to_key_events(self, sequence: str, alt: bool = False) -> Iterable[events.Key]:
         if sequence == "\x1b\x7f":
@@ -66,7 +87,7 @@ class TermuxParser(XTermParser):
         return super()._sequence_to_key_events(sequence, alt)
 
     def next_timeout(self) -> float | None:
-        """The parser's pending deadline (time.monotonic-based, as Textual's get_time), or None."""
+        """The parser's pending deadline (a time.monotonic reading), or None."""
         deadline: float | None = getattr(self, "_timeout_time", None)
         return deadline
 
@@ -74,17 +95,15 @@ class TermuxParser(XTermParser):
 class TermuxDriver(LinuxDriver):
     """LinuxDriver with an idle-silent input thread, a short ESC delay and the input fast path."""
 
-    #: Called on the event loop with each Key/Paste; returns nothing. Set by the app.
+    #: Called on the event loop with each Key/Paste; returns nothing: the app's `input_from_driver`.
     input_hook: Callable[[Message], None] | None = None
-    #: The context the hook runs in (the app's, captured when it set the hook).
+    #: The context the hook runs in (the app's, captured when the driver starts).
     input_context: contextvars.Context | None = None
 
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
-        # The parser reads this module constant each time it waits after an ESC.
         delay_ms = getattr(getattr(app, "config", None), "escape_delay_ms", None)
-        delay = ESCAPE_DELAY if delay_ms is None else delay_ms / 1000
-        constants.ESCAPE_DELAY = max(delay, 0.0005)  # type: ignore[misc]
+        self.escape_delay = max(ESCAPE_DELAY if delay_ms is None else delay_ms / 1000, MIN_ESCAPE_DELAY)
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         self._stopping = False
@@ -95,6 +114,11 @@ class TermuxDriver(LinuxDriver):
 
     def start_application_mode(self) -> None:
         self._event_loop = loop = asyncio.get_running_loop()
+        # On the loop, in the app's context: Textual finds the active app through context variables.
+        self.input_context = contextvars.copy_context()
+        self.input_hook = getattr(self._app, "input_from_driver", None)
+        if hasattr(self._app, "write_to_terminal"):  # escapes of the app's own (OSC 52) go out here
+            self._app.write_to_terminal = self.write
         self._stopping = False
         for sig in ENDING_SIGNALS:  # removed when the loop closes
             loop.add_signal_handler(sig, self._end, sig)
@@ -131,17 +155,15 @@ class TermuxDriver(LinuxDriver):
                 pass
 
     def run_input_thread(self) -> None:
-        from textual._time import get_time
-
         selector = selectors.DefaultSelector()
         selector.register(self.fileno, selectors.EVENT_READ)
         selector.register(self._wake_r, selectors.EVENT_READ)
-        parser = TermuxParser(self._debug)
+        parser = TermuxParser(self._debug, self.escape_delay)
         decode = getincrementaldecoder("utf-8")(errors="replace").decode
         try:
             while not self._stopping:
                 deadline = parser.next_timeout()
-                timeout = None if deadline is None else max(0.0, deadline - get_time())
+                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
                 self.select_timeouts.append(timeout)
                 for key, _mask in selector.select(timeout):
                     if key.fd == self._wake_r:
@@ -173,7 +195,7 @@ class TermuxDriver(LinuxDriver):
                 pass
 
     def write(self, data: str) -> None:
-        out = self._file
+        out = sys.__stderr__  # where Textual writes (textual_changes checks it)
         if out is None or self._hung_up:  # no terminal to draw on (sys.__stderr__ is None)
             return
         if data in (SYNC_START, SYNC_END):
@@ -197,3 +219,36 @@ class TermuxDriver(LinuxDriver):
             loop.call_soon_threadsafe(hook, message, context=self.input_context)
             return
         super().process_message(message)
+
+
+def textual_changes() -> list[str]:
+    """Which of the Textual internals this module relies on a Textual release changed, each said
+    in a sentence (empty: none). The tests call it (tests/tui/test_driver.py)."""
+    import textual._ansi_sequences
+    import textual._time
+    from textual.driver import Driver
+
+    changed = []
+    parser = TermuxParser(escape_delay=0.25)
+    if not hasattr(parser, "_timeout_time"):
+        changed.append("textual._parser.Parser keeps its deadline elsewhere than _timeout_time (next_timeout)")
+    else:
+        before = time.monotonic()
+        list(parser.feed("\x1b"))
+        deadline = parser.next_timeout()
+        if deadline is None or not before + 0.2 <= deadline <= time.monotonic() + 0.25:
+            changed.append("XTermParser no longer waits after an ESC through self.read1(timeout) (TermuxParser.read1)")
+        if [k.key for k in parser.tick() if isinstance(k, events.Key)] != []:
+            changed.append("Parser.tick fires before the deadline")
+    if textual._time.get_time is not time.monotonic:
+        changed.append("textual._time.get_time is no longer time.monotonic (the parser's deadlines)")
+    if not callable(getattr(XTermParser, "_sequence_to_key_events", None)):
+        changed.append("XTermParser._sequence_to_key_events is gone (TermuxParser's alt+backspace)")
+    if "self._file = sys.__stderr__" not in inspect.getsource(LinuxDriver.__init__):
+        changed.append("LinuxDriver no longer writes to sys.__stderr__ (TermuxDriver.write)")
+    init = inspect.getsource(Driver.__init__)
+    if "self._app = app" not in init or "self._debug = debug" not in init:
+        changed.append("Driver no longer keeps its app in _app and debug in _debug")
+    if (textual._ansi_sequences.SYNC_START, textual._ansi_sequences.SYNC_END) != (SYNC_START, SYNC_END):
+        changed.append("Textual's synchronized-output markers changed (TermuxDriver.write drops Textual's own)")
+    return changed

@@ -3,15 +3,18 @@
 Each followed session has a `Shadow`: a termux Screen fed with the output the server pushes, the
 output offset it reflects, and a backlog of pushed chunks not fed yet. Shadows keep no scrollback
 by default: the server's is complete (a shadow resynced by snapshot would have gaps), so the
-scrollback view asks the server, and a flood costs the TUI no history bookkeeping. `Feeder.step(focused)` does
-one bounded slice of work and says what it did; the app runs steps with a yield between them, so a
-keystroke waits for at most one slice:
+scrollback view asks the server, and a flood costs the TUI no history bookkeeping.
 
-1. the focused session's backlog first, `focus_slice` bytes (or `focus_slice_time`) per step;
-2. then the background sessions round-robin, `background_slice` bytes (or time) per step.
+The feed follows the server's slicing policy, in its words (termux/slicing.py): `Feeder.step(visible)`
+parses one bounded slice and says what it did (a `ShadowSlice`); the app runs slices with a yield
+between them, so a keystroke waits for at most one slice:
+
+1. the visible sessions' backlogs first (the focused one and any other on view),
+   `FOCUSED_SLICE_BYTES` (or `FOCUSED_BUDGET`) per slice;
+2. then the background sessions round-robin, `BACKGROUND_SLICE_BYTES` (or `BACKGROUND_BUDGET`).
 
 A background session whose backlog grows past `backlog_limit` loses that backlog and is marked for
-resync (the focused one only past `focus_backlog_limit`, output faster than parsing for long):
+resync (a visible one only past `focus_backlog_limit`, output faster than parsing for long):
 the app asks the server for a snapshot (`session.snapshot`) and `reset()` replaces the screen with it.
 Offsets make this exact: output already covered by the snapshot is trimmed, a gap (output missing
 before a chunk) also triggers a resync. Every buffer here is bounded.
@@ -21,25 +24,24 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from typing import Any
 
 from termux.emulator import ByteStream, Screen
+from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder
 
-# A slice ends at whichever comes first: its byte budget or its time budget (checked every PIECE
+# A slice ends at whichever comes first: its byte bound or its time budget (checked every PIECE
 # bytes). The time budget keeps the wait of a keystroke short on a slow or loaded machine, where
-# parsing 32 KiB of a `yes` flood can take 100 ms.
-FOCUS_SLICE = 256 << 10
-FOCUS_SLICE_TIME = 0.008
-BACKGROUND_SLICE = 32 << 10
-BACKGROUND_SLICE_TIME = 0.002
+# parsing a background slice's bytes of a `yes` flood can take many times the budget.
+FOCUSED_SLICE_BYTES = 256 << 10
+BACKGROUND_SLICE_BYTES = 32 << 10
 PIECE = 2048
 # Per background session: above this many unparsed bytes the backlog is dropped and the session is
 # resynced from a snapshot. A view of a background session needs its latest screen, not every
 # byte, so this is small: a flood costs a snapshot now and then instead of parsing all of it.
 BACKLOG_LIMIT = 128 << 10
-# The focused session is parsed in full; only output arriving faster than this machine can parse
+# A visible session is parsed in full; only output arriving faster than this machine can parse
 # for long (a backlog past this bound) is coalesced by a snapshot, so memory stays bounded.
 FOCUS_BACKLOG_LIMIT = 16 << 20
 RESYNC_BUFFER = 128 << 10  # output kept while a snapshot is on its way; the oldest is dropped first
@@ -75,16 +77,19 @@ class Shadow:
             return offset + len(data)
         return self.offset
 
+    @property
+    def ready(self) -> bool:
+        """Output is queued and may be parsed (not while a snapshot is on its way)."""
+        return bool(self.backlog) and not self.resyncing
 
-@dataclass
-class Step:
-    """What one slice did: `fed` bytes of `session` were parsed into its shadow screen; `chunks`
-    holds the slice's newest bytes (the activity view reads their tail)."""
 
-    session: str
-    fed: int
-    focused: bool
-    chunks: list[bytes]
+@dataclass(frozen=True)
+class ShadowSlice(Slice):
+    """A slice of the TUI's feed: `fed` bytes were parsed into the session's shadow screen;
+    `chunks` holds the slice's newest bytes (the activity view reads their tail)."""
+
+    fed: int = 0
+    chunks: list[bytes] = field(default_factory=list)
     replay: bool = False  # every byte fed was a deferred snapshot's: the screen as it was, nothing new
 
 
@@ -93,25 +98,25 @@ class Feeder:
         self,
         *,
         history: int = 0,
-        focus_slice: int = FOCUS_SLICE,
-        background_slice: int = BACKGROUND_SLICE,
+        focused_slice_bytes: int = FOCUSED_SLICE_BYTES,
+        background_slice_bytes: int = BACKGROUND_SLICE_BYTES,
         backlog_limit: int = BACKLOG_LIMIT,
         focus_backlog_limit: int = FOCUS_BACKLOG_LIMIT,
-        focus_slice_time: float | None = FOCUS_SLICE_TIME,
-        background_slice_time: float | None = BACKGROUND_SLICE_TIME,
+        focused_budget: float | None = FOCUSED_BUDGET,
+        background_budget: float | None = BACKGROUND_BUDGET,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.history = history
-        self.focus_slice_time = focus_slice_time
-        self.background_slice_time = background_slice_time
+        self.focused_budget = focused_budget  # None: slices end at their byte bound only
+        self.background_budget = background_budget
         self.clock = clock
-        self.focus_slice = focus_slice
-        self.background_slice = background_slice
+        self.focused_slice_bytes = focused_slice_bytes
+        self.background_slice_bytes = background_slice_bytes
         self.backlog_limit = backlog_limit
         self.focus_backlog_limit = focus_backlog_limit
         self.shadows: dict[str, Shadow] = {}
         self.need_snapshot: set[str] = set()  # the app requests these and calls reset()
-        self._turn: deque[str] = deque()  # background round-robin order
+        self.order = SliceOrder()  # shadows with output to parse, visible ones first
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -127,18 +132,17 @@ class Feeder:
             shadow = Shadow(session, screen, stream, offset - len(snapshot), replay_until=offset)
             shadow.backlog.append((shadow.offset, snapshot))
             shadow.backlog_bytes = len(snapshot)
+            self.order.add(session)
         else:
             screen, stream = make_screen(cols, rows, self.history, snapshot)
             shadow = Shadow(session, screen, stream, offset)
         self.shadows[session] = shadow
-        self._turn.append(session)
         return shadow
 
     def remove(self, session: str) -> None:
         self.shadows.pop(session, None)
         self.need_snapshot.discard(session)
-        if session in self._turn:
-            self._turn.remove(session)
+        self.order.discard(session)
 
     def reset(self, session: str, cols: int, rows: int, snapshot: bytes, offset: int) -> Shadow:
         """Replace the session's screen with a server snapshot taken at `offset`; queued output the
@@ -164,12 +168,15 @@ class Feeder:
             expected = end
         old.backlog = kept
         old.backlog_bytes = sum(len(d) for _, d in kept)
+        if kept:
+            self.order.add(session)
         return old
 
     # -- input from the server -----------------------------------------------------------------
 
-    def push(self, session: str, offset: int, data: bytes, focused: str | None) -> None:
-        """Queue pushed output. Never parses (that is `step`'s job, in bounded slices)."""
+    def push(self, session: str, offset: int, data: bytes, visible: Set[str]) -> None:
+        """Queue pushed output (`visible`: the sessions on view). Never parses (that is `step`'s
+        job, in bounded slices)."""
         shadow = self.shadows.get(session)
         if shadow is None or not data:
             return
@@ -194,9 +201,11 @@ class Feeder:
             offset = end
         shadow.backlog.append((offset, data))
         shadow.backlog_bytes += len(data)
-        limit = self.focus_backlog_limit if session == focused else self.backlog_limit
+        limit = self.focus_backlog_limit if session in visible else self.backlog_limit
         if shadow.backlog_bytes > limit:
             self._resync(shadow)
+        else:
+            self.order.add(session)
 
     def resync(self, session: str) -> None:
         """Drop what is queued and ask for a fresh snapshot (the session changed size elsewhere)."""
@@ -211,29 +220,35 @@ class Feeder:
         shadow.resyncs += 1
         shadow.replay_until = None
         self.need_snapshot.add(shadow.id)
+        self.order.discard(shadow.id)
 
     # -- the work -------------------------------------------------------------------------------
 
     def has_work(self) -> bool:
-        return any(s.backlog and not s.resyncing for s in self.shadows.values())
+        return any(s.ready for s in self.shadows.values())
 
-    def step(self, focused: str | None) -> Step | None:
-        """Parse one bounded slice; the focused session first. None when there is nothing to do."""
-        shadow = self.shadows.get(focused) if focused is not None else None
-        if shadow is not None and shadow.backlog and not shadow.resyncing:
-            return self._feed(shadow, self.focus_slice, self.focus_slice_time, True)
-        for _ in range(len(self._turn)):
-            session = self._turn[0]
-            self._turn.rotate(-1)
+    def step(self, visible: Set[str]) -> ShadowSlice | None:
+        """Parse one bounded slice, a visible session's first. None when there is nothing to do."""
+        self.order.focused = set(visible)
+        while (session := self.order.next()) is not None:
             shadow = self.shadows.get(session)
-            if shadow is not None and session != focused and shadow.backlog and not shadow.resyncing:
-                return self._feed(shadow, self.background_slice, self.background_slice_time, False)
+            if shadow is None or not shadow.ready:
+                self.order.discard(session)  # (resyncing: reset() queues it again)
+                continue
+            if session in visible:
+                done = self._feed(shadow, self.focused_slice_bytes, self.focused_budget, True)
+            else:
+                done = self._feed(shadow, self.background_slice_bytes, self.background_budget, False)
+            if not shadow.backlog:
+                self.order.discard(session)
+            return done
         return None
 
-    def _feed(self, shadow: Shadow, budget: int, seconds: float | None, focused: bool) -> Step:
+    def _feed(self, shadow: Shadow, budget: int, seconds: float | None, focused: bool) -> ShadowSlice:
         fed = 0
         last = b""
-        deadline = None if seconds is None else self.clock() + seconds
+        started = self.clock()
+        deadline = None if seconds is None else started + seconds
         while shadow.backlog and fed < budget:
             if deadline is not None and fed and self.clock() >= deadline:
                 break  # always some progress, then at most PIECE bytes past the time budget
@@ -264,7 +279,8 @@ class Feeder:
         if shadow.replay_until is not None and shadow.offset >= shadow.replay_until:
             shadow.replay_until = None  # replayed: what follows is output
         # The newest bytes of the slice, for the activity view (it looks at a chunk's tail only).
-        return Step(shadow.id, fed, focused, [last] if fed else [], replay)
+        seconds_taken = self.clock() - started
+        return ShadowSlice(shadow.id, focused, seconds_taken, fed, [last] if fed else [], replay)
 
 
 # Output that streams into the focused session is drawn at most this often; the echo of a key is

@@ -12,6 +12,8 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from termux.emulator.rows import Packed
+
 # pyte's colour names (its own spelling, "brown" for yellow, and its typo for 105) → ANSI numbers.
 _NAMED = {
     "black": 0,
@@ -142,13 +144,57 @@ def _exts(cells: list[Any]) -> list[Any]:
 def render_line(screen: Any, y: int, palette: Palette, cursor_x: int | None = None) -> Strip:
     """One screen line as a Strip of exactly `screen.columns` cells.
 
-    Runs of cells with equal attributes become one segment; the runs are found by comparing the
-    cells' attributes pairwise in C (map/compress), since a line is redrawn whenever it scrolls.
-    A wide character's second cell (pyte stores it as "") adds no text: the character itself is
-    two cells wide. `cursor_x` marks the cursor cell (reverse video).
+    A row the emulator keeps as runs of text (`Packed`) is drawn from its runs, a segment per run,
+    without turning it into cells; any other row cell by cell (`render_cells`). `cursor_x` marks
+    the cursor cell (reverse video).
     """
-    row = screen.buffer[y]
-    return render_cells(list(map(row.__getitem__, range(screen.columns))), palette, cursor_x)
+    row = _row(screen, y)
+    if row.__class__ is Packed:
+        return render_packed(row, screen.columns, palette, cursor_x)
+    return render_cells(_cells(screen, row), palette, cursor_x)
+
+
+def _row(screen: Any, y: int) -> Any:
+    """Row y as stored, for reading only: None (no row), a `Packed` row of runs, or cells. The fast
+    Screen's rows are not turned into cells (nor made, for a row that does not exist)."""
+    peek = getattr(screen.buffer, "peek", None)
+    return peek(y) if peek is not None else screen.buffer.get(y)
+
+
+def _cells(screen: Any, row: Any) -> list[Any]:
+    if row is None:
+        return [screen.default_char] * screen.columns
+    return list(map(row.__getitem__, range(screen.columns)))
+
+
+def render_packed(row: Packed, columns: int, palette: Palette, cursor_x: int | None = None) -> Strip:
+    """render_line for a row of runs: single-width characters from column `row.start` to `row.end`,
+    `texts[i]` in `cells[i]`'s attributes; the columns around them are the row's default cell."""
+    default = row.default
+    pieces: list[tuple[int, str, Any]] = []  # (first column, text, a cell with its attributes)
+    if row.start:
+        pieces.append((0, " " * row.start, default))
+    x = row.start
+    for text, cells in zip(row.texts, row.cells, strict=True):
+        pieces.append((x, text, cells.attrs))
+        x += len(text)
+    if x < columns:
+        pieces.append((x, " " * (columns - x), default))
+    style = palette.style
+    segments = []
+    for start, text, cell in pieces:
+        attrs, ext = _attrs(cell), cell.ext
+        if cursor_x is not None and start <= cursor_x < start + len(text):
+            at = cursor_x - start
+            if at:
+                segments.append(Segment(text[:at], style(*attrs, ext)))
+            segments.append(Segment(text[at], _cell_style(palette, attrs, ext)))
+            if at + 1 < len(text):
+                segments.append(Segment(text[at + 1 :], style(*attrs, ext)))
+        else:
+            segments.append(Segment(text, style(*attrs, ext)))
+    strip = Strip(segments)
+    return strip if strip.cell_length == columns else strip.crop_extend(0, columns, None)
 
 
 def render_cells(cells: list[Any], palette: Palette, cursor_x: int | None = None) -> Strip:
@@ -184,17 +230,21 @@ class ScreenRenderer:
         # id(row) -> (row, its cells, cursor column, strip) as last drawn; rows no longer on the
         # screen are dropped once this holds twice the screen's lines.
         self._rows: dict[int, tuple[Any, list[Any], int | None, Strip]] = {}
+        # y -> (what a blank line there was drawn for: size, cursor, default cell; its strip)
+        self._blanks: dict[int, tuple[tuple[Any, ...], Strip]] = {}
         self.rendered = 0  # lines rendered since creation (tests count re-renders)
         self.reused = 0  # dirty lines whose row had only moved: drawn with the strip it had
 
     def reset(self) -> None:
         self._strips.clear()
         self._rows.clear()
+        self._blanks.clear()
         self._cursor = None
 
     def take_dirty(self, screen: Any, show_cursor: bool) -> set[int]:
-        """Lines that changed since the last call (pyte's dirty set plus cursor moves), drawn
-        again now; clears the screen's dirty set.
+        """Lines that changed since the last call, drawn again now: of pyte's dirty set plus the
+        cursor's moves, those whose strip is not the one already there (a line marked dirty that
+        shows what it showed keeps its strip and needs no repaint). Clears the screen's dirty set.
 
         Drawn now, not when Textual paints them: output parsed in between (the pump runs before
         the paint) would otherwise reach the lines Textual repaints but not the ones it keeps,
@@ -208,34 +258,64 @@ class ScreenRenderer:
             if cursor is not None:
                 dirty.add(cursor[1])
             self._cursor = cursor
-        for y in dirty:
-            self._strips.pop(y, None)
-        for y in dirty:
-            self.line(screen, y)
-        return dirty
+        before = {y: self._strips.pop(y, None) for y in dirty}
+        return {y for y in dirty if self.line(screen, y) is not before[y]}
 
     def line(self, screen: Any, y: int) -> Strip:
         strip = self._strips.get(y)
         if strip is not None:
             return strip
         cursor_x = self._cursor[0] if self._cursor is not None and self._cursor[1] == y else None
-        row = screen.buffer[y]
-        cells = list(map(row.__getitem__, range(screen.columns)))
+        row = _row(screen, y)
+        # What the row shows, to tell whether it is the one drawn before, by the objects it is made
+        # of being the same ones in the same places: a row of runs by its texts and their attribute
+        # caches, a row of cells by its cells (both immutable). (Not `==`: termux's cells compare
+        # equal to pyte's, ignoring their extras.)
+        if row.__class__ is Packed:
+            # (the attribute caches by identity too: they are dicts, equal when their cells are)
+            content: list[Any] = [row.start, row.default, *row.texts, *row.cells]
+        else:
+            content = _cells(screen, row)
+        if row is None:  # no row: blank, in the screen's default cell
+            return self._blank_line(screen, y, cursor_x)
         drawn = self._rows.get(id(row))
-        # Cells are immutable: the same objects in the same places are the same line. (Not `==`:
-        # termux's cells compare equal to pyte's, ignoring their extras.)
-        if drawn is not None and drawn[0] is row and drawn[2] == cursor_x and all(map(is_, drawn[1], cells)):
+        same = (
+            drawn is not None
+            and drawn[0] is row
+            and drawn[2] == cursor_x
+            and len(drawn[1]) == len(content)
+            and all(map(is_, drawn[1], content))
+        )
+        if same:
+            assert drawn is not None
             strip = drawn[3]
             self.reused += 1
         else:
-            strip = render_cells(cells, self.palette, cursor_x)
+            if row.__class__ is Packed:
+                strip = render_packed(row, screen.columns, self.palette, cursor_x)
+            else:
+                strip = render_cells(content, self.palette, cursor_x)
             self.rendered += 1
             if len(self._rows) >= 2 * screen.lines:
                 self._forget_gone_rows(screen)
-            self._rows[id(row)] = (row, cells, cursor_x, strip)
+            self._rows[id(row)] = (row, content, cursor_x, strip)
+        self._strips[y] = strip
+        return strip
+
+    def _blank_line(self, screen: Any, y: int, cursor_x: int | None) -> Strip:
+        default = screen.default_char
+        key = (screen.columns, cursor_x, default, getattr(default, "ext", None))
+        drawn = self._blanks.get(y)
+        if drawn is not None and drawn[0] == key:
+            strip = drawn[1]
+            self.reused += 1
+        else:
+            strip = render_cells(_cells(screen, None), self.palette, cursor_x)
+            self._blanks[y] = (key, strip)
+            self.rendered += 1
         self._strips[y] = strip
         return strip
 
     def _forget_gone_rows(self, screen: Any) -> None:
-        shown = {id(screen.buffer.get(y)) for y in range(screen.lines)}
+        shown = {id(_row(screen, y)) for y in range(screen.lines)}
         self._rows = {key: drawn for key, drawn in self._rows.items() if key in shown}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from rich.cells import cell_len, set_cell_size
@@ -12,13 +11,14 @@ from rich.text import Text
 from textual import events
 from textual.geometry import Region, Size
 from textual.message import Message
+from textual.reactive import reactive
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static
 
 from termux.keys import ALT, CTRL, SHIFT, encode_mouse, mouse_tracking
 from termux.text import visible
+from termux.tui.model import SessionRow
 from termux.tui.render import Palette, ScreenRenderer
 
 
@@ -98,14 +98,19 @@ class TerminalView(BaseStyled, can_focus=True):
         self.refresh()
 
     def update_dirty(self) -> set[int]:
-        """Refresh just the lines the screen changed; returns them."""
+        """Repaint just the lines whose content changed; returns them."""
         screen = self.screen_
         if screen is None:
             return set()
         dirty = self.renderer.take_dirty(screen, show_cursor=self._cursor_visible())
         width = self.size.width
-        for y in dirty:
-            self.refresh(Region(0, y, width, 1))
+        # One region per run of adjacent lines: a scroll repaints the screen as one region.
+        lines = sorted(dirty)
+        start = 0
+        for i, y in enumerate(lines):
+            if i + 1 == len(lines) or lines[i + 1] != y + 1:
+                self.refresh(Region(0, lines[start], width, y - lines[start] + 1))
+                start = i + 1
         return dirty
 
     def _cursor_visible(self) -> bool:
@@ -213,21 +218,6 @@ class TerminalView(BaseStyled, can_focus=True):
             self._select("wheel-down", event)
         elif not self._send_mouse("wheel", 5, event):
             self.post_message(self.Scrolled(1))
-
-
-@dataclass
-class SessionRow:
-    """What the sidebar shows for one session."""
-
-    id: str
-    name: str
-    state: str = "running"
-    exit_code: int | None = None
-    exit_signal: str | None = None
-    unseen: bool = False
-    bell: bool = False
-    preview: str = ""
-    title: str = ""
 
 
 Piece = tuple[str, Style]
@@ -413,9 +403,9 @@ class Sidebar(BaseStyled):
 MESSAGE_SECONDS = 4.0  # how long a status-line message stays
 
 
-class StatusLine(Static):
-    """Key hints, the prefix state and short messages. A message clears itself after
-    MESSAGE_SECONDS: one timer while a message shows, none otherwise."""
+class StatusLine(Widget):
+    """Key hints, the prefix state and short messages, drawn from its reactives. A message clears
+    itself after MESSAGE_SECONDS: one timer while a message shows, none otherwise."""
 
     DEFAULT_CSS = """
     StatusLine {
@@ -426,45 +416,29 @@ class StatusLine(Static):
     }
     """
 
-    def __init__(self, prefix: str, **kwargs: Any) -> None:
-        super().__init__("", **kwargs)
-        self.prefix = prefix
-        self.pending = False
-        self.message = ""
-        self.session = ""
-        self.mode = ""  # copy mode's status, shown instead of the hints while it is on
-        self.message_timer: Timer | None = None
-        self._redraw()
+    # One line, as wide as the screen: its size never changes, so none of these lays anything out.
+    pending: reactive[bool] = reactive(False, layout=False)
+    session: reactive[str] = reactive("", layout=False)
+    message: reactive[str] = reactive("", layout=False, always_update=True)  # the same again restarts its timer
+    mode: reactive[str] = reactive("", layout=False)  # copy mode's status, shown instead of the hints
 
-    def set_state(
-        self,
-        *,
-        pending: bool | None = None,
-        message: str | None = None,
-        session: str | None = None,
-        mode: str | None = None,
-    ) -> None:
-        if mode is not None:
-            self.mode = mode
-        if pending is not None:
-            self.pending = pending
-        if message is not None:
-            self.message = message
-            if self.message_timer is not None:
-                self.message_timer.stop()
-                self.message_timer = None
-            if message:
-                self.message_timer = self.set_timer(MESSAGE_SECONDS, self._message_expired, name="status-message")
-        if session is not None:
-            self.session = session
-        self._redraw()
+    def __init__(self, prefix: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.prefix = prefix
+        self.message_timer: Timer | None = None
+
+    def watch_message(self, message: str) -> None:
+        if self.message_timer is not None:
+            self.message_timer.stop()
+            self.message_timer = None
+        if message:
+            self.message_timer = self.set_timer(MESSAGE_SECONDS, self._message_expired, name="status-message")
 
     def _message_expired(self) -> None:
         self.message_timer = None
         self.message = ""
-        self._redraw()
 
-    def _redraw(self) -> None:
+    def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
         if self.pending:
             text.append(f" {self.prefix} ", style=Style(reverse=True, bold=True))
@@ -478,8 +452,4 @@ class StatusLine(Static):
             text.append(f"{self.prefix} then: c new  n next  d detach  ? help")
         if self.message:
             text.append("  " + visible(self.message), style=Style(bold=True))
-        self.update(text, layout=False)  # one line, as wide as the screen: its size never changes
-
-
-def blank_strip(width: int, style: Style | None = None) -> Strip:
-    return Strip([Segment(" " * width, style)], width)
+        return text

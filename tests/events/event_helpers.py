@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from termux.protocol.events import Event
+from termux.protocol.pushes import EventPush, Push
 from termux.server.server import Server
 
 
@@ -42,3 +44,9 @@ async def cli(env: dict[str, str], *args: str, timeout: float = 60) -> tuple[int
     out, err = await asyncio.wait_for(proc.communicate(), timeout)
     assert proc.returncode is not None
     return proc.returncode, out.decode(), err.decode()
+
+
+def event_of(push: Push) -> Event:
+    """The event an `event` push carries (anything else fails the test)."""
+    assert isinstance(push, EventPush), push
+    return push.event

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from event_helpers import serve_in_loop, shutdown
+from event_helpers import event_of, serve_in_loop, shutdown
 
 from termux.client import AsyncClient
 
@@ -79,7 +79,7 @@ async def test_no_timer_while_idle_and_delivery_without_a_tick(socket_dir: Path)
         clients.append(waiting)
         waiting.send_nowait("session.wait", target="s0", exit=True)  # a parked waiter with no deadline
         # Every session printed once and went quiet: from here on nothing happens.
-        quiet = {(await watcher.pushes.get())["event"]["session"] for _ in range(3)}
+        quiet = {event_of(await watcher.pushes.get()).session for _ in range(3)}
         assert len(quiet) == 3
         for sub in subscribers:  # drain what they were pushed so far
             while not sub.pushes.empty():
@@ -99,15 +99,15 @@ async def test_no_timer_while_idle_and_delivery_without_a_tick(socket_dir: Path)
         seq = server.events.append("session.bell", session="%0", name="s0").seq
         for sub in subscribers:
             push = await sub.pushes.get()
-            assert push["event"]["seq"] == seq
+            assert event_of(push).seq == seq
         assert spy.passes - before <= 6, f"delivery took {spy.passes - before} loop passes"
         assert spy.fired == 0
 
         # The same through a real request: a rename commits an event that is pushed, no tick.
         await control.request("session.rename", target="s1", name="renamed")
         for sub in subscribers:
-            event = (await sub.pushes.get())["event"]
-            assert (event["type"], event["name"]) == ("session.renamed", "renamed")
+            event = event_of(await sub.pushes.get())
+            assert (event.type, event.name) == ("session.renamed", "renamed")
         assert spy.fired == 0 and spy.armed == []
     finally:
         if spy is not None:

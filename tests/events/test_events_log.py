@@ -9,14 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from termux.protocol.errors import ProtocolError
+from termux.protocol.event_types import SESSION_BELL, SESSION_CREATED, SESSION_EXITED
 from termux.server.events import (
-    SESSION_BELL,
-    SESSION_CREATED,
-    SESSION_EXITED,
     ActivityTracker,
     EventFilter,
     EventLog,
-    ProtocolError,
     parse_cursor,
     parse_types,
 )

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from event_helpers import serve_in_loop, shutdown
+from event_helpers import event_of, serve_in_loop, shutdown
 
 from termux.client import AsyncClient, TermuxError
+from termux.protocol.events import Event
 from termux.server.server import Server
 
 
@@ -20,10 +21,8 @@ async def connect(server: Server) -> AsyncClient:
     return await AsyncClient.connect(server.socket_path, autostart=False)
 
 
-async def next_event(client: AsyncClient) -> dict[str, Any]:
-    push = await asyncio.wait_for(client.pushes.get(), 30)
-    assert push["push"] == "event", push
-    return push["event"]
+async def next_event(client: AsyncClient) -> Event:
+    return event_of(await asyncio.wait_for(client.pushes.get(), 30))
 
 
 def bell(server: Server, i: int = 0) -> int:
@@ -60,7 +59,7 @@ async def test_burst_while_many_clients_subscribe_every_event_exactly_once_in_or
     for start, backlog, client in subs:
         seen = list(backlog)
         while not seen or seen[-1] < last:
-            seen.append((await next_event(client))["seq"])
+            seen.append((await next_event(client)).seq)
         assert seen == list(range(start + 1, last + 1))
         await client.close()
 
@@ -175,10 +174,10 @@ async def test_a_stream_then_attach_on_one_connection_delivers_every_event_once(
             await client.request("client.attach")
         assert refused.value.code == "busy"  # the stream already carries every event
         first, second = bell(live, 1), bell(live, 2)
-        assert [(await next_event(client))["seq"] for _ in range(2)] == [first, second]
+        assert [(await next_event(client)).seq for _ in range(2)] == [first, second]
         last = bell(live, 3)
         await client.request("server.hello")  # the event was pushed before this reply
-        assert (await next_event(client))["seq"] == last
+        assert (await next_event(client)).seq == last
         assert client.pushes.empty()  # no event came twice
     finally:
         await client.close()
@@ -206,13 +205,13 @@ async def test_a_subscriber_that_stops_reading_is_dropped_with_its_queue_bound_k
         if i % 10 == 0:
             await asyncio.sleep(0)  # let the fan-out write between commits
             while not reader.pushes.empty():
-                received.append(reader.pushes.get_nowait()["event"]["seq"])
+                received.append(event_of(reader.pushes.get_nowait()).seq)
         if slow_sub.dropped:
             break
     assert slow_sub.dropped and live.events.stream_count == 1
     # The reading subscriber was never held back and gets everything, in order.
     while not received or received[-1] < last:
-        received.append((await next_event(reader))["seq"])
+        received.append((await next_event(reader)).seq)
     assert received == list(range(1, last + 1))
     # The slow peer got a gapless prefix, then the connection ended (aborted: it was not reading).
     slow.setblocking(True)
@@ -238,13 +237,13 @@ async def test_activity_then_quiet_then_activity_again(socket_dir: Path) -> None
             "session"
         ]
         await client.request("session.send", target="talk", keys=["hello", "Enter"])
-        kinds = [(await next_event(client))["type"] for _ in range(2)]
+        kinds = [(await next_event(client)).type for _ in range(2)]
         assert kinds == ["session.activity", "session.quiet"]
         assert not server.activity.armed  # nothing active: no timer
         await client.request("session.send", target="talk", keys=["again", "Enter"])
         event = await next_event(client)
-        assert (event["type"], event["session"], event["name"]) == ("session.activity", info["id"], "talk")
-        assert (await next_event(client))["type"] == "session.quiet"
+        assert (event.type, event.session, event.name) == ("session.activity", info["id"], "talk")
+        assert (await next_event(client)).type == "session.quiet"
     finally:
         await client.close()
         await shutdown(server, task)

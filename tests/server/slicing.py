@@ -10,7 +10,13 @@ from typing import Any
 import pytest
 
 from termux.client import AsyncClient
+from termux.protocol.events import SessionExited
+from termux.protocol.pushes import EventPush, Push
 from tests.events.event_helpers import serve_in_loop, shutdown
+
+
+def _is_exit(push: Push) -> bool:
+    return isinstance(push, EventPush) and isinstance(push.event, SessionExited)
 
 
 async def answered_midway(
@@ -41,7 +47,7 @@ async def answered_midway(
     try:
         await client.request("client.attach", follow=[])
         await client.request("session.new", **session)
-        while (await asyncio.wait_for(client.pushes.get(), 60)).get("event", {}).get("type") != "session.exited":
+        while not _is_exit(await asyncio.wait_for(client.pushes.get(), 60)):
             pass
         pending = asyncio.ensure_future(client.request(cmd, **args))
         while rendered[0] == 0:

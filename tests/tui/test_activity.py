@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from termux.tui.activity import POOL_MAX, TAIL_BYTES, ActivityView, WordHarvester, last_word
+from termux.tui.activity import ActivityView
+from termux.tui.harvest import POOL_MAX, TAIL_BYTES, WordHarvester, last_word
 
 
 def test_a_word_before_the_tail_is_never_harvested_even_when_the_tail_holds_only_digits() -> None:

@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from pathlib import Path
 from typing import Any
 
 from textual import events
 
 from termux.client import AsyncClient
-from termux.tui.app import TermuxApp, _b64, current_directory
+from termux.protocol.pushes import OutputPush
+from termux.tui.app import TermuxApp, current_directory
 from termux.tui.config import Config
-from termux.tui.feed import Feeder, Step
+from termux.tui.feed import Feeder, ShadowSlice
 from termux.tui.widgets import TerminalView
 from tests.conftest import RunningServer, wait_for_screen
 from tests.tui.helpers import screen_text, wait_until
@@ -29,9 +30,9 @@ async def start(server: RunningServer, **kwargs: Any) -> tuple[TermuxApp, AsyncC
 
 
 def shadow_text(app: TermuxApp, sid: str | None = None) -> str:
-    sid = sid or app.focused_id
+    sid = sid or app.model.focused
     assert sid is not None
-    return screen_text(app.feeder.shadows[sid].screen)
+    return screen_text(app.model.feeder.shadows[sid].screen)
 
 
 async def test_attach_type_and_see_the_echo(server: RunningServer) -> None:
@@ -40,11 +41,11 @@ async def test_attach_type_and_see_the_echo(server: RunningServer) -> None:
     app, client = await start(server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
-        assert app.focused_id is not None
+        assert app.model.focused is not None
         await pilot.press(*"echo hel", "l", "o", "enter")
         await wait_until(pilot, lambda: "hello\n" in shadow_text(app) + "\n")
         # the view draws the same screen the shadow holds, sized to the view
-        shadow = app.feeder.shadows[app.focused_id].screen
+        shadow = app.model.feeder.shadows[app.model.focused].screen
         assert (shadow.columns, shadow.lines) == (app.view.size.width, app.view.size.height)
     await client.close()
 
@@ -72,19 +73,19 @@ async def test_prefix_commands(server: RunningServer) -> None:
     app, client = await start(server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
-        assert app.focused_id == first
+        assert app.model.focused == first
         app.sent.clear()
         await pilot.press("ctrl+b", "ctrl+b")  # the prefix twice sends it
         assert app.sent == [b"\x02"]
         await pilot.press("ctrl+b", "c")  # a new session, focused
-        await wait_until(pilot, lambda: len(app.infos) == 2 and app.focused_id != first)
-        second = app.focused_id
+        await wait_until(pilot, lambda: len(app.model.infos) == 2 and app.model.focused != first)
+        second = app.model.focused
         await pilot.press("ctrl+b", "p")
-        assert app.focused_id == first
+        assert app.model.focused == first
         await pilot.press("ctrl+b", "n")
-        assert app.focused_id == second
+        assert app.model.focused == second
         await pilot.press("ctrl+b", "0")
-        assert app.focused_id == first
+        assert app.model.focused == first
         await pilot.press("ctrl+b", "s")
         assert app.sidebar.has_class("-hidden")
         await pilot.press("ctrl+b", "s")
@@ -97,14 +98,14 @@ async def test_prefix_commands(server: RunningServer) -> None:
         assert app.screen is app._main
         app.sent.clear()
         await pilot.press("ctrl+b", "x", "n")  # kill asks first; n declines
-        assert app.screen is app._main and len(app.infos) == 2
+        assert app.screen is app._main and len(app.model.infos) == 2
         await pilot.press("ctrl+b", "comma")
         await pilot.pause()
         await pilot.press("ctrl+u", *"renamed", "enter")
-        await wait_until(pilot, lambda: app.rows[first].name == "renamed")
+        await wait_until(pilot, lambda: app.model.rows[first].name == "renamed")
         await pilot.press("ctrl+b", "x", "y")
-        await wait_until(pilot, lambda: first not in app.infos)
-        assert app.focused_id == second
+        await wait_until(pilot, lambda: first not in app.model.infos)
+        assert app.model.focused == second
         assert app.sent == []  # none of the command keys reached a session
         await pilot.press("ctrl+b", "d")
         await pilot.pause()
@@ -123,9 +124,9 @@ async def test_session_created_elsewhere_appears_without_focus(server: RunningSe
         with server.client() as c:
             other = c.request("session.new", name="b", command=["/bin/sh", "-c", "echo from-b; exec cat"])
         other_id = other["session"]["id"]
-        await wait_until(pilot, lambda: other_id in app.rows and "from-b" in app.rows[other_id].preview)
-        assert app.focused_id == first
-        assert app.rows[other_id].unseen
+        await wait_until(pilot, lambda: other_id in app.model.rows and "from-b" in app.model.rows[other_id].preview)
+        assert app.model.focused == first
+        assert app.model.rows[other_id].unseen
         assert [row.id for row in app.sidebar.rows] == [first, other_id]
     await client.close()
 
@@ -138,20 +139,20 @@ async def test_exit_shows_code_and_moves_focus(server: RunningServer) -> None:
     app, client = await start(server, focus="dying")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
-        assert app.focused_id == dying_id
+        assert app.model.focused == dying_id
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.rows[dying_id].state == "exited")
-        assert app.rows[dying_id].exit_code == 3
-        head, _ = app.sidebar.row_pieces(1, app.rows[dying_id])
+        await wait_until(pilot, lambda: app.model.rows[dying_id].state == "exited")
+        assert app.model.rows[dying_id].exit_code == 3
+        head, _ = app.sidebar.row_pieces(1, app.model.rows[dying_id])
         assert "exit 3" in "".join(text for text, _ in head)
-        await wait_until(pilot, lambda: app.focused_id == live)
+        await wait_until(pilot, lambda: app.model.focused == live)
         # the last one ends: the TUI says so and offers a new one
         await pilot.press("ctrl+d")
-        await wait_until(pilot, lambda: app.rows[live].state == "exited")
-        await wait_until(pilot, lambda: app._main.query_one("#banner").has_class("-shown"))
+        await wait_until(pilot, lambda: app.model.rows[live].state == "exited")
+        await wait_until(pilot, lambda: app._main.banner.has_class("-shown"))
         await pilot.press("c")
-        await wait_until(pilot, lambda: app.focused_id not in (None, live, dying_id))
-        assert app.rows[app.focused_id].state == "running"
+        await wait_until(pilot, lambda: app.model.focused not in (None, live, dying_id))
+        assert app.model.rows[app.model.focused].state == "running"
     await client.close()
 
 
@@ -181,8 +182,8 @@ class RecordingFeeder(Feeder):
         self.at_slice: dict[int, Callable[[], None]] = {}
         self.slices = 0
 
-    def step(self, focused: str | None) -> Step | None:
-        step = super().step(focused)
+    def step(self, visible: Set[str]) -> ShadowSlice | None:
+        step = super().step(visible)
         if step is not None:
             self.slices += 1
             self.log.append(("slice", step.session, step.fed))
@@ -193,8 +194,8 @@ class RecordingFeeder(Feeder):
 
 class RecordingApp(TermuxApp):
     def send_bytes(self, data: bytes) -> None:
-        assert isinstance(self.feeder, RecordingFeeder)
-        self.feeder.log.append(("key", data.decode(), 0))
+        assert isinstance(self.model.feeder, RecordingFeeder)
+        self.model.feeder.log.append(("key", data.decode(), 0))
         super().send_bytes(data)
 
 
@@ -204,7 +205,7 @@ async def test_keystroke_waits_for_at_most_one_slice_under_a_flood(server: Runni
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/cat"])
     log: list[tuple[str, str, int]] = []
-    feeder = RecordingFeeder(log, background_slice=4096, backlog_limit=1 << 30, background_slice_time=None)
+    feeder = RecordingFeeder(log, background_slice_bytes=4096, backlog_limit=1 << 30, background_budget=None)
     client = await AsyncClient.connect(server.path, autostart=False)
     app = RecordingApp(client, config=Config(), feeder=feeder)
     async with app.run_test(size=SIZE) as pilot:
@@ -213,11 +214,11 @@ async def test_keystroke_waits_for_at_most_one_slice_under_a_flood(server: Runni
         loop = asyncio.get_running_loop()
         for n in range(4):
             feeder.add(f"bg{n}", 80, 24)
-            app.handle_push({"push": "output", "session": f"bg{n}", "offset": 0, "data": _b64(flood(n))})
+            app.handle_push(OutputPush(f"bg{n}", 0, flood(n)))
 
         def key_from_another_thread() -> None:
             key = events.Key("k", "k")
-            thread = threading.Thread(target=loop.call_soon_threadsafe, args=(app._input_from_driver, key))
+            thread = threading.Thread(target=loop.call_soon_threadsafe, args=(app.input_from_driver, key))
             thread.start()
             thread.join()
 
@@ -249,11 +250,11 @@ async def test_mouse_sidebar_click_focuses_and_terminal_mouse_reaches_the_progra
     app, client = await start(server, focus="a")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
-        assert app.focused_id == first
+        assert app.model.focused == first
         await pilot.click("#sidebar", offset=(5, 2))  # the second row
-        assert app.focused_id == second
+        assert app.model.focused == second
         await pilot.click("#sidebar", offset=(5, 0))
-        assert app.focused_id == first
+        assert app.model.focused == first
         await wait_until(pilot, lambda: app.snapshots_pending == 0)
         app.sent.clear()
         await pilot.click("#terminal", offset=(5, 3))  # no mouse mode yet: nothing for the program
@@ -338,7 +339,7 @@ async def test_a_session_resized_elsewhere_is_refitted_when_focused_again(server
         with server.client() as c:
             c.request("session.resize", target=first, cols=50, rows=10)  # another client's size
         await pilot.press("ctrl+b", "n", "ctrl+b", "p")
-        assert app.focused_id == first
+        assert app.model.focused == first
 
         def server_size() -> tuple[int, int]:
             with server.client() as c:
@@ -346,7 +347,7 @@ async def test_a_session_resized_elsewhere_is_refitted_when_focused_again(server
             return info["cols"], info["rows"]
 
         await wait_until(pilot, lambda: app.snapshots_pending == 0 and server_size() == view)
-        screen = app.feeder.shadows[first].screen
+        screen = app.model.feeder.shadows[first].screen
         assert (screen.columns, screen.lines) == view
     await client.close()
 
@@ -378,7 +379,7 @@ async def test_keys_typed_before_the_attach_completes_are_replayed(server: Runni
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
         assert app.sent[:3] == [b"h", b"i", b"\r"]  # replayed in order to the focused session
-        assert len(app.infos) == 1  # the early Enter did not create a session
+        assert len(app.model.infos) == 1  # the early Enter did not create a session
     await client.close()
 
 
@@ -393,7 +394,7 @@ async def test_a_refused_request_is_reported_and_the_tui_goes_on(server: Running
         await pilot.pause()
         await pilot.press("ctrl+u", "b", "enter")  # "b" is taken
         await wait_until(pilot, lambda: "exists" in app.status.message)
-        assert app.is_running and app.rows[app.focused_id].name == "a"
+        assert app.is_running and app.model.rows[app.model.focused].name == "a"
     await client.close()
 
 
@@ -421,23 +422,23 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
         assert (app.view.size.width, app.view.size.height) == (cols, rows)
-        app.pacer.period = 3600.0  # a frame that never comes by itself: only keys and the timer draw
-        app.pacer.drawn()
+        app.model.pacer.period = 3600.0  # a frame that never comes by itself: only keys and the timer draw
+        app.model.pacer.drawn()
         with server.client() as c:
-            c.request("session.send", target=sid, data=_b64(b"from-a-script"))
+            c.request("session.send", target=sid, data=b"from-a-script")
         await wait_until(pilot, lambda: "from-a-script" in shadow_text(app))
         assert app._frame_timer is not None  # one timer for the pending frame
-        assert app.feeder.shadows[sid].screen.dirty  # parsed, not drawn yet
+        assert app.model.feeder.shadows[sid].screen.dirty  # parsed, not drawn yet
         await pilot.press("k")
         await wait_until(pilot, lambda: "from-a-scriptk" in shadow_text(app))
-        assert app._frame_timer is None and not app.feeder.shadows[sid].screen.dirty  # the echo drew it all
-        assert not app.pacer.key_pending
-        app.pacer.period = 0.05  # streamed output is drawn when its frame comes
+        assert app._frame_timer is None and not app.model.feeder.shadows[sid].screen.dirty  # the echo drew it all
+        assert not app.model.pacer.key_pending
+        app.model.pacer.period = 0.05  # streamed output is drawn when its frame comes
         with server.client() as c:
-            c.request("session.send", target=sid, data=_b64(b"-more"))
+            c.request("session.send", target=sid, data=b"-more")
         await wait_until(pilot, lambda: "-more" in shadow_text(app))
-        await wait_until(pilot, lambda: app._frame_timer is None and not app.feeder.shadows[sid].screen.dirty)
-        assert app.feeder.shadows[sid].resyncs == 0
+        await wait_until(pilot, lambda: app._frame_timer is None and not app.model.feeder.shadows[sid].screen.dirty)
+        assert app.model.feeder.shadows[sid].resyncs == 0
     await client.close()
 
 
@@ -452,27 +453,29 @@ async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: R
         await wait_until(pilot, lambda: app._marks_timer is None)
         assert app._frame_timer is None  # idle: no timer at all
         background = ids[1:]
-        app.marks_pacer.period = 3600.0  # the next application is far away: only the test applies it
+        app.model.marks_pacer.period = 3600.0  # the next application is far away: only the test applies it
         app._apply_marks()
         refreshes: list[object] = []
         sidebar_refresh = app.sidebar.refresh
         app.sidebar.refresh = lambda *a, **k: (refreshes.append(a), sidebar_refresh(*a, **k))[1]  # type: ignore[method-assign]
         for line in range(50):
             for sid in background:
-                data = _b64(b"building line %d\r\n" % line)
-                app.handle_push({"push": "output", "session": sid, "offset": app.feeder.shadows[sid].end, "data": data})
+                data = b"building line %d\r\n" % line
+                app.handle_push(OutputPush(sid, app.model.feeder.shadows[sid].end, data))
             app._work.set()
             await pilot.pause()
-        await wait_until(pilot, lambda: not app.feeder.has_work())
+        await wait_until(pilot, lambda: not app.model.feeder.has_work())
         assert "building line 49" in shadow_text(app, background[0])  # every chunk was parsed
         assert refreshes == []  # 600 chunks, no redraw yet
         assert app._marks_timer is not None  # one timer, due a period after the last application
         assert app._marks_timer.when() - asyncio.get_running_loop().time() > 3000
-        assert set(background) <= app._touched
+        assert set(background) <= app.model.touched
         assert not app.activity.harvester.pool  # harvested with the marks, not per chunk
         app._apply_marks()  # what the timer does when it fires
         assert len(refreshes) == len(background)  # one redraw per changed row
-        assert all(app.rows[sid].preview == "building line 49" and app.rows[sid].unseen for sid in background)
+        assert all(
+            app.model.rows[sid].preview == "building line 49" and app.model.rows[sid].unseen for sid in background
+        )
         assert set(app.activity.harvester.pool) == set(background)
         assert app._marks_timer is None  # nothing pending: no timer
         app._apply_marks()
@@ -487,7 +490,7 @@ async def test_a_prefix_spelt_as_tmux_does_matches_the_key_the_terminal_sends(se
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
         app.route_key(events.Key("ctrl+@", "\x00"))  # what an xterm sends for ctrl+space
-        assert app.prefix_pending
+        assert app.router.pending
         app.route_key(events.Key("s", "s"))
         assert app.sidebar.has_class("-hidden") and app.sent == []
     await client.close()
@@ -503,19 +506,19 @@ async def test_the_sidebar_keeps_the_focused_session_in_view(server: RunningServ
         shown = sidebar.size.height // sidebar.ROW_HEIGHT
         assert shown < 27 and sidebar.first_row == 0
         await pilot.press("ctrl+b", "p")  # from the first to the last session
-        assert app.focused_id == ids[26]
+        assert app.model.focused == ids[26]
         assert sidebar.first_row == 27 - shown  # scrolled: the last row at the bottom
         assert f"{26}:s26" in sidebar.render_line((26 - sidebar.first_row) * 2).text
         await pilot.click("#sidebar", offset=(5, (25 - sidebar.first_row) * 2))  # the one above it
-        assert app.focused_id == ids[25]
+        assert app.model.focused == ids[25]
         for _ in range(5):
             await pilot.pause()
             sidebar.post_message(events.MouseScrollUp(sidebar, 0, 0, 0, 0, 0, False, False, False))
         await wait_until(pilot, lambda: sidebar.first_row == 27 - shown - 5)  # the wheel scrolls it
         await pilot.click("#sidebar", offset=(5, 0))
-        assert app.focused_id == ids[27 - shown - 5]
+        assert app.model.focused == ids[27 - shown - 5]
         await pilot.press("ctrl+b", "0")
-        assert sidebar.first_row == 0 and app.focused_id == ids[0]
+        assert sidebar.first_row == 0 and app.model.focused == ids[0]
     await client.close()
 
 
@@ -549,20 +552,20 @@ async def test_a_new_session_starts_where_the_focused_one_is_working(server: Run
     app, client = await start(server, focus="a")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
-        shell_pid = app.infos[app.focused_id]["pid"]
+        shell_pid = app.model.infos[app.model.focused]["pid"]
         app.send_bytes(f"(cd {job} && exec sleep 300)\r".encode())  # a foreground job elsewhere
         await wait_until(pilot, lambda: current_directory(shell_pid) == str(job))
         assert os.readlink(f"/proc/{shell_pid}/cwd") == "/"  # the shell itself did not move
         await pilot.press("ctrl+b", "c")
-        await wait_until(pilot, lambda: len(app.infos) == 2 and app.focused_id in app.infos)
-        assert app.infos[app.focused_id]["cwd"] == str(job)
+        await wait_until(pilot, lambda: len(app.model.infos) == 2 and app.model.focused in app.model.infos)
+        assert app.model.infos[app.model.focused]["cwd"] == str(job)
         with server.client() as c:
             c.request("session.kill", target="a")
-            c.request("session.kill", target=app.focused_id)
-        await wait_until(pilot, lambda: not app.infos)
+            c.request("session.kill", target=app.model.focused)
+        await wait_until(pilot, lambda: not app.model.infos)
         await pilot.press("c")  # no session left: c starts one, in the directory termux started in
-        await wait_until(pilot, lambda: len(app.infos) == 1)
-        assert next(iter(app.infos.values()))["cwd"] == os.getcwd()
+        await wait_until(pilot, lambda: len(app.model.infos) == 1)
+        assert next(iter(app.model.infos.values()))["cwd"] == os.getcwd()
     await client.close()
 
 
@@ -574,13 +577,13 @@ async def test_attaching_again_focuses_the_session_focused_last(server: RunningS
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
         await pilot.press("ctrl+b", "n")
-        assert app.focused_id == second
+        assert app.model.focused == second
         await pilot.press("ctrl+b", "d")
     await client.close()
     again, client = await start(server)  # no target: the server remembers
     async with again.run_test(size=SIZE) as pilot:
         await wait_until(pilot, again.attached.is_set)
-        assert again.focused_id == second
+        assert again.model.focused == second
     await client.close()
 
 
@@ -593,15 +596,15 @@ async def test_the_focused_preview_follows_a_program_leaving_the_alternate_scree
     app, client = await start(server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
-        sid = app.focused_id
-        assert sid is not None and app.rows[sid].preview == "first"
-        app.marks_pacer.period = 0.0  # apply marks as soon as they are due
+        sid = app.model.focused
+        assert sid is not None and app.model.rows[sid].preview == "first"
+        app.model.marks_pacer.period = 0.0  # apply marks as soon as they are due
         await pilot.press("enter")
-        await wait_until(pilot, lambda: app.rows[sid].preview == "alt-text")
+        await wait_until(pilot, lambda: app.model.rows[sid].preview == "alt-text")
         await pilot.press("enter")
         await wait_until(pilot, lambda: "alt-text" not in shadow_text(app))
-        await wait_until(pilot, lambda: app.rows[sid].preview == "second" and app._marks_timer is None)
-        assert "second" in "".join(text for text, _ in app.sidebar.row_pieces(0, app.rows[sid])[1])
+        await wait_until(pilot, lambda: app.model.rows[sid].preview == "second" and app._marks_timer is None)
+        assert "second" in "".join(text for text, _ in app.sidebar.row_pieces(0, app.model.rows[sid])[1])
     await client.close()
 
 
@@ -616,18 +619,18 @@ async def test_background_output_wakes_the_pump_once_per_batch(server: RunningSe
         await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
         await wait_until(pilot, lambda: not app._work.is_set() and app._background_timer is None)
         for n in range(20):
-            data = _b64(b"background line %d\r\n" % n)
-            app.handle_push({"push": "output", "session": back, "offset": app.feeder.shadows[back].end, "data": data})
+            data = b"background line %d\r\n" % n
+            app.handle_push(OutputPush(back, app.model.feeder.shadows[back].end, data))
         timer = app._background_timer
         assert timer is not None and not app._work.is_set()  # one timer, no wake-up yet
-        assert app.feeder.shadows[back].backlog_bytes > 0
-        await wait_until(pilot, lambda: not app.feeder.has_work())
+        assert app.model.feeder.shadows[back].backlog_bytes > 0
+        await wait_until(pilot, lambda: not app.model.feeder.has_work())
         assert app._background_timer is None  # fired once, all 20 parsed
         assert "background line 19" in shadow_text(app, back)
-        front = app.focused_id
+        front = app.model.focused
         assert front is not None
-        end = app.feeder.shadows[front].end
-        app.handle_push({"push": "output", "session": front, "offset": end, "data": _b64(b"x")})
+        end = app.model.feeder.shadows[front].end
+        app.handle_push(OutputPush(front, end, b"x"))
         assert app._work.is_set() and app._background_timer is None  # the focused session: at once
     await client.close()
 
@@ -643,7 +646,7 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
         await pilot.pause(0.1)
-        assert app.focused_id == ids[0]
+        assert app.model.focused == ids[0]
         layouts: list[int] = []
         drawn: list[tuple[int, str]] = []
         screen = app._main
@@ -664,7 +667,7 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
         await pilot.press("ctrl+b", "n")
         await wait_until(pilot, lambda: any(text.startswith("▌1:") for _, text in drawn))
         await pilot.pause(0.1)
-        assert app.focused_id == ids[1]
+        assert app.model.focused == ids[1]
         assert layouts == []  # the prefix, its status line and the switch change no widget's size
         assert {y for y, _ in drawn} <= {0, 1, 2, 3}  # the rows of s0 and s1 (two lines each), not s2's
         assert any(y == 0 and not text.startswith("▌") for y, text in drawn)  # s0 lost the mark
@@ -694,9 +697,9 @@ async def test_an_attach_parses_the_focused_screen_first_and_the_others_after_it
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
         assert len(parsed_at_once) == 1  # s1's, before the first paint; s0 and s2 wait for the pump
-        ids = {row.name: sid for sid, row in app.rows.items()}
-        await wait_until(pilot, lambda: all(app.rows[ids[f"s{n}"]].preview == f"line-of-s{n}" for n in (0, 2)))
-        assert not any(row.unseen or row.bell for row in app.rows.values())  # a replay is nothing new
+        ids = {row.name: sid for sid, row in app.model.rows.items()}
+        await wait_until(pilot, lambda: all(app.model.rows[ids[f"s{n}"]].preview == f"line-of-s{n}" for n in (0, 2)))
+        assert not any(row.unseen or row.bell for row in app.model.rows.values())  # a replay is nothing new
         assert "line-of-s0" in shadow_text(app, ids["s0"])
     await client.close()
 
@@ -711,14 +714,14 @@ async def test_switching_to_a_session_ends_the_pump_s_rest_after_background_work
     app, client = await start(server, focus="s0")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
-        await wait_until(pilot, lambda: not any(s.backlog for s in app.feeder.shadows.values()))
-        app.background_rest = lambda elapsed: 3600.0  # type: ignore[method-assign]  # a rest that never ends by itself
+        await wait_until(pilot, lambda: not any(s.backlog for s in app.model.feeder.shadows.values()))
+        app.model.background_rest = lambda elapsed: 3600.0  # type: ignore[method-assign]  # a rest that never ends by itself
         with server.client() as c:
-            c.request("session.send", target=ids[1], data=_b64(b"into-s1\r"))
+            c.request("session.send", target=ids[1], data=b"into-s1\r")
         await wait_until(pilot, lambda: "into-s1" in shadow_text(app, ids[1]))  # parsed; now the pump rests
         with server.client() as c:
-            c.request("session.send", target=ids[2], data=_b64(b"into-s2\r"))
-        await wait_until(pilot, lambda: bool(app.feeder.shadows[ids[2]].backlog))  # queued behind the rest
+            c.request("session.send", target=ids[2], data=b"into-s2\r")
+        await wait_until(pilot, lambda: bool(app.model.feeder.shadows[ids[2]].backlog))  # queued behind the rest
         app.focus_session(ids[2])
         await wait_until(pilot, lambda: "into-s2" in shadow_text(app, ids[2]))
     await client.close()

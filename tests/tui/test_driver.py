@@ -88,3 +88,25 @@ def test_parser_keeps_alt_backspace() -> None:
     assert [k.key for k in keys] == ["alt+backspace"]
     keys = [m for m in parser.feed("\x08\x7f") if isinstance(m, events.Key)]
     assert [(k.key, k.character) for k in keys] == [("backspace", "\x08"), ("backspace", "\x7f")]
+
+
+def test_the_textual_internals_the_driver_relies_on_are_unchanged() -> None:
+    """A Textual release that moved one of them fails here, naming it (termux/tui/driver.py)."""
+    from termux.tui.driver import textual_changes
+
+    assert textual_changes() == []
+
+
+def test_the_parser_waits_its_own_delay_after_an_escape_and_leaves_textuals_constant_alone() -> None:
+    import time
+
+    from textual import constants
+
+    before = constants.ESCAPE_DELAY
+    for delay in (0.002, 0.3):
+        parser = TermuxParser(escape_delay=delay)
+        start = time.monotonic()
+        assert list(parser.feed("\x1b")) == []  # a lone ESC waits for the rest of a sequence
+        deadline = parser.next_timeout()
+        assert deadline is not None and start + delay <= deadline <= time.monotonic() + delay
+    assert constants.ESCAPE_DELAY == before  # nothing process-wide was changed

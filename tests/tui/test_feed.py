@@ -9,7 +9,7 @@ from termux.tui.feed import PIECE, Feeder, FramePacer
 from tests.tui.helpers import screen_text
 
 # Byte budgets only: what these tests pin must not depend on how fast this machine parses.
-BYTES_ONLY: dict[str, Any] = {"focus_slice_time": None, "background_slice_time": None}
+BYTES_ONLY: dict[str, Any] = {"focused_budget": None, "background_budget": None}
 
 
 def flood(n: int, tag: str) -> bytes:
@@ -22,14 +22,14 @@ def state(screen: Screen) -> tuple[object, ...]:
 
 
 def test_focused_output_goes_before_background_output() -> None:
-    feeder = Feeder(focus_slice=1000, background_slice=100, backlog_limit=1 << 30, **BYTES_ONLY)
+    feeder = Feeder(focused_slice_bytes=1000, background_slice_bytes=100, backlog_limit=1 << 30, **BYTES_ONLY)
     for sid in ("bg1", "focus", "bg2"):
         feeder.add(sid, 80, 24)
-    feeder.push("bg1", 0, b"x" * 5000, "focus")
-    feeder.push("bg2", 0, b"y" * 5000, "focus")
-    feeder.push("focus", 0, b"z" * 2500, "focus")
+    feeder.push("bg1", 0, b"x" * 5000, {"focus"})
+    feeder.push("bg2", 0, b"y" * 5000, {"focus"})
+    feeder.push("focus", 0, b"z" * 2500, {"focus"})
     steps = []
-    while (step := feeder.step("focus")) is not None:
+    while (step := feeder.step({"focus"})) is not None:
         steps.append((step.session, step.fed))
     # the focused session drains first, in its own slices; then the background round-robin
     assert steps[:3] == [("focus", 1000), ("focus", 1000), ("focus", 500)]
@@ -42,30 +42,30 @@ def test_focused_output_goes_before_background_output() -> None:
 
 
 def test_focused_output_arriving_mid_flood_is_next() -> None:
-    feeder = Feeder(focus_slice=1000, background_slice=100, backlog_limit=1 << 30, **BYTES_ONLY)
+    feeder = Feeder(focused_slice_bytes=1000, background_slice_bytes=100, backlog_limit=1 << 30, **BYTES_ONLY)
     for sid in ("bg", "focus"):
         feeder.add(sid, 80, 24)
-    feeder.push("bg", 0, b"x" * 10_000, "focus")
+    feeder.push("bg", 0, b"x" * 10_000, {"focus"})
     for _ in range(3):
-        assert feeder.step("focus").session == "bg"  # type: ignore[union-attr]
-    feeder.push("focus", 0, b"echo", "focus")
-    step = feeder.step("focus")
+        assert feeder.step({"focus"}).session == "bg"  # type: ignore[union-attr]
+    feeder.push("focus", 0, b"echo", {"focus"})
+    step = feeder.step({"focus"})
     assert step is not None and step.session == "focus" and step.focused
 
 
 def test_background_backlog_over_budget_is_dropped_and_resynced() -> None:
-    feeder = Feeder(background_slice=100, backlog_limit=1000, **BYTES_ONLY)
+    feeder = Feeder(background_slice_bytes=100, backlog_limit=1000, **BYTES_ONLY)
     feeder.add("bg", 40, 10)
     feeder.add("focus", 40, 10)
-    feeder.push("bg", 0, b"a" * 600, "focus")
+    feeder.push("bg", 0, b"a" * 600, {"focus"})
     assert not feeder.need_snapshot
-    feeder.push("bg", 600, b"b" * 600, "focus")  # 1200 > 1000
+    feeder.push("bg", 600, b"b" * 600, {"focus"})  # 1200 > 1000
     shadow = feeder.shadows["bg"]
     assert feeder.need_snapshot == {"bg"} and shadow.resyncing
     assert shadow.backlog_bytes == 0 and shadow.dropped_bytes == 1200
-    assert feeder.step("focus") is None  # nothing is parsed while the snapshot is on its way
+    assert feeder.step({"focus"}) is None  # nothing is parsed while the snapshot is on its way
     # the focused session is never dropped, whatever its backlog
-    feeder.push("focus", 0, b"c" * 5000, "focus")
+    feeder.push("focus", 0, b"c" * 5000, {"focus"})
     assert "focus" not in feeder.need_snapshot
     assert feeder.shadows["focus"].backlog_bytes == 5000
 
@@ -74,27 +74,27 @@ def test_resync_ends_in_exactly_the_servers_screen() -> None:
     # The "server": a screen that parses every byte.
     server = Screen(40, 10)
     server_stream = ByteStream(server)
-    feeder = Feeder(background_slice=256, backlog_limit=1000)
+    feeder = Feeder(background_slice_bytes=256, backlog_limit=1000)
     feeder.add("bg", 40, 10)
     offset = 0
     chunks = [flood(50, f"c{i}") for i in range(5)] + [b"\x1b[?1h\x1b[?2004h\x1b[5;3Hend"]
     for chunk in chunks[:3]:
         server_stream.feed(chunk)
-        feeder.push("bg", offset, chunk, "focus")
+        feeder.push("bg", offset, chunk, {"focus"})
         offset += len(chunk)
     assert feeder.shadows["bg"].resyncing
     # Output goes on while the snapshot is on its way; the snapshot is taken mid-way.
     server_stream.feed(chunks[3])
-    feeder.push("bg", offset, chunks[3], "focus")
+    feeder.push("bg", offset, chunks[3], {"focus"})
     offset += len(chunks[3])
     snap, snap_offset = snapshot(server), offset
     for chunk in chunks[4:]:
         server_stream.feed(chunk)
-        feeder.push("bg", offset, chunk, "focus")
+        feeder.push("bg", offset, chunk, {"focus"})
         offset += len(chunk)
     feeder.reset("bg", 40, 10, snap, snap_offset)
     assert not feeder.shadows["bg"].resyncing
-    while feeder.step("focus") is not None:
+    while feeder.step({"focus"}) is not None:
         pass
     assert screen_text(feeder.shadows["bg"].screen) == screen_text(server)
     assert state(feeder.shadows["bg"].screen) == state(server)  # every cell, the cursor, the modes
@@ -104,20 +104,20 @@ def test_resync_ends_in_exactly_the_servers_screen() -> None:
 def test_offsets_trim_overlap_and_detect_gaps() -> None:
     feeder = Feeder()
     feeder.add("s", 20, 5, offset=10)
-    feeder.push("s", 5, b"0123456789", "s")  # 5..15: the first 5 bytes are already in the screen
+    feeder.push("s", 5, b"0123456789", {"s"})  # 5..15: the first 5 bytes are already in the screen
     assert list(feeder.shadows["s"].backlog) == [(10, b"56789")]
-    feeder.push("s", 12, b"xx", "s")  # entirely old
+    feeder.push("s", 12, b"xx", {"s"})  # entirely old
     assert feeder.shadows["s"].backlog_bytes == 5
-    feeder.push("s", 20, b"late", "s")  # 15..20 never came: resync
+    feeder.push("s", 20, b"late", {"s"})  # 15..20 never came: resync
     assert feeder.need_snapshot == {"s"}
 
 
 def test_a_slice_also_ends_at_its_time_budget() -> None:
     ticks = iter(range(1000))
-    feeder = Feeder(background_slice_time=0.5, clock=lambda: float(next(ticks)))
+    feeder = Feeder(background_budget=0.5, clock=lambda: float(next(ticks)))
     feeder.add("bg", 80, 24)
-    feeder.push("bg", 0, b"z" * 100_000, "focus")
-    step = feeder.step("focus")
+    feeder.push("bg", 0, b"z" * 100_000, {"focus"})
+    step = feeder.step({"focus"})
     # the fake clock passes the deadline at once: the slice stops after one piece
     assert step is not None and step.fed == PIECE
     assert feeder.shadows["bg"].backlog_bytes == 100_000 - PIECE
@@ -126,17 +126,17 @@ def test_a_slice_also_ends_at_its_time_budget() -> None:
 def test_the_focused_backlog_is_bounded_too() -> None:
     feeder = Feeder(backlog_limit=100, focus_backlog_limit=10_000, **BYTES_ONLY)
     feeder.add("focus", 80, 24)
-    feeder.push("focus", 0, b"a" * 9_000, "focus")
+    feeder.push("focus", 0, b"a" * 9_000, {"focus"})
     assert not feeder.need_snapshot  # far past the background limit: still parsed in full
-    feeder.push("focus", 9_000, b"a" * 2_000, "focus")
+    feeder.push("focus", 9_000, b"a" * 2_000, {"focus"})
     assert feeder.need_snapshot == {"focus"}  # past its own bound: coalesced by a snapshot
 
 
 def test_background_parsing_rests_in_proportion() -> None:
-    from termux.tui.app import BACKGROUND_SHARE, MAX_REST, TermuxApp
+    from termux.tui.model import BACKGROUND_SHARE, MAX_REST, SessionModel
 
-    assert TermuxApp.background_rest(0.002) == 0.002 * (1 / BACKGROUND_SHARE - 1)
-    assert TermuxApp.background_rest(10.0) == MAX_REST  # bounded: a key never waits long for it
+    assert SessionModel.background_rest(0.002) == 0.002 * (1 / BACKGROUND_SHARE - 1)
+    assert SessionModel.background_rest(10.0) == MAX_REST  # bounded: a key never waits long for it
 
 
 def test_resync_on_request_drops_the_queue_and_asks_for_a_snapshot() -> None:
@@ -144,7 +144,7 @@ def test_resync_on_request_drops_the_queue_and_asks_for_a_snapshot() -> None:
 
     feeder = Feeder()
     feeder.add("%0", 80, 24)
-    feeder.push("%0", 0, b"hello", focused=None)
+    feeder.push("%0", 0, b"hello", visible=set())
     feeder.resync("%0")
     shadow = feeder.shadows["%0"]
     assert shadow.resyncing and not shadow.backlog and feeder.need_snapshot == {"%0"}
@@ -172,7 +172,7 @@ def test_a_keys_echo_is_drawn_at_once_and_streaming_output_once_a_frame() -> Non
 def test_queued_chunks_are_parsed_together_within_the_slice() -> None:
     """Many small pushes (a log line each) cost one parse per slice, not one per chunk; the
     result is the screen of every chunk parsed in order."""
-    feeder = Feeder(background_slice=1000, **BYTES_ONLY)
+    feeder = Feeder(background_slice_bytes=1000, **BYTES_ONLY)
     shadow = feeder.add("bg", 40, 10)
     feeds: list[int] = []
     stream_feed = shadow.stream.feed
@@ -180,9 +180,9 @@ def test_queued_chunks_are_parsed_together_within_the_slice() -> None:
     lines = [b"line %02d of the log\r\n" % n for n in range(60)]
     offset = 0
     for line in lines:
-        feeder.push("bg", offset, line, focused=None)
+        feeder.push("bg", offset, line, visible=set())
         offset += len(line)
-    while feeder.step(None) is not None:
+    while feeder.step(set()) is not None:
         pass
     assert sum(feeds) == offset and len(feeds) == -(-offset // 1000)  # a parse per slice
     assert shadow.offset == offset and not shadow.backlog
@@ -195,12 +195,12 @@ def test_a_deferred_snapshot_is_replayed_by_the_steps_then_output_follows_at_its
     original = Screen(40, 10)
     ByteStream(original).feed(flood(30, "before"))
     snap, taken_at = snapshot(original), 5000  # the server's offset when it took the snapshot
-    feeder = Feeder(background_slice=256, backlog_limit=1 << 30, **BYTES_ONLY)
+    feeder = Feeder(background_slice_bytes=256, backlog_limit=1 << 30, **BYTES_ONLY)
     shadow = feeder.add("bg", 40, 10, snap, taken_at, deferred=True)
     assert screen_text(shadow.screen).strip() == ""  # nothing parsed yet
-    feeder.push("bg", taken_at, b"after\r\n", "focus")  # output continues where the snapshot stopped
+    feeder.push("bg", taken_at, b"after\r\n", {"focus"})  # output continues where the snapshot stopped
     steps = []
-    while (step := feeder.step("focus")) is not None:
+    while (step := feeder.step({"focus"})) is not None:
         steps.append(step)
     assert sum(s.fed for s in steps) == len(snap) + len(b"after\r\n")
     assert all(s.fed <= 256 for s in steps)  # in bounded slices, like output

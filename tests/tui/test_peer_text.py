@@ -4,6 +4,8 @@ escaped (termux.text.visible), never read as Textual markup."""
 from __future__ import annotations
 
 from termux.client import AsyncClient
+from termux.protocol.events import RenamedData, SessionRenamed
+from termux.protocol.pushes import ErrorInfo, ErrorPush
 from termux.tui.app import TermuxApp
 from termux.tui.config import Config
 from termux.tui.screens import ConfirmScreen
@@ -42,8 +44,8 @@ async def test_control_characters_from_the_server_are_escaped_in_sidebar_and_sta
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
         # what a hostile server would push: a rename and an error with control characters
-        app.handle_event({"type": "session.renamed", "session": sid, "data": {"name": HOSTILE}})
-        app.handle_push({"push": "error", "error": {"message": HOSTILE}})
+        app.handle_event(SessionRenamed(session=sid, name=HOSTILE, data=RenamedData(old="a")))
+        app.handle_push(ErrorPush(ErrorInfo("dropped", HOSTILE)))
         sidebar = app.sidebar.render_line(0).text  # now: the next resync puts the server's name back
         status = str(app.status.render())
         assert f"0:{SHOWN}" in sidebar and "\x1b" not in sidebar

@@ -182,10 +182,30 @@ def test_render_line_matches_the_cell_by_cell_reference(data: bytes, cursor_x: i
     screen = screen_with(data, cols=20, rows=4)
     palette = Palette()
     for y in range(screen.lines):
-        for cursor in (None, cursor_x):
-            strip = render_line(screen, y, palette, cursor)
+        # every rendering before the reference's, which turns the row into cells for good
+        strips = {cursor: render_line(screen, y, palette, cursor) for cursor in (None, cursor_x)}
+        for cursor, strip in strips.items():
             assert strip.cell_length == screen.columns
             assert characters(strip) == characters(reference_render_line(screen, y, palette, cursor))
+
+
+def test_a_row_of_runs_is_drawn_from_its_runs_and_stays_one() -> None:
+    from termux.emulator.rows import Packed
+
+    screen = screen_with(b"plain \x1b[1;31mred\x1b[0m tail\r\n\x1b[5Cindented", cols=20, rows=3)
+    assert [type(screen.buffer.peek(y)) for y in range(3)] == [Packed, Packed, type(None)]
+    renderer = ScreenRenderer(Palette())
+    renderer.take_dirty(screen, show_cursor=True)  # the cursor is on row 1, after "indented"
+    lines = [renderer.line(screen, y) for y in range(3)]
+    assert [line.text for line in lines] == ["plain red tail      ", "     indented       ", " " * 20]
+    assert [type(screen.buffer.peek(y)) for y in range(3)] == [Packed, Packed, type(None)]  # no cells made
+    cursor = [seg for seg in lines[1] if seg.style is not None and seg.style.reverse]
+    assert [seg.text for seg in cursor] == [" "] and lines[1].text.index("d ") + 1 == 13  # column 13
+    assert renderer.take_dirty(screen, show_cursor=True) == set()  # nothing changed: nothing to repaint
+    ByteStream(screen).feed(b"\x1b[1;1H\x1b[1;31mplain")  # line 0 changed, and the cursor left line 1
+    assert renderer.take_dirty(screen, show_cursor=True) == {0, 1}
+    screen.dirty.update({1, 2})  # marked dirty (as pyte marks lines a command may have touched), unchanged
+    assert renderer.take_dirty(screen, show_cursor=True) == set()
 
 
 def test_a_scroll_redraws_only_the_new_line_and_every_line_stays_right() -> None:

@@ -1,0 +1,71 @@
+"""The one slicing policy termux applies in two places (sans-I/O, no asyncio).
+
+The server's `OutputPump` (termux/server/scheduler.py) parses each session's PTY output into its
+screen; the TUI's `Feeder` (termux/tui/feed.py) parses pushed output into its shadow screens. Both
+work the same way and use these names for it:
+
+- a **slice** is one bounded piece of work on one session (`Slice`): it ends at a byte bound or
+  when its time budget is spent, and the loop yields after it, so a keystroke or a request waits
+  for at most one slice;
+- **focused** sessions (what a view shows) go first (`SliceOrder`), with the larger
+  `FOCUSED_BUDGET`; the others take turns, round robin, with `BACKGROUND_BUDGET`;
+- after a background slice the loop may **rest** so that background work takes at most a share
+  of the time (`rest_after`); output for a focused session ends a rest at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# A slice's time budget: it bounds how long input waits behind a slice whatever the emulator's
+# speed on that output. A focused session's output is what the person is waiting for, so its
+# slices are longer.
+FOCUSED_BUDGET = 0.008
+BACKGROUND_BUDGET = 0.002
+
+
+class SliceOrder:
+    """Sessions waiting for a slice, in the order they will be served: a focused one first, else
+    the head of the round-robin queue; the chosen one moves to the back."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[str, None] = {}  # insertion-ordered set: the round-robin queue
+        self.focused: set[str] = set()
+
+    def __len__(self) -> int:
+        return len(self._waiting)
+
+    def __contains__(self, session_id: object) -> bool:
+        return session_id in self._waiting
+
+    def add(self, session_id: str) -> None:
+        self._waiting.setdefault(session_id, None)
+
+    def discard(self, session_id: str) -> None:
+        self._waiting.pop(session_id, None)
+
+    def next(self) -> str | None:
+        """The session to serve next; it moves to the back of the queue (round robin)."""
+        if not self._waiting:
+            return None
+        chosen = next((sid for sid in self._waiting if sid in self.focused), None)
+        if chosen is None:
+            chosen = next(iter(self._waiting))
+        del self._waiting[chosen]
+        self._waiting[chosen] = None
+        return chosen
+
+
+@dataclass(frozen=True)
+class Slice:
+    """What one slice did: it worked on `session` (a focused one or not) for `seconds`."""
+
+    session: str
+    focused: bool
+    seconds: float
+
+
+def rest_after(seconds: float, share: float) -> float:
+    """The rest after a background slice of `seconds` that keeps background work to `share` of
+    the time."""
+    return seconds * (1 / share - 1)
