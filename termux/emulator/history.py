@@ -245,7 +245,8 @@ class Scrollback:
         n = len(self._lines)
         if not -n <= index < n:
             raise IndexError(index)
-        return (self._added - n + index % n) in self._wraps
+        start = index - n if index >= 0 else index
+        return self.wrapped_flags(start, start + 1)[0]
 
     def stored(self, index: int) -> Stored:
         return self._lines[index]

@@ -645,6 +645,7 @@ class TermuxApp(App[str]):
             on_change=self._copy_changed,
             wheel_lines=self.config.wheel_lines,
             leave_at_bottom=leave_at_bottom,
+            palette=self.view.palette,
         )
         self.copy = self.view.copy = copy
         self.status.mode = copy.status()

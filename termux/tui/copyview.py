@@ -19,9 +19,10 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from rich.color import Color, ColorType
 from rich.console import Console
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from textual.strip import Strip
 
 from termux.client import TermuxError
@@ -29,6 +30,7 @@ from termux.copymode import CONTINUE, Copy, CopyMode, Leave, NeedLines, Outcome,
 from termux.copymode.lines import cell_at, cells, columns
 from termux.copymode.paged import PagedLines
 from termux.keys import textual_key_model
+from termux.tui.render import Palette
 
 Request = Callable[..., Awaitable[dict[str, Any]]]
 Op = Callable[[], Outcome]
@@ -66,6 +68,7 @@ class CopyView:
         on_change: Callable[[], None],
         wheel_lines: int = 3,
         leave_at_bottom: bool = False,
+        palette: Palette | None = None,
     ) -> None:
         self.request = request
         self.target = target
@@ -74,6 +77,7 @@ class CopyView:
         self.on_done = on_done
         self.on_change = on_change
         self.wheel_lines = wheel_lines
+        self.palette = palette or Palette()  # the config's colours, as the terminal view uses them
         self.leave_at_bottom = leave_at_bottom  # opened by the wheel: scrolling back down leaves (tmux's -e)
         self.source: PagedLines | None = None
         self.mode: CopyMode | None = None
@@ -296,7 +300,7 @@ class CopyView:
         if text is None:
             try:
                 (styled,) = source.styled(row.y, row.y + 1)
-                text = Text.from_ansi(styled.escaped, no_wrap=True, end="")
+                text = _repainted(Text.from_ansi(styled.escaped, no_wrap=True, end=""), self.palette)
             except Unavailable:
                 text = Text(row.line.text, no_wrap=True, end="")
             self._texts[row.y] = text
@@ -321,7 +325,28 @@ class CopyView:
         if view.cursor[0] == y:
             x = view.cursor[1]
             paint(((x, x + 1),), CURSOR)
+        palette = self.palette
+        if palette.foreground is not None or palette.background is not None:
+            base = base + Style(color=palette.foreground, bgcolor=palette.background)
+        text.style = base
         return Strip(list(text.render(console)), text.cell_len).crop_extend(0, width, base)
+
+
+def _repainted(text: Text, palette: Palette) -> Text:
+    """ANSI colours 0-15 as the config's palette overrides them (the terminal view's colours)."""
+    overrides = palette.overrides
+    if not overrides:
+        return text
+    spans: list[Span] = []
+    for span in text.spans:
+        style = span.style
+        if isinstance(style, Style):
+            new_fore, new_back = _override(style.color, overrides), _override(style.bgcolor, overrides)
+            if new_fore is not None or new_back is not None:
+                style = style + Style(color=new_fore, bgcolor=new_back)
+        spans.append(Span(span.start, span.end, style))
+    text.spans = spans
+    return text
 
 
 def _offsets(laid: list[Any], x0: int, x1: int) -> tuple[int, int]:
@@ -335,3 +360,9 @@ def _offsets(laid: list[Any], x0: int, x1: int) -> tuple[int, int]:
 
 class Resized(Exception):
     """The session's width changed under copy mode."""
+
+
+def _override(colour: Color | None, overrides: dict[int, Color]) -> Color | None:
+    if colour is None or colour.type != ColorType.STANDARD or colour.number is None:
+        return None
+    return overrides.get(colour.number)
