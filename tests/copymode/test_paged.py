@@ -158,3 +158,19 @@ def test_feeding_again_after_a_fetch_changes_nothing_twice() -> None:
     assert isinstance(first, NeedLines) and mode.cursor == (9, 0)  # nothing moved yet
     session.capture(source, first.start, first.stop)
     assert mode.feed("C-b") == CONTINUE and mode.cursor == (-1, 0)
+
+
+def test_a_search_finds_a_word_the_terminal_wrapped_across_two_rows() -> None:
+    # "...HELLO" | "WORLD..." at 80 columns: the first row wraps, so HELLOWORLD is one word.
+    lines = ["x" * 75 + "HELLO", "WORLD and more", *[f"line {i}" for i in range(40)]]
+    session = FakeSession(lines, rows=10, wrapped={0})
+    source = session.open(height=10)
+    mode = CopyMode(source, height=10)
+    for key in ("?", *"helloworld", "Enter"):
+        drive(session, source, lambda key=key: mode.feed(key))
+        while mode.busy:
+            drive(session, source, mode.work)
+    assert mode.cursor == (source.first, 75)
+    view(session, source, mode)
+    current = [(row.y, row.current) for row in mode.view().rows if row.current]
+    assert current == [(source.first, ((75, 80),)), (source.first + 1, ((0, 5),))]
