@@ -652,10 +652,11 @@ class TermuxApp(App[str]):
         self._spawn(copy.start(rows))
         return copy
 
-    def _copy_changed(self) -> None:
+    def _copy_changed(self, lines: bool) -> None:
         if self.copy is not None:
             self.status.mode = self.copy.status()
-            self.view.refresh()
+            if lines:
+                self.view.refresh()
 
     def _copy_done(self, text: str | None) -> None:
         copy, self.copy = self.copy, None

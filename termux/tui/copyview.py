@@ -8,7 +8,8 @@ queued operations a running search takes one bounded step at a time, yielding to
 key typed during a long count is applied at once.
 
 The terminal view draws `line(y)` while `shown` (the shadow screen until the first page arrives)
-and the status line `status()`. When the model copies, `on_done(text)` gets the text (the app
+and the status line `status()`; `on_change(lines)` says when to draw them again (`lines`: the
+lines too, not just the status). When the model copies, `on_done(text)` gets the text (the app
 stores it as a paste buffer and writes OSC 52); leaving without a copy gives None.
 """
 
@@ -65,7 +66,7 @@ class CopyView:
         *,
         bindings: Mapping[str, str],
         on_done: Callable[[str | None], None],
-        on_change: Callable[[], None],
+        on_change: Callable[[bool], None],
         wheel_lines: int = 3,
         leave_at_bottom: bool = False,
         palette: Palette | None = None,
@@ -251,16 +252,19 @@ class CopyView:
         return outcome
 
     async def _draw(self) -> None:
+        """Take the view; the lines are drawn again only if what they show changed (a search
+        step that only counted changes the status line alone)."""
         mode = self._model
         while True:
             try:
-                self.view = mode.view()
+                view = mode.view()
                 break
             except Unavailable as missing:
                 await self._fetch(missing.start, missing.stop)
+        old, self.view = self.view, view
         if len(self._texts) > TEXT_CACHE * self.height:
             self._texts.clear()
-        self.on_change()
+        self.on_change(old is None or (old.top, old.rows, old.cursor) != (view.top, view.rows, view.cursor))
 
     def resize(self, height: int) -> None:
         self.height = max(1, height)

@@ -39,8 +39,9 @@ class Capture:
 
 async def opened(capture: Capture, height: int, **kwargs: Any) -> tuple[CopyView, list[str | None]]:
     done: list[str | None] = []
-    bindings = key_table("vi")
-    view = CopyView(capture, "%0", height, bindings=bindings, on_done=done.append, on_change=lambda: None, **kwargs)
+    view = CopyView(
+        capture, "%0", height, bindings=key_table("vi"), on_done=done.append, on_change=lambda lines: None, **kwargs
+    )
     view.start(capture.rows)
     while not view.shown:
         await asyncio.sleep(0)
