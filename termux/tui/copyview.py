@@ -109,6 +109,7 @@ class CopyView:
             self._word_timer = None
         if self.active:
             self.active = False
+            self._queue.clear()
             self._wake.set()
             self.on_done(text)
 

@@ -130,3 +130,29 @@ async def test_a_double_click_copies_the_word_when_no_third_click_comes() -> Non
     view.mouse("word", 0, 5)
     await asyncio.wait_for(copied.wait(), 10)  # the word timer's copy, not a key
     assert done == ["two"] and view._word_timer is None
+
+
+async def test_a_width_change_under_copy_mode_ends_it_saying_why() -> None:
+    capture = Capture([f"line {i}" for i in range(100)], rows=5)
+    view, done = await opened(capture, height=5)
+    capture.cols = 30  # the session was resized: its lines are wrapped anew, the numbering is gone
+    view.key("g", "g")  # the top of history: a page to fetch
+    await settled(view)
+    assert done == [None] and view.message == "copy mode ended: the session was resized"
+
+
+async def test_a_refused_capture_ends_copy_mode_saying_why() -> None:
+    from termux.client import TermuxError
+
+    capture = Capture([f"line {i}" for i in range(100)], rows=5)
+    view, done = await opened(capture, height=5)
+
+    async def gone(cmd: str, **args: Any) -> dict[str, Any]:
+        raise TermuxError("no_session", "no session '%0'")
+
+    view.request = gone
+    view.key("g", "g")
+    await settled(view)
+    assert done == [None] and view.message == "copy mode ended: no session '%0' (no_session)"
+    view.key("j", "j")  # keys after it are dropped, not queued for a dead copy mode
+    assert not view._queue
