@@ -66,7 +66,19 @@ def split_styled(escaped: str, wrapped: bool = False) -> Styled:
     return Styled(Line("".join(parts), wrapped), escaped, tuple(links))
 
 
-EMPTY = Styled(Line(""), "")
+def plain_text(escaped: str) -> str:
+    """The text of a line captured with escapes (what `split_styled` says, without the links)."""
+    return _ESCAPE.sub("", escaped) if "\x1b" in escaped else escaped
+
+
+class Page(NamedTuple):
+    """Consecutive lines as the model reads them, and as captured (to draw)."""
+
+    lines: list[Line]
+    escaped: list[str]
+
+
+EMPTY_LINE = Line("")
 
 
 class PagedLines:
@@ -77,7 +89,7 @@ class PagedLines:
         self.base = base
         self.page = max(1, page)
         self.limit = max(self.page, limit)
-        self._pages: OrderedDict[int, list[Styled]] = OrderedDict()  # start -> lines, least recently read first
+        self._pages: OrderedDict[int, Page] = OrderedDict()  # by first line, the least recently read first
         self._starts: list[int] = []  # the pages' starts, ascending (pages never overlap)
         self.held = 0
         self.fetched = 0  # lines filled in all (tests prove what was read)
@@ -97,25 +109,36 @@ class PagedLines:
     # -- the LineSource interface ------------------------------------------------------------
 
     def lines(self, start: int, stop: int) -> Sequence[Line]:
-        return [styled.line for styled in self.styled(start, stop)]
+        out: list[Line] = []
+        for page, lo, hi in self._read(start, stop):
+            out.extend(page.lines[lo:hi])
+        return out
 
     def styled(self, start: int, stop: int) -> list[Styled]:
-        """Lines `start` <= i < `stop` as captured, or raise Unavailable for the range to fetch."""
+        """Lines `start` <= i < `stop` as captured, with their links (to draw a screenful)."""
+        out: list[Styled] = []
+        for page, lo, hi in self._read(start, stop):
+            out.extend(map(_styled, page.lines[lo:hi], page.escaped[lo:hi]))
+        return out
+
+    def _read(self, start: int, stop: int) -> list[tuple[Page, int, int]]:
+        """The pages holding lines `start`..`stop` and the part of each, or raise Unavailable for
+        the range to fetch."""
         if not self._first <= start < stop <= self._last + 1:
             raise IndexError(f"lines {start}..{stop - 1} are outside {self._first}..{self._last}")
-        out: list[Styled] = []
+        parts: list[tuple[Page, int, int]] = []
         i = start
         while i < stop:
-            page = self._page_at(i)
-            if page is None:
+            found = self._page_at(i)
+            if found is None:
                 raise Unavailable(*self.wanted(i, stop))
-            page_start = self._starts[page]
-            lines = self._pages[page_start]
+            page_start = self._starts[found]
+            page = self._pages[page_start]
             self._pages.move_to_end(page_start)
-            take = lines[i - page_start : stop - page_start]
-            out.extend(take)
-            i += len(take)
-        return out
+            lo, hi = i - page_start, min(stop - page_start, len(page.lines))
+            parts.append((page, lo, hi))
+            i = page_start + hi
+        return parts
 
     # -- fetching ----------------------------------------------------------------------------
 
@@ -125,7 +148,7 @@ class PagedLines:
         after = bisect_right(self._starts, start)
         next_held = self._starts[after] if after < len(self._starts) else self._last + 1
         before = self._starts[after - 1] if after > 0 else None
-        prev_held_end = before + len(self._pages[before]) if before is not None else self._first
+        prev_held_end = before + len(self._pages[before].lines) if before is not None else self._first
         lo, hi = start, min(stop, next_held)
         if hi - lo < self.page:
             if prev_held_end == lo and lo > self._first:  # held just above: grow downwards
@@ -139,42 +162,56 @@ class PagedLines:
     def fill(self, start: int, stop: int, got_start: int, escaped: Sequence[str], wrapped: Sequence[bool]) -> None:
         """The lines fetched for `start`..`stop`: the capture returned `escaped` (with `wrapped`)
         from `got_start` on; lines it did not return (gone from the history) are empty."""
-        lines = [EMPTY] * (stop - start)
-        for k, text in enumerate(escaped):
-            i = got_start + k - start
-            if 0 <= i < len(lines):
-                lines[i] = split_styled(text, bool(wrapped[k]) if k < len(wrapped) else False)
+        # One pass over the lines in C where it can be: most lines hold no escape.
+        before = min(stop - start, max(0, got_start - start))  # lines gone from the history meanwhile
+        skip = max(0, start - got_start)
+        texts = list(escaped[skip : skip + stop - start - before])
+        flags = list(map(bool, wrapped[skip : skip + len(texts)]))
+        flags += [False] * (len(texts) - len(flags))
+        got = [
+            Line(text, flag) if "\x1b" not in text else Line(plain_text(text), flag)
+            for text, flag in zip(texts, flags, strict=True)
+        ]
+        after = stop - start - before - len(got)
+        lines = [EMPTY_LINE] * before + got + [EMPTY_LINE] * after
+        texts = [""] * before + texts + [""] * after
         # Keep pages disjoint: whatever is held already in the range stays as it is.
         i = start
         while i < stop:
             page = self._page_at(i)
             if page is not None:
                 page_start = self._starts[page]
-                i = page_start + len(self._pages[page_start])
+                i = page_start + len(self._pages[page_start].lines)
                 continue
-            after = bisect_right(self._starts, i)
-            end = min(stop, self._starts[after] if after < len(self._starts) else stop)
-            self._add(i, lines[i - start : end - start])
+            following = bisect_right(self._starts, i)
+            end = min(stop, self._starts[following] if following < len(self._starts) else stop)
+            self._add(i, Page(lines[i - start : end - start], texts[i - start : end - start]))
             i = end
         self._evict()
 
-    def _add(self, start: int, lines: list[Styled]) -> None:
-        self._pages[start] = lines
+    def _add(self, start: int, page: Page) -> None:
+        self._pages[start] = page
         self._starts.insert(bisect_right(self._starts, start), start)
-        self.held += len(lines)
-        self.fetched += len(lines)
+        self.held += len(page.lines)
+        self.fetched += len(page.lines)
 
     def _evict(self) -> None:
         while self.held > self.limit and len(self._pages) > 1:
-            start, lines = self._pages.popitem(last=False)
+            start, page = self._pages.popitem(last=False)
             self._starts.remove(start)
-            self.held -= len(lines)
+            self.held -= len(page.lines)
 
     def _page_at(self, i: int) -> int | None:
         """The index in `_starts` of the page holding line i, or None."""
         k = bisect_right(self._starts, i) - 1
         if k >= 0:
             start = self._starts[k]
-            if i < start + len(self._pages[start]):
+            if i < start + len(self._pages[start].lines):
                 return k
         return None
+
+
+def _styled(line: Line, escaped: str) -> Styled:
+    if "\x1b]8;" not in escaped:
+        return Styled(line, escaped)
+    return split_styled(escaped, line.wrapped)

@@ -174,3 +174,12 @@ def test_a_search_finds_a_word_the_terminal_wrapped_across_two_rows() -> None:
     view(session, source, mode)
     current = [(row.y, row.current) for row in mode.view().rows if row.current]
     assert current == [(source.first, ((75, 80),)), (source.first + 1, ((0, 5),))]
+
+
+def test_a_fill_whose_capture_returned_none_of_the_range_holds_it_empty() -> None:
+    source = PagedLines(-100, 9, 80, base=100, page=10)
+    source.fill(-100, -90, -80, ["later"] * 5, [])  # the history dropped all of -100..-81 meanwhile
+    assert [line.text for line in source.lines(-100, -90)] == [""] * 10
+    source.fill(-90, -80, -85, ["a", "b"], [True])
+    got = [(line.text, line.wrapped) for line in source.lines(-86, -82)]
+    assert got == [("", False), ("a", True), ("b", False), ("", False)]
