@@ -72,10 +72,11 @@ def plain_text(escaped: str) -> str:
 
 
 class Page(NamedTuple):
-    """Consecutive lines as the model reads them, and as captured (to draw)."""
+    """Consecutive lines as the model reads them, and as captured with escapes (to draw; None for
+    a line fetched as plain text, to be searched: `unstyled` finds them before they are drawn)."""
 
     lines: list[Line]
-    escaped: list[str]
+    escaped: list[str | None]
 
 
 EMPTY_LINE = Line("")
@@ -110,23 +111,45 @@ class PagedLines:
 
     def lines(self, start: int, stop: int) -> Sequence[Line]:
         out: list[Line] = []
-        for page, lo, hi in self._read(start, stop):
+        for _, page, lo, hi in self._read(start, stop):
             out.extend(page.lines[lo:hi])
         return out
 
     def styled(self, start: int, stop: int) -> list[Styled]:
-        """Lines `start` <= i < `stop` as captured, with their links (to draw a screenful)."""
+        """Lines `start` <= i < `stop` as captured, with their links (to draw a screenful); a
+        line fetched as plain text draws as it (see `unstyled`)."""
         out: list[Styled] = []
-        for page, lo, hi in self._read(start, stop):
+        for _, page, lo, hi in self._read(start, stop):
             out.extend(map(_styled, page.lines[lo:hi], page.escaped[lo:hi]))
         return out
 
-    def _read(self, start: int, stop: int) -> list[tuple[Page, int, int]]:
-        """The pages holding lines `start`..`stop` and the part of each, or raise Unavailable for
-        the range to fetch."""
+    def unstyled(self, start: int, stop: int) -> tuple[int, int] | None:
+        """The first run of lines in `start`..`stop` (held) fetched as plain text, to fetch with
+        escapes before drawing them; None when there is none."""
+        run: list[int] = []
+        for page_start, page, lo, hi in self._read(start, stop):
+            for k in range(lo, hi):
+                if page.escaped[k] is None:
+                    run.append(page_start + k)
+                elif run:
+                    return run[0], run[-1] + 1
+        return (run[0], run[-1] + 1) if run else None
+
+    def restyle(self, start: int, escaped: Sequence[str]) -> None:
+        """The captured text (with escapes) of held lines from `start` on, for drawing them."""
+        for k, text in enumerate(escaped):
+            found = self._page_at(start + k)
+            if found is not None:
+                page_start = self._starts[found]
+                self._pages[page_start].escaped[start + k - page_start] = text
+
+
+    def _read(self, start: int, stop: int) -> list[tuple[int, Page, int, int]]:
+        """The pages holding lines `start`..`stop` (each with its first line) and the part of each,
+        or raise Unavailable for the range to fetch."""
         if not self._first <= start < stop <= self._last + 1:
             raise IndexError(f"lines {start}..{stop - 1} are outside {self._first}..{self._last}")
-        parts: list[tuple[Page, int, int]] = []
+        parts: list[tuple[int, Page, int, int]] = []
         i = start
         while i < stop:
             found = self._page_at(i)
@@ -136,7 +159,7 @@ class PagedLines:
             page = self._pages[page_start]
             self._pages.move_to_end(page_start)
             lo, hi = i - page_start, min(stop - page_start, len(page.lines))
-            parts.append((page, lo, hi))
+            parts.append((page_start, page, lo, hi))
             i = page_start + hi
         return parts
 
@@ -159,9 +182,18 @@ class PagedLines:
                 hi = min(next_held, lo + self.page)
         return lo, hi
 
-    def fill(self, start: int, stop: int, got_start: int, escaped: Sequence[str], wrapped: Sequence[bool]) -> None:
+    def fill(
+        self,
+        start: int,
+        stop: int,
+        got_start: int,
+        escaped: Sequence[str],
+        wrapped: Sequence[bool],
+        plain: bool = False,
+    ) -> None:
         """The lines fetched for `start`..`stop`: the capture returned `escaped` (with `wrapped`)
-        from `got_start` on; lines it did not return (gone from the history) are empty."""
+        from `got_start` on; lines it did not return (gone from the history) are empty. `plain`:
+        captured without escapes (a search's batch), to be fetched again with them if drawn."""
         # One pass over the lines in C where it can be: most lines hold no escape.
         before = min(stop - start, max(0, got_start - start))  # lines gone from the history meanwhile
         skip = max(0, start - got_start)
@@ -174,7 +206,8 @@ class PagedLines:
         ]
         after = stop - start - before - len(got)
         lines = [EMPTY_LINE] * before + got + [EMPTY_LINE] * after
-        texts = [""] * before + texts + [""] * after
+        captured: list[str | None] = [None] * len(texts) if plain else list(texts)
+        kept: list[str | None] = [""] * before + captured + [""] * after
         # Keep pages disjoint: whatever is held already in the range stays as it is.
         i = start
         while i < stop:
@@ -185,7 +218,7 @@ class PagedLines:
                 continue
             following = bisect_right(self._starts, i)
             end = min(stop, self._starts[following] if following < len(self._starts) else stop)
-            self._add(i, Page(lines[i - start : end - start], texts[i - start : end - start]))
+            self._add(i, Page(lines[i - start : end - start], kept[i - start : end - start]))
             i = end
         self._evict()
 
@@ -211,7 +244,9 @@ class PagedLines:
         return None
 
 
-def _styled(line: Line, escaped: str) -> Styled:
+def _styled(line: Line, escaped: str | None) -> Styled:
+    if escaped is None:
+        return Styled(line, line.text)
     if "\x1b]8;" not in escaped:
         return Styled(line, escaped)
     return split_styled(escaped, line.wrapped)

@@ -45,6 +45,7 @@ MAX_QUEUED = 256  # keys and gestures waiting for the model; past it further one
 # a line first: one timer, armed only by a double click.
 WORD_COPY_DELAY = 0.3
 TEXT_CACHE = 4  # screenfuls of drawn lines kept
+PLAIN_FETCH = 2  # a fetch of more screenfuls than this (a search's batch) comes without escapes
 
 
 def key_name(key: str, character: str | None) -> str | None:
@@ -230,20 +231,32 @@ class CopyView:
         )
         await self._draw()
 
-    async def _capture(self, start: int, end: int, base: int | None) -> dict[str, Any]:
+    async def _capture(self, start: int, end: int, base: int | None, escapes: bool = True) -> dict[str, Any]:
         self.captures += 1
-        args: dict[str, Any] = {"target": self.target, "start": start, "end": end, "escapes": True, "wrapped": True}
+        args: dict[str, Any] = {"target": self.target, "start": start, "end": end, "escapes": escapes, "wrapped": True}
         if base is not None:
             args["base"] = base
         return await self.request("session.capture", **args)
 
     async def _fetch(self, start: int, stop: int) -> None:
+        """Fetch lines the model asked for: with escapes (to draw) up to a few screenfuls, as plain
+        text (cheaper for the server to render and to carry) for a search's batch."""
+        source = self.source
+        assert source is not None
+        plain = stop - start > PLAIN_FETCH * self.height
+        reply = await self._capture(start, stop - 1, source.base, escapes=not plain)
+        if reply["cols"] != source.width:
+            raise Resized  # the lines were wrapped anew: the pinned numbering no longer holds
+        source.fill(start, stop, reply["start"], reply["lines"], reply.get("wrapped", []), plain=plain)
+
+    async def _restyle(self, start: int, stop: int) -> None:
+        """Lines about to be drawn that were fetched as plain text: their escapes now."""
         source = self.source
         assert source is not None
         reply = await self._capture(start, stop - 1, source.base)
         if reply["cols"] != source.width:
-            raise Resized  # the lines were wrapped anew: the pinned numbering no longer holds
-        source.fill(start, stop, reply["start"], reply["lines"], reply.get("wrapped", []))
+            raise Resized
+        source.restyle(reply["start"], reply["lines"])
 
     async def _apply(self, op: Op) -> Outcome:
         while isinstance(outcome := op(), NeedLines):
@@ -259,7 +272,12 @@ class CopyView:
         while True:
             try:
                 view = mode.view()
-                break
+                source = self.source
+                assert source is not None
+                plain = source.unstyled(view.top, view.top + len(view.rows)) if view.rows else None
+                if plain is None:
+                    break
+                await self._restyle(*plain)
             except Unavailable as missing:
                 await self._fetch(missing.start, missing.stop)
         old, self.view = self.view, view
@@ -311,9 +329,9 @@ class CopyView:
             self._texts[row.y] = text
         text = text.copy()
         plain = row.line.text
-        if text.plain != plain:  # a line the decoder read otherwise: draw the model's text
+        if text.plain.rstrip(" ") != plain.rstrip(" "):  # the decoder read it otherwise: the model's text
             text = Text(plain, no_wrap=True, end="")
-        pad = width - columns(plain)
+        pad = width - columns(text.plain)
         if pad > 0:
             text.append(" " * pad)
         laid = cells(text.plain)

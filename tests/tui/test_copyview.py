@@ -156,3 +156,30 @@ async def test_a_refused_capture_ends_copy_mode_saying_why() -> None:
     assert done == [None] and view.message == "copy mode ended: no session '%0' (no_session)"
     view.key("j", "j")  # keys after it are dropped, not queued for a dead copy mode
     assert not view._queue
+
+
+async def test_a_search_fetches_its_batches_as_plain_text_and_draws_a_found_line_in_colour() -> None:
+    lines = [f"line {i}" for i in range(3000)]
+    lines[100] = "\x1b[0;31mthe MARKER\x1b[0m"
+    capture = Capture(lines, rows=5)
+    plain: list[bool] = []
+    real = capture.__call__
+
+    async def counted(cmd: str, **args: Any) -> dict[str, Any]:
+        plain.append(not args["escapes"])
+        reply = await real(cmd, **{**args, "escapes": True})
+        if not args["escapes"]:
+            reply["lines"] = [line.replace("\x1b[0;31m", "").replace("\x1b[0m", "") for line in reply["lines"]]
+        return reply
+
+    view, _ = await opened(capture, height=5)
+    view.request = counted
+    for key in "?MARKER":
+        view.key(key, key)
+    view.key("enter", "\r")
+    await settled(view)
+    assert view.mode is not None and view.mode.cursor == (100 - 2995, 4)
+    assert True in plain and plain[-1] is False  # batches plain; the found line's screenful styled
+    row = next(y for y, r in enumerate(view.view.rows) if "MARKER" in r.line.text)  # type: ignore[union-attr]
+    drawn = styles(view, row)
+    assert drawn[0][1] is not None and drawn[0][1].color == Color.parse("color(1)")
