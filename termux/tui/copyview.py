@@ -222,7 +222,7 @@ class CopyView:
         reply = await self._capture(rows - self.height, rows - 1, None)
         source = PagedLines(-reply["history"], reply["rows"] - 1, reply["cols"], base=reply["base"], page=self.height)
         got, lines = reply["start"], reply["lines"]
-        source.fill(got, got + len(lines), got, lines, reply.get("wrapped", []))
+        source.fill(got, got + len(lines), got, lines, reply.get("wrapped") or [])
         last = source.last
         self.source = source
         cursor = reply.get("cursor") or {}
@@ -247,7 +247,7 @@ class CopyView:
         reply = await self._capture(start, stop - 1, source.base, escapes=not plain)
         if reply["cols"] != source.width:
             raise Resized  # the lines were wrapped anew: the pinned numbering no longer holds
-        source.fill(start, stop, reply["start"], reply["lines"], reply.get("wrapped", []), plain=plain)
+        source.fill(start, stop, reply["start"], reply["lines"], reply.get("wrapped") or [], plain=plain)
 
     async def _restyle(self, start: int, stop: int) -> None:
         """Lines about to be drawn that were fetched as plain text: their escapes now."""

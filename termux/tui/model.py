@@ -24,10 +24,12 @@ from termux import emulator
 from termux.clipboard import ClipboardSet
 from termux.protocol.events import (
     Event,
+    SessionActivity,
     SessionBell,
     SessionClosed,
     SessionCreated,
     SessionExited,
+    SessionQuiet,
     SessionRenamed,
     SessionResized,
     SessionTitle,
@@ -46,6 +48,9 @@ MAX_REST = 0.02
 # What background output changes in the sidebar (previews, the * and ! marks) and the activity
 # view's harvest are applied at most this often, whatever the rate of chunks.
 MARK_PERIOD = 0.25
+# The panes beside the focused one are drawn at most this often: a person watches them, but a
+# flood in one must not cost the TUI a frame every 1/60 s while a key's echo waits for the loop.
+PANE_FRAME_PERIOD = 1 / 20
 
 
 @dataclass
@@ -61,6 +66,7 @@ class SessionRow:
     bell: bool = False
     preview: str = ""
     title: str = ""
+    quiet_since: float | None = None  # when its output stopped (the server's session.quiet), else None
 
 
 @dataclass
@@ -99,7 +105,8 @@ class SessionModel:
         self.focused: str | None = None
         self.last_focus: str | None = None  # the session focused before this one
         self.shown: set[str] = set()  # sessions on view besides the focused one
-        self.pacer = FramePacer(clock=clock)  # when the visible sessions' output is drawn
+        self.pacer = FramePacer(clock=clock)  # when the focused session's output is drawn
+        self.pane_pacer = FramePacer(PANE_FRAME_PERIOD, clock=clock)  # ... and the other panes'
         self.marks_pacer = FramePacer(MARK_PERIOD, clock=clock)  # when the sidebar's marks are
         self.observe_activity = False  # the activity view is shown: keep each session's newest tail
         self.server_error = ""  # the last `error` push (sent before the server drops a client)
@@ -151,7 +158,8 @@ class SessionModel:
         record = msgspec.structs.asdict(info) if isinstance(info, SessionInfo) else info
         sid = record["id"]
         self.infos[sid] = record
-        self.rows[sid] = SessionRow(sid, record.get("name") or sid, title=record.get("title") or "")
+        quiet = record.get("quiet_since")  # (quiet before this TUI attached: no event will say so)
+        self.rows[sid] = SessionRow(sid, record.get("name") or sid, title=record.get("title") or "", quiet_since=quiet)
         self._apply_state(sid)
         if snap is None:
             # An empty screen that buffers its output until the snapshot arrives and replaces it
@@ -200,9 +208,13 @@ class SessionModel:
             case OutputPush(session=sid):
                 visible = self.visible
                 self.feeder.push(sid, push.offset, push.data, visible)
-                return Changes(wake=True, end_rest=True) if sid in visible else Changes(batch=True)
+                if sid == self.focused:
+                    return Changes(wake=True, end_rest=True)
+                if sid in visible:  # a pane beside the focus: parsed now, after the pump's rest
+                    return Changes(wake=True)
+                return Changes(batch=True)
             case SnapshotPush(session=sid):
-                return self.reset_from(sid, Snapshot(push.offset, push.cols, push.rows, push.data))
+                return self.reset_from(sid, push)  # a SnapshotPush is a Snapshot
             case EventPush(event=event):
                 return self.event(event)
             case ErrorPush(error=error):
@@ -232,12 +244,14 @@ class SessionModel:
                 )
                 self._apply_state(sid)
                 changes.rows.add(sid)
+                self._touch(sid, changes)  # (its tile in the grid)
                 changes.refocus = sid == self.focused
             case SessionClosed():
                 return self.remove(sid)
             case SessionRenamed():
                 self.infos[sid]["name"] = self.rows[sid].name = event.name or sid
                 changes.rows.add(sid)
+                self._touch(sid, changes)  # (its tile in the grid)
                 changes.name = sid == self.focused
             case SessionResized(data=size):
                 shadow = self.feeder.shadows.get(sid)
@@ -246,6 +260,12 @@ class SessionModel:
                     changes.wake = True
             case SessionTitle(data=title):
                 self.rows[sid].title = title.title
+                self._touch(sid, changes)
+            case SessionQuiet(data=quiet):
+                self.rows[sid].quiet_since = event.time - quiet.seconds  # when its output stopped
+                self._touch(sid, changes)
+            case SessionActivity():
+                self.rows[sid].quiet_since = None
                 self._touch(sid, changes)
             case SessionBell():
                 if sid == self.focused:
@@ -261,7 +281,7 @@ class SessionModel:
             self.infos[sid].update(msgspec.structs.asdict(reply.session))
             self.rows[sid].name = reply.session.name
             self._apply_state(sid)
-        return self.reset_from(sid, reply.snapshot)
+        return self.reset_from(sid, reply)  # a SnapshotResult is a Snapshot
 
     def reset_from(self, sid: str, snap: Snapshot) -> Changes:
         """A snapshot (pushed, or the reply to a resync) replaces the session's screen."""
@@ -293,8 +313,8 @@ class SessionModel:
     # -- the feed -------------------------------------------------------------------------------
 
     def step(self) -> ShadowSlice | None:
-        """One slice of the feed: a visible session's output first."""
-        return self.feeder.step(self.visible)
+        """One slice of the feed: the focused session's output first, then the other visible ones'."""
+        return self.feeder.step(self.visible, self.focused)
 
     @staticmethod
     def background_rest(seconds: float) -> float:
@@ -387,6 +407,16 @@ class SessionModel:
             return None
         index = order.index(self.focused) if self.focused in order else -1
         return order[(index + step) % len(order)]
+
+    def marked(self) -> tuple[int, int]:
+        """How many sessions have output not seen yet, and a bell not seen yet."""
+        rows = self.rows.values()
+        return sum(row.unseen for row in rows), sum(row.bell for row in rows)
+
+    def number(self, sid: str | None) -> int | None:
+        """The session's number in the sidebar (None for no session)."""
+        order = list(self.infos)
+        return order.index(sid) if sid in order else None
 
     def numbered(self, n: int) -> str | None:
         order = list(self.infos)

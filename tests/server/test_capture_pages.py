@@ -21,7 +21,7 @@ def test_a_page_carries_its_wrapped_flags_and_the_absolute_number_of_line_0(serv
         assert sum(page["wrapped"]) == 2
         assert page["base"] == page["history"]  # nothing has left the history yet
         plain = client.request("session.capture", target="log", start=-10, end=4)
-        assert "wrapped" not in plain and plain["lines"] == page["lines"]
+        assert plain["wrapped"] is None and plain["lines"] == page["lines"]  # not asked for
 
 
 def test_under_a_pinned_base_lines_keep_their_numbers_while_output_arrives(server: RunningServer) -> None:

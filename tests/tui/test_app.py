@@ -182,8 +182,8 @@ class RecordingFeeder(Feeder):
         self.at_slice: dict[int, Callable[[], None]] = {}
         self.slices = 0
 
-    def step(self, visible: Set[str]) -> ShadowSlice | None:
-        step = super().step(visible)
+    def step(self, visible: Set[str], focused: str | None = None) -> ShadowSlice | None:
+        step = super().step(visible, focused)
         if step is not None:
             self.slices += 1
             self.log.append(("slice", step.session, step.fed))
@@ -301,7 +301,7 @@ async def test_copy_mode_opens_on_ten_thousand_lines_reading_one_screenful(serve
         wheel = app.copy
         assert wheel is not None and wheel.view is not None
         assert wheel.view.top == wheel.source.last - height + 1 - app.config.wheel_lines
-        app.view.post_message(TerminalView.Select("wheel-down", 0, 0))
+        app.view.post_message(TerminalView.Select(app.view, "wheel-down", 0, 0))
         await wait_until(pilot, lambda: app.copy is None)
         assert app.sent == []
     await client.close()
@@ -534,8 +534,8 @@ async def test_a_missing_session_number_is_said_and_messages_clear_themselves(se
         assert status.message == "no session 7" and app.sent == []
         timer = status.message_timer
         assert timer is not None
-        await pilot.press("ctrl+b", "z")
-        assert status.message == "no binding for z"
+        await pilot.press("ctrl+b", "y")
+        assert status.message == "no binding for y"
         assert status.message_timer is not None and status.message_timer is not timer  # one timer
         status._message_expired()  # what the timer does when it fires
         assert status.message == "" and status.message_timer is None
