@@ -16,28 +16,11 @@ from .render import (
     wrapped,
     wrapped_rows,
 )
-from .screen import (
-    BRACKETED_PASTE,
-    DECCKM,
-    DECNKM,
-    DECTCEM,
-    MOUSE_ANY,
-    MOUSE_BUTTON,
-    MOUSE_NORMAL,
-    MOUSE_SGR,
-    Char,
-    Ext,
-)
+from .screen import Char, Ext
+
+# The mode bits of `screen.mode` are named in termux.modes (shared with the key encoders).
 
 __all__ = [
-    "BRACKETED_PASTE",
-    "DECCKM",
-    "DECNKM",
-    "DECTCEM",
-    "MOUSE_ANY",
-    "MOUSE_BUTTON",
-    "MOUSE_NORMAL",
-    "MOUSE_SGR",
     "ByteStream",
     "Char",
     "Ext",

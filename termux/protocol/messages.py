@@ -87,6 +87,7 @@ class CaptureArgs(Args):
     start: int | None = None
     end: int | None = None
     escapes: bool = False
+    join: bool = False  # soft-wrapped lines joined (tmux's capture-pane -J)
     wrapped: bool = False  # also say which lines are soft-wrapped (one flag per line)
     base: int | None = None  # `start` and `end` are numbered from this `base` of an earlier reply
 

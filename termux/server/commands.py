@@ -119,6 +119,8 @@ CAPTURE_CHECK_ROWS = CHECK_ROWS
 
 
 def session_capture(ctx: Context, args: CaptureArgs) -> Any:
+    if args.join and args.wrapped:
+        raise ProtocolError(ErrorCode.BAD_ARGS, "give `join` or `wrapped`, not both: joined lines wrap nowhere")
     session = ctx.server.find(args.target)
     screen = session.screen
     # The rows are copied now (immutable runs, cheap), so the reply is this moment's screen even
@@ -130,7 +132,7 @@ def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     start = None if args.start is None else args.start - shift
     end = None if args.end is None else args.end - shift
     lo, hi = emulator.capture_span(screen, start, end)
-    rows = emulator.capture_rows(screen, lo, hi)
+    rows = emulator.capture_rows(screen, lo, hi, args.join)
     x, y = emulator.cursor_position(screen)
     # The lines are filled in below; the rest is this moment's.
     result = CaptureResult(

@@ -27,7 +27,7 @@ def test_wrapped_flags_of_a_range_are_the_flags_of_each_line() -> None:
 
 def test_wrapped_flags_forget_lines_the_history_dropped() -> None:
     kept = Scrollback(3)
-    kept.extend_stored(["a", "b", "c", "d"], [0, 2])  # "a" wrapped and is dropped; "c" wrapped
+    kept.extend_stored(["a", "b", "c", "d"], [5, 0, 5, 0])  # "a" wrapped and is dropped; "c" wrapped
     assert kept.wrapped_flags(-3, 0) == [False, True, False]
     assert kept.wrapped_flags(-2, -1) == [True]
     assert kept.wrapped_flags(-1, -1) == []
@@ -44,6 +44,16 @@ def test_a_line_keeps_its_absolute_number_while_lines_arrive_and_old_ones_go() -
     moved = screen.history.added - base
     assert moved == 2
     assert capture(screen, number - screen.history.added, number - screen.history.added) == [text]
+
+
+def test_a_line_back_on_the_screen_leaves_the_numbers_of_the_lines_above_as_they_were() -> None:
+    kept = Scrollback(10)
+    kept.extend_stored(["a", "b", "c"])
+    assert kept.added == 3
+    assert kept.pop_row() is not None  # "c" goes back to the screen (it grew)
+    assert kept.added == 2 and kept.stored(kept.added - 1 - kept.added) == "b"  # b is number 1, as before
+    kept.append_stored("c2")
+    assert kept.added == 3 and kept.stored(-1) == "c2"
 
 
 def test_capture_span_clamps_as_capture_does() -> None:

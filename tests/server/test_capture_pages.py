@@ -40,3 +40,17 @@ def test_under_a_pinned_base_lines_keep_their_numbers_while_output_arrives(serve
         # capture does: the first line returned is said in the request's numbering.
         oldest = client.request("session.capture", target="log", start=-1000, end=-1000, base=base)
         assert oldest["start"] == -before["history"] and oldest["lines"] == ["1"]
+
+
+def test_join_and_wrapped_together_are_refused_in_words(server: RunningServer) -> None:
+    from termux.client import TermuxError
+
+    server.run("new", "-d", "-s", "log", "--", "cat")
+    with server.client() as client:
+        try:
+            client.request("session.capture", target="log", join=True, wrapped=True)
+        except TermuxError as exc:
+            assert exc.code == "bad_args"
+            assert exc.message == "give `join` or `wrapped`, not both: joined lines wrap nowhere"
+        else:
+            raise AssertionError("join with wrapped was taken")
