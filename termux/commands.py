@@ -380,6 +380,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "buffer.paste", "type a paste buffer into a session as a paste", args=f"{_B}:PasteArgs",
         handler=f"{_B}:buffer_paste", verb="paste-buffer", aliases=("pasteb",), target=SESSION,
+        key_help="paste the newest paste buffer into the focused session", key="]",
         opts=(
             BUFFER,
             Opt("bracketed", ("-p",), "bracketed, if the program enabled it", switch=True),
@@ -441,7 +442,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("detach", "leave the TUI; sessions keep running", "d", aliases=("detach-client",)),
     Action("sidebar", "show or hide the sidebar", "s"),
     Action("activity", "show or hide the activity view", "r"),
-    Action("scrollback", "browse the focused session's history (q leaves)", "["),
+    Action("copy-mode", "copy mode: browse, search and copy the focused session's history (q leaves)", "[",
+           aliases=("scrollback",)),
     Action("help", "this help", "?", aliases=("list-keys",)),
     Action("send-prefix", "send the prefix key itself to the session"),
     Action("grid", "every session's screen at once (type to filter, arrows, Enter)", "w", aliases=("choose-tree",)),

@@ -115,6 +115,34 @@ def test_a_title_row_names_the_session_and_marks_the_focus_and_an_ended_one() ->
     assert title_strip(PaneLabel("a-very-long-session-name"), 10, focused=False, base=base).cell_length == 10
 
 
+async def test_copy_mode_runs_in_the_pane_a_drag_starts_in_and_a_pane_switch_ends_it(server: RunningServer) -> None:
+    from termux.tui.widgets import TerminalView
+
+    with server.client() as c:
+        a = c.request("session.new", name="a", command=["sh", "-c", "echo from-a; exec cat"])["session"]["id"]
+        b = c.request("session.new", name="b", command=["sh", "-c", "echo from-b; exec cat"])["session"]["id"]
+    layout = Layout.from_dict({"focus": b, "root": {"split": "h", "children": [{"session": a}, {"session": b}]}})
+    app, client = await start(server, layout=layout)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and a in app.panes.views)
+        other = app.panes.views[a]
+        other.post_message(TerminalView.Select(other, "down", 0, 0))
+        other.post_message(TerminalView.Select(other, "drag", 3, 0))
+        await wait_until(pilot, lambda: app.copy is not None and app.copy.shown)
+        assert app.copy is not None and app.copy.target == a and app.model.focused == a  # that pane, focused
+        assert other.copy is app.copy and app.panes.views[b].copy is None
+        other.post_message(TerminalView.Select(other, "up", 3, 0))
+        await wait_until(pilot, lambda: app.copy is None)
+        with server.client() as c:
+            assert c.request("buffer.get")["data"] == "ZnJvbQ=="  # "from": columns 0-3 of "from-a"
+        await pilot.press("ctrl+b", "left_square_bracket")
+        await wait_until(pilot, lambda: app.copy is not None)
+        await pilot.press("ctrl+b", "o")  # the next pane: copy mode ends, its pane shows its screen
+        await wait_until(pilot, lambda: app.copy is None and app.model.focused == b)
+        assert other.copy is None
+    await client.close()
+
+
 async def test_a_renamed_session_s_pane_title_says_its_new_name(server: RunningServer) -> None:
     with server.client() as c:
         a = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]

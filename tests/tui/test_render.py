@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.color import Color
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App, ComposeResult
@@ -126,6 +127,19 @@ def test_termux_extra_attributes_dim_hidden_overline() -> None:
     assert d is not None and d.dim
     assert h is not None and h.conceal
     assert o is not None and o.overline
+
+
+def test_a_hyperlink_reaches_the_outer_terminal_as_osc_8_with_one_id_per_link() -> None:
+    screen = screen_with(b"see \x1b]8;;https://e.x/a\x1b\\th\x1b[1mis\x1b]8;;\x1b\\ or \x1b]8;;https://e.x/b\x1b\\that")
+    strip = render_line(screen, 0, Palette())
+    links = [(seg.text.strip(), seg.style.link if seg.style else None) for seg in strip if seg.text.strip()]
+    assert links == [("see", None), ("th", "https://e.x/a"), ("is", "https://e.x/a"), ("or", None),
+                     ("that", "https://e.x/b")]  # fmt: skip
+    # What Textual writes for the line: each linked piece inside OSC 8 (three pieces: a's plain
+    # and bold ones, b's), which the outer terminal makes clickable.
+    written = strip.render(Console(color_system="truecolor", force_terminal=True))
+    assert written.count("\x1b]8;id=") == 3
+    assert "https://e.x/b\x1b\\\x1b[1mthat\x1b[0m\x1b]8;;\x1b\\" in written  # b's text, then the link ends
 
 
 def reference_render_line(screen: Screen, y: int, palette: Palette, cursor_x: int | None) -> Strip:
