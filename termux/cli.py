@@ -488,13 +488,22 @@ def main(argv: list[str] | None = None) -> int:
         print(visible(f"termux: {exc}"), file=sys.stderr)
         return EXIT_NO_SERVER
     except TermuxError as exc:
-        print(visible(f"termux: {exc.message} ({exc.code})"), file=sys.stderr)
+        print(visible(f"termux: {exc.message} ({exc.code}){_window_hint(exc, args)}"), file=sys.stderr)
         return EXIT_NO_SERVER if exc.code in UNREACHABLE else EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # stdout was closed (`termux ls | head -1`); the socket's are TermuxErrors
         _discard_stdout()
         return EXIT_OK
+
+
+def _window_hint(exc: TermuxError, args: argparse.Namespace) -> str:
+    """For tmux's `-t SESSION:WINDOW.PANE` that names no session: what to give instead."""
+    given = getattr(args, "target", None) or ""
+    session, colon, _ = given.partition(":")
+    if exc.code != "no_session" or not colon or not session:
+        return ""
+    return f"; -t names a session (termux has no windows): try -t {session}"
 
 
 def _discard_stdout() -> None:

@@ -212,6 +212,15 @@ def test_new_session_a_uses_the_session_of_that_name_when_there_is_one(server: R
     assert taken.returncode == 1 and "exists" in taken.stderr
 
 
+def test_a_tmux_window_or_pane_target_is_explained(server: RunningServer) -> None:
+    assert server.run("new-session", "-d", "-s", "cat", "--", "cat").returncode == 0
+    done = server.run("send-keys", "-t", "cat:0.1", "x")
+    assert done.returncode == 1
+    assert done.stderr == (
+        "termux: no session 'cat:0.1' (no_session); -t names a session (termux has no windows): try -t cat\n"
+    )
+
+
 def test_an_unknown_option_names_the_verb_and_its_help(server: RunningServer) -> None:
     done = server.run("list-sessions", "-F", "#{session_name}")
     assert done.returncode == 2
