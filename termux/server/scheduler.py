@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -253,6 +253,12 @@ class ReadPacer:
 FORWARD_RATE = 32 * 1024
 FORWARD_BURST = 64 * 1024
 FORWARD_CATCH_UP = 0.25
+# While a person types, one catch-up (every FORWARD_CATCH_UP) sends at most CATCH_UP_TYPING
+# snapshots, of the sessions caught up least recently; the others wait for the next ones. A view
+# takes in a snapshot by parsing it whole, so a catch-up bringing every stale session's at once
+# would hold the view's loop, and the echo queued behind them, for as long as all of them take.
+# With nobody typing, each catch-up sends every stale session's.
+CATCH_UP_TYPING = 2
 
 
 class ForwardBudget:
@@ -284,3 +290,26 @@ class ForwardBudget:
 
     def forget(self, session_id: str) -> None:
         self._buckets.pop(session_id, None)
+
+
+class CatchUp:
+    """The order in which one client's stale sessions get their snapshot (sans-I/O): by the
+    caller's rank (the focus first), then the one caught up least recently (never: first)."""
+
+    def __init__(self) -> None:
+        self._caught_up: dict[str, int] = {}  # session -> the number of its latest snapshot
+        self._count = 0
+
+    def order(
+        self, stale: Iterable[str], rank: Callable[[str], tuple[bool, ...]], limit: int | None = None
+    ) -> list[str]:
+        """The stale sessions to send, in order; at most `limit` of them (None: all)."""
+        ordered = sorted(stale, key=lambda sid: (rank(sid), self._caught_up.get(sid, -1), sid))
+        return ordered if limit is None else ordered[:limit]
+
+    def sent(self, session_id: str) -> None:
+        self._count += 1
+        self._caught_up[session_id] = self._count
+
+    def forget(self, session_id: str) -> None:
+        self._caught_up.pop(session_id, None)

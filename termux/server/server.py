@@ -48,7 +48,9 @@ from termux.server.events import Event, EventLog
 from termux.server.matcher import MatchWorker
 from termux.server.priority import CpuPriority
 from termux.server.scheduler import (
+    CATCH_UP_TYPING,
     FORWARD_CATCH_UP,
+    CatchUp,
     ForwardBudget,
     OutputPump,
     Parseable,
@@ -106,6 +108,7 @@ class Connection(asyncio.Protocol):
         self.lagging = False
         self.stale: set[str] = set()  # background sessions whose output was skipped (lagging, or over budget)
         self.budget = ForwardBudget()
+        self.catch_up = CatchUp()  # which stale sessions' snapshots go first
         self._catch_up: asyncio.TimerHandle | None = None  # armed only while sessions are stale
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
@@ -300,14 +303,22 @@ class Connection(asyncio.Protocol):
 
     def _caught_up(self) -> None:
         self._catch_up = None
-        if not self.lagging:  # else resume_writing sends them once the socket drains
-            self.send_stale()
+        if self.lagging:
+            return  # resume_writing sends them once the socket drains
+        # While someone types, a few at a time (CATCH_UP_TYPING); the rest at the next catch-ups.
+        self.send_stale(limit=CATCH_UP_TYPING if self.server.pump.typing() else None)
+        if self.stale and self._catch_up is None and not self.lagging:
+            self._catch_up = asyncio.get_running_loop().call_later(FORWARD_CATCH_UP, self._caught_up)
 
-    def send_stale(self, only: str | None = None) -> None:
-        """One snapshot push per stale session (or just `only`), the focused one first; forwarding
-        resumes after it. Stops when the socket backs up again: the rest follow when it drains."""
+    def _rank(self, session_id: str) -> tuple[bool, ...]:
+        return (session_id != self.focus,)
+
+    def send_stale(self, only: str | None = None, limit: int | None = None) -> None:
+        """One snapshot push per stale session (or just `only`; at most `limit` of them), the
+        focused one first, then those caught up least recently; forwarding resumes after it.
+        Stops when the socket backs up again: the rest follow when it drains."""
         now = asyncio.get_running_loop().time()
-        order = sorted(self.stale, key=lambda sid: (sid != self.focus, sid)) if only is None else [only]
+        order = self.catch_up.order(self.stale, self._rank, limit) if only is None else [only]
         for session_id in order:
             if self.lagging:
                 break
@@ -322,6 +333,7 @@ class Connection(asyncio.Protocol):
                 if self.transport is not None and not self.transport.is_closing():
                     self.transport.write(line)
                 self.budget.empty(session_id, now)
+                self.catch_up.sent(session_id)
         if not self.stale and self._catch_up is not None:
             self._catch_up.cancel()
             self._catch_up = None
@@ -329,6 +341,7 @@ class Connection(asyncio.Protocol):
     def forget(self, session_id: str) -> None:
         self.stale.discard(session_id)
         self.budget.forget(session_id)
+        self.catch_up.forget(session_id)
 
     @property
     def buffered(self) -> int:
