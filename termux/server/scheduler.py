@@ -285,8 +285,11 @@ class ForwardBudget:
         return allowed
 
     def empty(self, session_id: str, now: float) -> None:
-        """A snapshot of the session was just sent: what follows starts from an empty bucket."""
-        self._buckets[session_id] = (0.0, now)
+        """A snapshot of the session was just sent: what follows starts from an empty bucket, or
+        from the debt the last chunk forwarded left, still to be paid off at `rate` (a flood would
+        otherwise send a whole chunk after every snapshot, several times `rate`)."""
+        tokens, then = self._buckets.get(session_id, (0.0, now))
+        self._buckets[session_id] = (min(0.0, tokens + (now - then) * self.rate), now)
 
     def forget(self, session_id: str) -> None:
         self._buckets.pop(session_id, None)

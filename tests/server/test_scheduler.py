@@ -242,6 +242,16 @@ def test_forward_budget_lets_a_burst_through_then_the_rate() -> None:
     assert budget.take("b", 4000, now=10_000.0)  # a forgotten session starts with a full bucket
 
 
+def test_a_snapshot_does_not_wipe_out_the_debt_of_the_chunk_before_it() -> None:
+    budget = ForwardBudget(rate=1000, burst=4000)
+    assert budget.take("flood", 10_000, now=0.0)  # one big chunk goes: 6000 in debt
+    assert not budget.take("flood", 1, now=0.0)  # skipped: stale, a snapshot follows
+    budget.empty("flood", now=1.0)  # the snapshot, a second later: 5000 still owed
+    assert not budget.take("flood", 1, now=1.0)  # so the next chunk waits too (another snapshot)
+    assert not budget.take("flood", 1, now=5.9)
+    assert budget.take("flood", 1, now=6.5)  # paid off at `rate`: forwarding resumes
+
+
 def test_catch_ups_go_by_rank_then_to_the_session_caught_up_least_recently() -> None:
     catch_up = CatchUp()
 
