@@ -273,6 +273,40 @@ def test_catch_ups_go_by_rank_then_to_the_session_caught_up_least_recently() -> 
     assert catch_up.order({"a", "d"}, rank) == ["d", "a"]  # forgotten: as if never caught up
 
 
+async def test_output_for_a_focused_session_ends_a_rest_in_the_loops_next_pass() -> None:
+    clock = _Clock()
+    background = _TimedBacklog("%0", 1 << 20, clock, PARSE_CHUNK / 10)  # a piece "takes" 10 s
+    focused = _TimedBacklog("%1", 0, clock, 1e9)
+    passes = 0
+    parsed_at: list[tuple[str, int]] = []  # (session, loop passes since the focused output came)
+    pump = OutputPump(
+        {"%0": background, "%1": focused}.get, lambda s, *_: parsed_at.append((s.id, passes)), clock=clock
+    )
+    pump.order.focused = {"%1"}
+    pump.typing_until = float("inf")  # someone types: after the background slice, a 30 s rest
+    pump.notify("%0")
+    task = asyncio.create_task(pump.run())
+    while not parsed_at:
+        await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert parsed_at == [("%0", 0)]  # and the pump rests: the slice "took" 10 s
+    loop = asyncio.get_running_loop()
+
+    def count() -> None:
+        nonlocal passes
+        passes += 1
+        if len(parsed_at) < 2:
+            loop.call_soon(count)
+
+    focused.left = 100  # the echo was read
+    pump.notify("%1")
+    loop.call_soon(count)
+    while len(parsed_at) < 2:
+        await asyncio.sleep(0)
+    assert parsed_at[1] == ("%1", 0)  # parsed in the very next pass, before any other
+    task.cancel()
+
+
 def test_background_slices_are_followed_by_a_rest_only_while_someone_types() -> None:
     now = [100.0]
     pump = OutputPump(lambda _: None, lambda *_: None, clock=lambda: now[0])
