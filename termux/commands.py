@@ -188,7 +188,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "client.attach", "attach the TUI (focused on -t TARGET)", args=f"{_M}:AttachArgs",
         handler=f"{_C}:client_attach", verb="attach", aliases=("attach-session", "a"), target=FOCUS,
-        run=f"{_CLI}:cmd_attach", starts_server=True, doc="attach the TUI, focused on TARGET",
+        run=f"{_CLI}:cmd_attach", starts_server=True,
+        opts=(
+            Opt("layout", ("--layout",), "open the config file's layout NAME ([layouts.NAME])", "NAME",
+                field=None),
+        ),
+        doc="attach the TUI, focused on TARGET; `--layout` opens the config file's layout NAME, creating its"
+            " sessions ([tui.md](tui.md), \"Layouts\"); an unknown NAME exits 1 saying which layouts there are",
     ),
     CommandSpec(
         "session.new", "create a session (and attach, unless -d)", args=f"{_M}:NewArgs",
@@ -293,6 +299,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("session.snapshot", "a session's screen, for a view", args=f"{_M}:TargetArgs",
                 handler=f"{_C}:session_snapshot"),
     CommandSpec("client.focus", "the session a view shows", args=f"{_M}:FocusArgs", handler=f"{_C}:client_focus"),
+    CommandSpec("client.view", "every session a view shows, in panes, and their sizes", args=f"{_M}:ViewArgs",
+                handler=f"{_C}:client_view"),
     # -- events
     CommandSpec(
         "events.stream", "print events as they happen (pushed by the server)", args=f"{_E}:EventsStreamArgs",
@@ -410,6 +418,20 @@ ACTIONS: tuple[Action, ...] = (
     Action("last", "focus the session focused before this one", "l", aliases=("last-window",)),
     Action("find", "find a session by part of its name or its number", "f", aliases=("find-window",)),
     Action("find-number", "focus a session by its number (or part of its name)", "'", method="find"),
+    # panes (docs/tui.md, "Panes"); `dismiss-pane` is Enter on an ended session's pane
+    Action("split-right", "split the pane left/right: a new session beside it, in its directory", "%"),
+    Action("split-down", "split the pane top/bottom: a new session below it, in its directory", '"',
+           aliases=("split-window",)),
+    *(Action(f"pane-{side}", f"focus the pane {where}", side)
+      for side, where in (("left", "to the left"), ("right", "to the right"), ("up", "above"), ("down", "below"))),
+    Action("next-pane", "focus the next pane", "o"),
+    Action("zoom", "zoom the pane to the whole area, or back", "z"),
+    *(Action(f"resize-{side}-{n}", f"move the pane's border {side} by {n} cell{'s' if n > 1 else ''}",
+             f"{mod}+{side}", method=f"resize_{side}", args=(n,))
+      for side in ("left", "right", "up", "down") for n, mod in ((1, "ctrl"), (5, "alt"))),
+    Action("break-pane", "close the pane; its session keeps running", "!"),
+    Action("next-layout", "arrange the panes by the next preset layout", "space"),
+    Action("dismiss-pane", "close the pane of an ended session (Enter on it)"),
 )
 # fmt: on
 

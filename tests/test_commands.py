@@ -127,7 +127,7 @@ def test_the_synopsis_comes_from_the_options() -> None:
     named = verb_names()
     assert cli.synopsis(named["wait"]) == "wait -t TARGET (--exit | --match REGEX | --quiet S) [--timeout S] [--json]"
     assert cli.synopsis(named["new"]).endswith("[-e KEY=VALUE]... [--background-nice N] [--json] [-- CMD [ARG...]]")
-    assert cli.synopsis(named["attach"]) == "attach [-t TARGET]"
+    assert cli.synopsis(named["attach"]) == "attach [-t TARGET] [--layout NAME]"
     assert cli.synopsis(named["server"]).startswith("server [--history N]")  # --daemon, --ready-fd are hidden
 
 
