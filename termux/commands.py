@@ -249,17 +249,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
             Opt("escapes", ("-e",), "keep colours and attributes as escapes", switch=True),
             Opt("start", ("-S",), "first line (negative: scrollback)", "START", int),
             Opt("end", ("-E",), "last line", "END", int),
+            Opt("join", ("-J",), "join the lines the terminal wrapped", switch=True),
             Opt("grep", ("--grep",), "only the lines that match, numbered (-S: history's start)", "REGEX",
                 field=None),
         ),
-        doc="print the screen, trailing blanks trimmed; `-e` keeps colours and attributes as SGR escapes; negative "
+        doc="print the screen, trailing blanks trimmed; `-e` keeps colours and attributes as SGR escapes; `-J` "
+        "joins the lines the terminal wrapped (a line longer than the screen prints as one, as tmux's "
+        "`capture-pane -J`; `-S`/`-E` still count rows); negative "
         "line numbers reach into scrollback (`-S -100` adds the last 100 history lines). With `--grep REGEX`: "
         "the lines that match REGEX as `NUMBER:LINE`, numbered as `-S` takes them (negative in scrollback: "
         "`capture -S N -E N` prints line N again); `-S` defaults to the oldest history line; `--json`: "
         "`{\"matches\": [{\"line\", \"text\"}]}`. REGEX is RE2 syntax (Python's, without backreferences and "
         "lookaround; matching time is linear in the text whatever the pattern), case-sensitive; `^` and `$` match "
         "at each line's ends. The server matches (`session.grep`, in slices): a REGEX it refuses is exit 1 with "
-        "its reason; `-e` with `--grep` is bad usage (exit 2). No match prints nothing, exit 0",
+        "its reason; `-e` or `-J` with `--grep` is bad usage (exit 2). No match prints nothing, exit 0",
     ),
     CommandSpec(
         "session.grep", "the lines of a session that match a regular expression",
@@ -294,7 +297,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "session.resize", "resize a session", args=f"{_M}:ResizeArgs", handler=f"{_C}:session_resize",
         verb="resize", target=SESSION,
         opts=(Opt("cols", (), None, "COLS", int), Opt("rows", (), None, "ROWS", int)),
-        doc="resize (the program gets SIGWINCH)",
+        doc="resize (the program gets SIGWINCH); the main screen and scrollback reflow as in tmux (lines the "
+        "terminal wrapped re-wrap at the new width)",
     ),
     CommandSpec("session.snapshot", "a session's screen, for a view", args=f"{_M}:TargetArgs",
                 handler=f"{_C}:session_snapshot"),

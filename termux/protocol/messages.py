@@ -87,6 +87,7 @@ class CaptureArgs(Args):
     start: int | None = None
     end: int | None = None
     escapes: bool = False
+    join: bool = False  # soft-wrapped lines joined (tmux's capture-pane -J)
 
 
 class ResizeArgs(Args):

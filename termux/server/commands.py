@@ -123,7 +123,7 @@ def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     screen = session.screen
     # The rows are copied now (immutable runs, cheap), so the reply is this moment's screen even
     # though rendering them may take several loop passes.
-    rows = emulator.capture_rows(screen, args.start, args.end)
+    rows = emulator.capture_rows(screen, args.start, args.end, args.join)
     x, y = emulator.cursor_position(screen)
     # The lines are filled in below; the rest is this moment's.
     result = CaptureResult(

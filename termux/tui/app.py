@@ -33,7 +33,7 @@ from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from termux.commands import action_names
@@ -105,6 +105,13 @@ class MainScreen(Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.sidebar.fit(self.config.sidebar_width, event.size.width)
+
+    def on_screen_suspend(self) -> None:
+        if not isinstance(self.app.screen, ModalScreen):  # (a modal one leaves the status line in view)
+            self.status.stop_clock()
+
+    def on_screen_resume(self) -> None:
+        self.status.start_clock()
 
     def show_banner(self, shown: bool) -> None:
         """No session to show: say so in place of the terminal view."""
@@ -293,7 +300,7 @@ class TermuxApp(App[str]):
         if changes.gone and self.layout is not None:
             self._panes_gone(changes.gone)
         if changes.rows and self.layout is not None:
-            self._panes_ended(changes.rows)
+            self._pane_rows_changed(changes.rows)
         if changes.refocus:
             self.call_later(self._focus_after_exit)
 
@@ -597,14 +604,15 @@ class TermuxApp(App[str]):
         if changed:
             self._focus_changed()
 
-    def _panes_ended(self, rows: set[str]) -> None:
-        """Sessions whose rows changed: an ended one's pane says so, or closes (exited_pane)."""
+    def _pane_rows_changed(self, rows: set[str]) -> None:
+        """Sessions that ended or were renamed: their panes' titles say so, and an ended one's pane
+        closes when the config says so (exited_pane)."""
         layout = self.layout
         assert layout is not None
-        ended = [sid for sid in rows if sid in layout and not self.model.running(sid)]
-        if not ended:
+        if not any(sid in layout for sid in rows):
             return
-        if self.config.exited_pane == "close" and len(layout) > 1:
+        ended = [sid for sid in rows if sid in layout and not self.model.running(sid)]
+        if ended and self.config.exited_pane == "close" and len(layout) > 1:
             for sid in ended:
                 if len(layout) > 1:
                     layout.close(sid)

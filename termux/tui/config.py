@@ -114,9 +114,9 @@ class Status(msgspec.Struct, forbid_unknown_fields=True):
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     prefix: Annotated[str, _said('a key such as "ctrl+b"')] = Config.prefix
     sidebar: Annotated[bool, _said("true or false")] = Config.sidebar
-    sidebar_width: Annotated[
-        int, msgspec.Meta(ge=MIN_SIDEBAR, le=MAX_SIDEBAR, description="a number of columns")
-    ] = Config.sidebar_width
+    sidebar_width: Annotated[int, msgspec.Meta(ge=MIN_SIDEBAR, le=MAX_SIDEBAR, description="a number of columns")] = (
+        Config.sidebar_width
+    )
     activity: Annotated[bool, _said("true or false")] = Config.activity
     escape_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=1000, description="milliseconds")] = Config.escape_delay_ms
     window_size: Policy = Config.window_size

@@ -99,3 +99,34 @@ def test_a_title_row_names_the_session_and_marks_the_focus_and_an_ended_one() ->
     ended = title_strip(PaneLabel("build", "exit 3"), 40, focused=False, base=base).text
     assert ended == "─ build [exit 3: Enter closes] ─────────"
     assert title_strip(PaneLabel("a-very-long-session-name"), 10, focused=False, base=base).cell_length == 10
+
+
+async def test_a_renamed_session_s_pane_title_says_its_new_name(server: RunningServer) -> None:
+    with server.client() as c:
+        a = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
+        b = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
+    layout = Layout.from_dict({"focus": a, "root": {"split": "h", "children": [{"session": a}, {"session": b}]}})
+    app, client = await start(server, layout=layout)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and b in app.panes.labels)
+        with server.client() as c:
+            c.request("session.rename", target=b, name="build")
+        await wait_until(pilot, lambda: app.panes.labels[b].name == "build")
+        box = app.panes.geometry.box(b) if app.panes.geometry is not None else None
+        assert box is not None and box.title is not None
+        assert " build " in app.panes.render_line(box.title.y).text[box.title.x :]
+    await client.close()
+
+
+async def test_with_exited_pane_close_an_ended_session_s_pane_closes_at_once(server: RunningServer) -> None:
+    with server.client() as c:
+        a = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
+        b = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
+    layout = Layout.from_dict({"focus": b, "root": {"split": "h", "children": [{"session": a}, {"session": b}]}})
+    app, client = await start(server, layout=layout, config=Config(exited_pane="close"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and b in app.panes.views)
+        app.send_bytes(b"\x04")  # cat ends
+        await wait_until(pilot, lambda: app.layout is not None and app.layout.panes() == [a])
+        assert app.model.focused == a and app.model.rows[b].state == "exited"  # still listed
+    await client.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from termux.keys import MODE_APP_CURSOR, MODE_BRACKETED_PASTE
+from termux.modes import APP_CURSOR, BRACKETED_PASTE
 from termux.tui.config import DEFAULT_BINDINGS
 from termux.tui.router import EARLY_KEYS, InputRouter, Pending, Run, Say, Send
 
@@ -17,7 +17,7 @@ def test_keys_go_to_the_session_encoded_for_its_modes() -> None:
     router = ready()
     assert router.key("a", "a", (), False) == [Send(b"a")]
     assert router.key("up", None, (), False) == [Send(b"\x1b[A")]
-    assert router.key("up", None, {MODE_APP_CURSOR}, False) == [Send(b"\x1bOA")]  # the program asked
+    assert router.key("up", None, {APP_CURSOR}, False) == [Send(b"\x1bOA")]  # the program asked
     assert router.key("ctrl+q", "\x11", (), False) == [Send(b"\x11")]
 
 
@@ -65,7 +65,7 @@ def test_keys_before_the_attach_are_kept_bounded_and_replayed_in_order() -> None
 
 def test_a_paste_is_bracketed_when_the_program_asks() -> None:
     assert InputRouter.paste("one\ntwo", ()) == b"one\rtwo"
-    assert InputRouter.paste("x\x1b[201~y", {MODE_BRACKETED_PASTE}) == b"\x1b[200~x[201~y\x1b[201~"
+    assert InputRouter.paste("x\x1b[201~y", {BRACKETED_PASTE}) == b"\x1b[200~x[201~y\x1b[201~"
 
 
 def test_an_ended_session_s_pane_is_dismissed_with_enter_and_other_keys_say_so() -> None:
