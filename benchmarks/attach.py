@@ -12,11 +12,18 @@ a listing) and then waiting in `cat`, and 1,000 events in the log (renames). Eac
 - first byte: the TUI wrote anything to its terminal (Python start-up and imports are in here);
 - first paint: the focused session's own text (`attach-bench N`) is visible on the screen.
 
+The first attach finds no TUI host, runs the TUI in its own process and forks the host
+(termux/tui/host.py); the later ones are drawn by the host's child. `first` is that first attach;
+`termux (no host)` runs every attach in-process (`TERMUX_TUI_HOST=0`), the path before the host.
+
 After the last attach, `prefix n` is pressed `--switches` times, each timed from the keys' write
 until the next session's text is drawn (the switch). Then the cold start: the client (`termux`,
 `tmux new-session`) spawned with no server, on a fresh socket, until its first session (a
 `$SHELL` that prints a marker and waits) is drawn. The TUI runs with bytecode caching on
 (`with_bytecode`), as an installed termux does.
+
+CPU to paint: the CPU time the client's processes (the one spawned, its children, a TUI host's
+child drawing on its terminal) and the server used until first paint, from /proc schedstat.
 
 Round trips: one more attach goes through a counting Unix-socket proxy in front of the server, which
 records every request line the TUI sends; the requests sent before first paint are the round trips
@@ -44,8 +51,18 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.procstat import cpu_ns
 from benchmarks.report import markdown_table, ms, profile_server, server_profile_env, with_bytecode
-from e2e.isolated import REPO_ROOT, TERMUX, IsolatedServer, TmuxServer, make_socket_dir, termux_env
+from e2e.isolated import (
+    REPO_ROOT,
+    TERMUX,
+    IsolatedServer,
+    TmuxServer,
+    descendants,
+    make_socket_dir,
+    on_terminal,
+    termux_env,
+)
 from e2e.terminal import Terminal
 
 COLS, ROWS = 120, 40
@@ -129,14 +146,23 @@ class CountingProxy:
 
 
 def attach_once(
-    argv: list[str], env: dict[str, str], marker: str, cwd: Path = REPO_ROOT
-) -> tuple[float, float, float, Terminal]:
-    """(spawn time, first byte time, first paint time, terminal) for one attach."""
+    argv: list[str], env: dict[str, str], marker: str, cwd: Path = REPO_ROOT, server_pid: int | None = None
+) -> tuple[float, float, float, float, Terminal]:
+    """(spawn time, first byte time, first paint time, CPU seconds to first paint, terminal) for one
+    attach. The CPU: the processes on the terminal (what was spawned, its children, a TUI host's
+    child drawing there) from their start, and the server's since the spawn."""
+    before = cpu_ns(server_pid) if server_pid else 0
     start = time.monotonic()
     term = Terminal(argv, cols=COLS, rows=ROWS, env=env, cwd=cwd)
     first_byte = term.wait_for(lambda t: t.bytes_read > 0, timeout=120)
     painted = term.wait_for(marker, timeout=120)
-    return start, first_byte, painted, term
+    cpu = (cpu_ns(server_pid) - before) if server_pid else 0
+    for pid in {term.pid, *descendants(term.pid), *on_terminal(term.pid)}:
+        try:
+            cpu += cpu_ns(pid)
+        except (FileNotFoundError, ProcessLookupError):  # gone meanwhile
+            pass
+    return start, first_byte, painted, cpu / 1e9, term
 
 
 def setup_termux(server: IsolatedServer, sessions: int, events: int) -> None:
@@ -164,7 +190,11 @@ class Client:
     name: str
     env: dict[str, str]
     cwd: Path
+    server_pid: int | None = None  # the server whose CPU an attach costs is counted in
     firsts: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
+    switch_cpus: list[float] = field(default_factory=list)
+    opening: float | None = None  # the first attach's paint, when it differs (it forks the TUI host)
     paints: list[float] = field(default_factory=list)
     switches: list[float] = field(default_factory=list)
     colds: list[float] = field(default_factory=list)
@@ -172,10 +202,16 @@ class Client:
 
 
 def measure_attach(client: Client, argv: list[str], marker: str, runs: int) -> Terminal:
-    """`runs` attaches; the last one's terminal is returned open (for the switches)."""
+    """`runs` attaches (after the opening one, if the client has one); the last one's terminal is
+    returned open (for the switches)."""
+    if client.opening is not None:
+        start, _first, painted, _cpu, term = attach_once(argv, client.env, marker, client.cwd, client.server_pid)
+        client.opening = painted - start
+        term.close()
     for run in range(runs):
-        start, first, painted, term = attach_once(argv, client.env, marker, client.cwd)
+        start, first, painted, cpu, term = attach_once(argv, client.env, marker, client.cwd, client.server_pid)
         client.firsts.append(first - start)
+        client.cpus.append(cpu)
         client.paints.append(painted - start)
         if run < runs - 1:
             term.close()
@@ -183,12 +219,16 @@ def measure_attach(client: Client, argv: list[str], marker: str, runs: int) -> T
 
 
 def measure_switches(client: Client, term: Terminal, prefix: bytes, first: int, count: int) -> None:
-    """`prefix n` `count` times, from session `first - 1`: each until the next one's text is drawn."""
+    """`prefix n` `count` times, from session `first - 1`: each until the next one's text is drawn,
+    with the CPU the client's processes (a TUI host's child included) used meanwhile."""
+    drawers = [term.pid, *on_terminal(term.pid)]
     for n in range(first, first + count):
         drawn = term.expect(f"attach-bench {n}")
+        before = sum(cpu_ns(pid) for pid in drawers)
         sent = time.monotonic()
         term.write(prefix + b"n")
         client.switches.append(drawn.wait(60) - sent)
+        client.switch_cpus.append((sum(cpu_ns(pid) for pid in drawers) - before) / 1e9)
     term.close()
 
 
@@ -227,10 +267,14 @@ def main(argv: list[str] | None = None) -> int:
     switches = min(args.switches, args.sessions - middle - 1)
 
     server = IsolatedServer(extra_env=server_profile_env(args.profile)).start()
-    clients = [Client("termux", with_bytecode(server.env), REPO_ROOT)]
+    env = with_bytecode(server.env)
+    clients = [
+        Client("termux", env, REPO_ROOT, opening=0.0, server_pid=server.pid),
+        Client("termux (no host)", env | {"TERMUX_TUI_HOST": "0"}, REPO_ROOT, server_pid=server.pid),
+    ]
     if args.baseline is not None:
         old = args.baseline.resolve()
-        clients.append(Client("baseline", with_bytecode(server.env) | {"PYTHONPATH": str(old)}, old))
+        clients.append(Client("baseline", env | {"PYTHONPATH": str(old)}, old, server_pid=server.pid))
     try:
         setup_termux(server, args.sessions, args.events)
         with profile_server(args.profile, server.socket_path, "attach"):
@@ -257,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         client = Client("tmux", tmux.env, REPO_ROOT)
         try:
             tmux.start_detached(session_command(0), cols=COLS, rows=ROWS)
+            client.server_pid = tmux.pid()
             for n in range(1, args.sessions):
                 tmux.run("new-window", "-d", "-t", f"main:{n}", shlex.join(session_command(n)))
             term = measure_attach(client, tmux.argv("attach", "-t", f"main:{middle}"), marker, args.runs)
@@ -274,16 +319,20 @@ def main(argv: list[str] | None = None) -> int:
 
     print("## Attach\n")
     header = [
-        "client", "first paint p50 ms", "min", "max", "first byte p50 ms", "switch p50 ms", "switch max",
-        "cold start p50 ms", "round trips",
+        "client", "first paint p50 ms", "min", "max", "CPU to paint p50 ms", "first byte p50 ms", "first attach ms",
+        "switch p50 ms", "switch max", "switch CPU p50 ms", "cold start p50 ms", "round trips",
     ]  # fmt: skip
     print(markdown_table(header, [_row(c) for c in clients]))
     print(
-        f"\n{args.runs} attaches each to the middle of {args.sessions} sessions with {args.events:,} events in"
+        f"\n{args.runs} attaches each (for termux after a first one, which forks the TUI host) to the middle of"
+        f" {args.sessions} sessions with {args.events:,} events in"
         f" the log, {COLS}x{ROWS}; times from spawning the client. Switch: `prefix n` ({switches} times after"
         " the last attach) until the next session's text is drawn. Cold start: the client started with no"
         f" server until its first session is drawn ({args.runs} times, a fresh socket each)."
-        " Round trips: the requests the TUI sent before first paint."
+        " Round trips: the requests the TUI sent before first paint. CPU to paint: the processes on the"
+        " client's terminal (the client, a TUI host's child) from their start and the server's from the"
+        " spawn, until first paint: what the attach cost the machine, whatever else ran (the wall times"
+        " are the machine's load too). Switch CPU: the client's processes' (the TUI's) during a switch."
     )
     return 0
 
@@ -293,8 +342,11 @@ def count_round_trips(server: IsolatedServer, client: Client, marker: str, targe
     proxy_path = server.socket_dir / "proxy"
     proxy = CountingProxy(server.socket_path, proxy_path)
     try:
-        _, _, painted, term = attach_once(
-            [*TERMUX, "-S", str(proxy_path), "attach", "-t", target], client.env, marker, client.cwd
+        _, _, painted, _cpu, term = attach_once(  # in-process: a TUI host's own requests are not the attach's
+            [*TERMUX, "-S", str(proxy_path), "attach", "-t", target],
+            client.env | {"TERMUX_TUI_HOST": "0"},
+            marker,
+            client.cwd,
         )
         term.close()
     finally:
@@ -313,8 +365,10 @@ def _row(client: Client) -> list[str]:
 
     paints = client.paints
     return [
-        client.name, p50(paints), ms(min(paints)), ms(max(paints)), p50(client.firsts), p50(client.switches),
-        ms(max(client.switches)) if client.switches else "n/a", p50(client.colds), client.trips,
+        client.name, p50(paints), ms(min(paints)), ms(max(paints)), p50(client.cpus), p50(client.firsts),
+        "n/a" if client.opening is None else ms(client.opening), p50(client.switches),
+        ms(max(client.switches)) if client.switches else "n/a", p50(client.switch_cpus), p50(client.colds),
+        client.trips,
     ]  # fmt: skip
 
 

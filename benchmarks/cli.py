@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import select
 import statistics
 import subprocess
@@ -50,25 +51,32 @@ class Command:
     cwd: Path = REPO_ROOT  # `python -m` imports from the working directory first
 
 
-def spawn_time(command: Command) -> float:
-    """Seconds from spawning the command to its exit; raises with its stderr when it fails."""
+def spawn_time(command: Command) -> tuple[float, float]:
+    """Seconds from spawning the command to its exit, and the CPU seconds it used (user + system,
+    from the children's rusage); raises with its stderr when it fails."""
     argv = command.argv
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, env=command.env, cwd=command.cwd, stdin=subprocess.DEVNULL, capture_output=True)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.decode().strip()}")
-    return elapsed
+    return elapsed, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
-def one_shot(commands: dict[str, Command], runs: int) -> dict[str, list[float]]:
+def one_shot(commands: dict[str, Command], runs: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Each command's wall times and CPU times, `runs` of each."""
     for command in commands.values():
         spawn_time(command)  # warm-up: caches written, pages in
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(runs):
         for name, command in commands.items():
-            times[name].append(spawn_time(command))
-    return times
+            elapsed, cpu = spawn_time(command)
+            times[name].append(elapsed)
+            cpus[name].append(cpu)
+    return times, cpus
 
 
 def timed(request: Callable[[], object], count: int) -> list[float]:
@@ -174,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
                 "tmux send-keys -t main x": Command(tmux.argv("send-keys", "-t", "main", "x"), tmux.env),
                 "tmux capture-pane -p -t main": Command(tmux.argv("capture-pane", "-p", "-t", "main"), tmux.env),
             }
-        times = one_shot(commands, args.runs)
+        times, cpus = one_shot(commands, args.runs)
 
         from termux.client import Client
 
@@ -204,9 +212,13 @@ def main(argv: list[str] | None = None) -> int:
     for name, samples in times.items():
         s = summary(samples)
         over = "" if name.startswith(("python", "tmux")) else ms(s["p50"] - floor)  # termux, baseline
-        rows.append([name, ms(s["p50"]), ms(s["p95"]), ms(min(samples)), over])
-    print(markdown_table(["command", "p50 ms", "p95 ms", "min ms", "p50 over python -c pass"], rows))
-    print(f"\n{args.runs} spawns each, commands taking turns; spawn to exit.\n")
+        rows.append([name, ms(s["p50"]), ms(s["p95"]), ms(min(samples)), over, ms(statistics.median(cpus[name]))])
+    header = ["command", "p50 ms", "p95 ms", "min ms", "p50 over python -c pass", "CPU p50 ms"]
+    print(markdown_table(header, rows))
+    print(
+        f"\n{args.runs} spawns each, commands taking turns; spawn to exit. CPU: user + system time of the"
+        " process (and any it waited for), which a loaded machine inflates less than the wall time.\n"
+    )
     print("## Warm connection\n")
     rows = [[name, ms(summary(s)["p50"]), ms(summary(s)["p99"])] for name, s in warm.items()]
     print(markdown_table(["request", "p50 ms", "p99 ms"], rows))

@@ -80,6 +80,21 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def on_terminal(pid: int) -> list[int]:
+    """Every process other than `pid` whose standard input is `pid`'s terminal (a TUI host's child
+    drawing on the terminal of the `termux` that was started, say)."""
+    tty = os.readlink(f"/proc/{pid}/fd/0")
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != pid:
+            try:
+                if os.readlink(f"/proc/{entry}/fd/0") == tty:
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
 def kill_pids(pids: Sequence[int], sig: int = signal.SIGKILL) -> None:
     for pid in pids:
         try:

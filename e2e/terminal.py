@@ -27,6 +27,7 @@ import signal
 import termios
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -40,6 +41,11 @@ _READ_SIZE = 65536
 SYNC_MODE = 2026 << 5  # pyte keeps DEC private modes it does not know in `mode`, shifted so
 # Feeds are split before each start and after each end of a synchronized update.
 _SYNC_EDGES = re.compile(rb"(?=\x1b\[\?2026h)|(?<=\x1b\[\?2026l)")
+
+
+_OSC_END = re.compile(rb"\x07|\x1b\\")
+_OSC_TAIL = 4 << 20  # an unfinished OSC string kept at most (the TUI's clipboard bound is 1 MiB of text)
+OSC_KEPT = 10_000  # OSC strings kept
 
 
 class TerminalClosed(Exception):
@@ -137,6 +143,10 @@ class Terminal:
         # While a synchronized update is drawn: the last whole frame's lines and cursor.
         self._shown: tuple[list[str], tuple[int, int]] | None = None
         self._changed: set[int] = set()  # lines changed since waiters were last checked
+        # The OSC strings the program wrote (pyte drops most: clipboard, hyperlinks), the newest
+        # OSC_KEPT in order, and the unfinished one a read ended in.
+        self.osc: deque[str] = deque(maxlen=OSC_KEPT)
+        self._osc_tail = b""
         self._proc = PtyProcess.spawn(
             self.argv, env=full_env, cwd=None if cwd is None else os.fspath(cwd), dimensions=(rows, cols)
         )
@@ -315,6 +325,7 @@ class Terminal:
                     break
                 now = time.monotonic()
                 with self._cond:
+                    self._collect_osc(data)
                     self.bytes_read += len(data)
                     self.last_read_at = now
                     for piece in _SYNC_EDGES.split(data) if self.emulate else [b""]:
@@ -325,6 +336,23 @@ class Terminal:
             with self._cond:
                 self._eof = True
                 self._cond.notify_all()
+
+    @property
+    def clipboard(self) -> list[str]:
+        """The payloads (`c;BASE64`) of the clipboard escapes (OSC 52) the program wrote."""
+        with self._cond:
+            return [osc[3:] for osc in self.osc if osc.startswith("52;")]
+
+    def _collect_osc(self, data: bytes) -> None:
+        buf = self._osc_tail + data
+        while (start := buf.find(b"\x1b]")) >= 0:
+            end = _OSC_END.search(buf, start + 2)
+            if end is None:
+                self._osc_tail = buf[start:][-_OSC_TAIL:]
+                return
+            self.osc.append(buf[start + 2 : end.start()].decode(errors="replace"))
+            buf = buf[end.end() :]
+        self._osc_tail = buf[-1:]  # an introducer cut by the read
 
     def _feed(self, piece: bytes, now: float) -> None:
         # Under the lock, on the reader thread. A piece is at most one synchronized update.

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from termux import __version__
+from termux.argv import verb_named
 from termux.client import Client, TermuxError
 from termux.commands import COMMANDS, FILTER, SESSION, CommandSpec, Opt, resolve, verb_names
 from termux.defaults import MAX_HISTORY
@@ -122,6 +123,14 @@ def cmd_new(args: argparse.Namespace, request: dict[str, Any]) -> int:
     if command:
         request["command"] = command
     request["cwd"] = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
+    if args.attach_existing and "name" in request and _session_exists(args, request["name"]):
+        if args.detached:
+            print(visible(request["name"]))
+            return EXIT_OK
+        from termux.tui import run_tui
+
+        args.target = request["name"]
+        return run_tui(args)
     if not args.detached:
         from termux.tui import run_tui
 
@@ -130,6 +139,18 @@ def cmd_new(args: argparse.Namespace, request: dict[str, Any]) -> int:
         session = client.request("session.new", **request)["session"]
     print_json(session) if args.json else print(visible(session["name"]))
     return EXIT_OK
+
+
+def _session_exists(args: argparse.Namespace, name: str) -> bool:
+    """Whether a session is named `name` (`new -A`), starting a server when none answers."""
+    with connect(args, autostart=True) as client:
+        try:
+            client.request("session.get", target=name)
+        except TermuxError as exc:
+            if exc.code != "no_session":
+                raise
+            return False
+    return True
 
 
 def _format_session(s: dict[str, Any]) -> list[str]:
@@ -345,17 +366,6 @@ def add_verb(
         sub.add_argument("--json", action="store_true", help="print JSON")
 
 
-def verb_named(argv: list[str]) -> str | None:
-    """The verb on a command line, found before parsing it (None: no verb, or only options)."""
-    args = iter(argv)
-    for arg in args:
-        if arg in ("-L", "-S", "--socket-name", "--socket"):
-            next(args, None)  # the option's value
-        elif arg == "--" or not arg.startswith("-"):
-            return None if arg == "--" else arg
-    return None
-
-
 class _HelpFormatter(argparse.HelpFormatter):
     """argparse's formatter, given the terminal's width: argparse makes one for every option it
     adds, and without a width each imports shutil to measure the terminal (most of a one-shot
@@ -443,7 +453,20 @@ def verbs_markdown() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
-    args = build_parser(only=verb_named(words)).parse_args(words)
+    verb = verb_named(words)
+    parser = build_parser(only=verb)
+    args, unknown = parser.parse_known_args(words)
+    if unknown:  # argparse's own message would show the command's usage, not the verb's
+        if verb is None or getattr(args, "verb", None) is None:
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        print(
+            visible(
+                f"termux {verb}: error: unrecognized arguments: {' '.join(unknown)} "
+                f"(`termux {verb} --help` lists its options)"
+            ),
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     if getattr(args, "socket_name", None) is None:
         args.socket_name = None
     if getattr(args, "socket_path", None) is None:

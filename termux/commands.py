@@ -86,6 +86,25 @@ def nice(text: str) -> int:
     return value
 
 
+def _line_number(text: str, dash: int | None) -> int | None:
+    if text == "-":
+        return dash
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects a line number or - (tmux's), not {text!r}") from None
+
+
+def first_line(text: str) -> int | None:
+    """capture's -S: a line number, or `-` for the oldest history line (as tmux's)."""
+    return _line_number(text, -MAX_HISTORY)
+
+
+def last_line(text: str) -> int | None:
+    """capture's -E: a line number, or `-` for the screen's last line (as tmux's; None: the default)."""
+    return _line_number(text, None)
+
+
 def env_pair(text: str) -> tuple[str, str]:
     """KEY=VALUE, for `-e`."""
     key, sep, value = text.partition("=")
@@ -202,6 +221,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         starts_server=True,
         opts=(
             Opt("detached", ("-d",), "do not attach", switch=True, field=None),
+            Opt("attach_existing", ("-A",), "attach to the session named by -s if there is one (as tmux's)",
+                switch=True, field=None),
             Opt("name", ("-s",), "session name", "NAME"),
             Opt("cwd", ("-c",), "working directory", "DIR"),
             Opt("cols", ("-x",), "width", "COLS", int),
@@ -213,7 +234,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
             Opt("command", (), None, "-- CMD [ARG...]", nargs="..."),
         ),
         doc="create a session running CMD (default `$SHELL`) in DIR (default: the current directory); `-d` "
-        f"prints its name instead of attaching; `--background-nice N` (0–{MAX_NICE}) is its CPU priority while "
+        "prints its name instead of attaching; `-A` attaches to the session NAME instead when there is one "
+        "(with `-d`: prints its name), as tmux's `new -A -s NAME`; "
+        f"`--background-nice N` (0–{MAX_NICE}) is its CPU priority while "
         "no view shows it, 0 never lowers it (default: the server's; [protocol.md](protocol.md), \"CPU "
         "priority\")",
         key_help="create a session and focus it", key="c",
@@ -247,8 +270,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
         short_s=False,
         opts=(
             Opt("escapes", ("-e",), "keep colours and attributes as escapes", switch=True),
-            Opt("start", ("-S",), "first line (negative: scrollback)", "START", int),
-            Opt("end", ("-E",), "last line", "END", int),
+            Opt("print", ("-p",), "print to standard output (what capture always does; tmux's -p)", switch=True,
+                field=None),
+            Opt("start", ("-S",), "first line (negative: scrollback; -: the oldest)", "START", first_line),
+            Opt("end", ("-E",), "last line (-: the screen's last)", "END", last_line),
             Opt("join", ("-J",), "join the lines the terminal wrapped", switch=True),
             Opt("grep", ("--grep",), "only the lines that match, numbered (-S: history's start)", "REGEX",
                 field=None),
@@ -256,7 +281,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         doc="print the screen, trailing blanks trimmed; `-e` keeps colours and attributes as SGR escapes; `-J` "
         "joins the lines the terminal wrapped (a line longer than the screen prints as one, as tmux's "
         "`capture-pane -J`; `-S`/`-E` still count rows); negative "
-        "line numbers reach into scrollback (`-S -100` adds the last 100 history lines). With `--grep REGEX`: "
+        "line numbers reach into scrollback (`-S -100` adds the last 100 history lines; `-S -` starts at the "
+        "oldest, `-E -` ends at the screen's last line, as tmux's). With `--grep REGEX`: "
         "the lines that match REGEX as `NUMBER:LINE`, numbered as `-S` takes them (negative in scrollback: "
         "`capture -S N -E N` prints line N again); `-S` defaults to the oldest history line; `--json`: "
         "`{\"matches\": [{\"line\", \"text\"}]}`. REGEX is RE2 syntax (Python's, without backreferences and "
@@ -354,6 +380,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "buffer.paste", "type a paste buffer into a session as a paste", args=f"{_B}:PasteArgs",
         handler=f"{_B}:buffer_paste", verb="paste-buffer", aliases=("pasteb",), target=SESSION,
+        key_help="paste the newest paste buffer into the focused session", key="]",
         opts=(
             BUFFER,
             Opt("bracketed", ("-p",), "bracketed, if the program enabled it", switch=True),
@@ -415,7 +442,8 @@ ACTIONS: tuple[Action, ...] = (
     Action("detach", "leave the TUI; sessions keep running", "d", aliases=("detach-client",)),
     Action("sidebar", "show or hide the sidebar", "s"),
     Action("activity", "show or hide the activity view", "r"),
-    Action("scrollback", "browse the focused session's history (q leaves)", "["),
+    Action("copy-mode", "copy mode: browse, search and copy the focused session's history (q leaves)", "[",
+           aliases=("scrollback",)),
     Action("help", "this help", "?", aliases=("list-keys",)),
     Action("send-prefix", "send the prefix key itself to the session"),
     Action("grid", "every session's screen at once (type to filter, arrows, Enter)", "w", aliases=("choose-tree",)),

@@ -22,6 +22,8 @@ from termux.commands import (
     bindable,
     count,
     env_pair,
+    first_line,
+    last_line,
     nice,
     resolve,
     seconds,
@@ -49,7 +51,7 @@ def _wants(opt: Opt) -> type[mi.Type]:
         return mi.ListType
     if opt.repeat:
         return mi.DictType  # KEY=VALUE pairs become an object
-    if opt.type in (int, count, nice):
+    if opt.type in (int, count, nice, first_line, last_line):
         return mi.IntType
     if opt.type in (seconds, seconds_or_zero):
         return mi.FloatType
@@ -174,6 +176,49 @@ def test_tmux_names_run_their_verbs(server: RunningServer) -> None:
     ok("kill-session", "-t", "dog")
     gone = server.run("has-session", "-t", "dog")
     assert (gone.returncode, gone.stderr) == (1, "termux: no session 'dog' (no_session)\n")
+
+
+def test_tmux_capture_pane_p_prints_as_capture_does(server: RunningServer) -> None:
+    """`capture-pane -p` is how a tmux user prints a pane; termux's capture always prints."""
+    assert server.run("new-session", "-d", "-s", "cat", "--", "cat").returncode == 0
+    server.run("send-keys", "-t", "cat", "typed", "Enter")
+    wait_for_screen(server.path, "cat", "typed")
+    for argv in (["capture-pane", "-p", "-t", "cat"], ["capture-pane", "-pt", "cat"], ["capture", "-p", "-t", "cat"]):
+        done = server.run(*argv)
+        assert done.returncode == 0, (argv, done.stderr)
+        assert "typed" in done.stdout
+
+
+def test_capture_pane_s_dash_and_e_dash_are_the_history_start_and_screen_end(server: RunningServer) -> None:
+    """tmux's `-S -` is the oldest history line and `-E -` the last line of the screen."""
+    assert server.run("new", "-d", "-s", "seq", "-y", "10", "--", "sh", "-c", "seq 1 40; exec cat").returncode == 0
+    wait_for_screen(server.path, "seq", "40")
+    done = server.run("capture-pane", "-p", "-t", "seq", "-S", "-", "-E", "-")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["1", "2"] and "40" in lines
+    assert server.run("capture", "-t", "seq", "-S", "-", "-E", "-").stdout == done.stdout
+    bad = server.run("capture", "-t", "seq", "-S", "x")
+    assert bad.returncode == 2 and "a line number or - (tmux's" in bad.stderr
+
+
+def test_new_session_a_uses_the_session_of_that_name_when_there_is_one(server: RunningServer) -> None:
+    """tmux's `new -A -s NAME`: attach to NAME if it exists, else create it (with -d: print its name)."""
+    for _ in range(2):
+        done = server.run("new-session", "-A", "-d", "-s", "main", "--", "cat")
+        assert (done.returncode, done.stdout, done.stderr) == (0, "main\n", "")
+    assert [line.split()[1] for line in server.run("ls").stdout.splitlines()[1:]] == ["main"]
+    taken = server.run("new-session", "-d", "-s", "main", "--", "cat")  # without -A the name is taken
+    assert taken.returncode == 1 and "exists" in taken.stderr
+
+
+def test_an_unknown_option_names_the_verb_and_its_help(server: RunningServer) -> None:
+    done = server.run("list-sessions", "-F", "#{session_name}")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "termux list-sessions: error: unrecognized arguments: -F #{session_name} "
+        "(`termux list-sessions --help` lists its options)"
+    )
 
 
 def test_has_session_needs_a_target(server: RunningServer) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -46,30 +47,42 @@ class AsyncClient:
 
     async def request(self, cmd: str, **args: Any) -> dict[str, Any]:
         """The result, as plain values (bytes as base64 strings): see `request_as` for a typed one."""
-        result = await self._request(cmd, args)
-        if not isinstance(result, dict):
-            raise TermuxError("bad_reply", f"the server sent a `{cmd}` result that is not an object")
-        return result
+        return await self.submit(cmd, **args)
+
+    def submit(self, cmd: str, **args: Any) -> Awaitable[dict[str, Any]]:
+        """`request`, but written now, in order with the keystrokes sent after it (`send_nowait`):
+        a request made in a task would be written only when the task runs. Await the result."""
+        return self._object(cmd, *self._start(cmd, args))
 
     async def request_as(self, result_type: type[R], cmd: str, **args: Any) -> R:
         """The result decoded into `result_type` (a struct of termux/protocol/results.py)."""
-        result = await self._request(cmd, args)
+        result = await self._reply(*self._start(cmd, args))
         try:
             return msgspec.convert(result, result_type)
         except msgspec.ValidationError as exc:
             raise TermuxError("bad_reply", f"the server sent a `{cmd}` result this client cannot read: {exc}") from None
 
-    async def _request(self, cmd: str, args: dict[str, Any]) -> Any:
+    def _start(self, cmd: str, args: dict[str, Any]) -> tuple[int, asyncio.Future[Reply]]:
+        """Write the request; its reply will settle the future."""
         if self.closed.is_set():
             raise TermuxError("disconnected", "the server closed the connection")
         request = self._conn.request(cmd, args)
         future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
         self._waiting[request.id] = future
         self._writer.write(self._conn.send(request))
+        return request.id, future
+
+    async def _object(self, cmd: str, request_id: int, future: asyncio.Future[Reply]) -> dict[str, Any]:
+        result = await self._reply(request_id, future)
+        if not isinstance(result, dict):
+            raise TermuxError("bad_reply", f"the server sent a `{cmd}` result that is not an object")
+        return result
+
+    async def _reply(self, request_id: int, future: asyncio.Future[Reply]) -> Any:
         try:
             reply = await future
         finally:
-            self._waiting.pop(request.id, None)
+            self._waiting.pop(request_id, None)
         if reply.error is not None or not reply.ok:
             error = reply.error
             if error is None:

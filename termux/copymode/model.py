@@ -99,6 +99,8 @@ EMACS_KEYS: dict[str, str] = {
     "C-p": "cursor-up", "Up": "cursor-up",
     "C-n": "cursor-down", "Down": "cursor-down",
     "M-f": "next-word-end", "M-b": "previous-word",
+    # Textual reads ESC f and ESC b (what M-f and M-b send) as C-Right and C-Left.
+    "C-Right": "next-word-end", "C-Left": "previous-word",
     "C-a": "start-of-line", "Home": "start-of-line", "M-m": "back-to-indentation",
     "C-e": "end-of-line", "End": "end-of-line",
     "M-<": "history-top", "M->": "history-bottom",
@@ -122,7 +124,7 @@ def key_table(mode_keys: Literal["vi", "emacs"]) -> dict[str, str]:
 def key_name(key: str, mods: int = 0) -> str:
     """A key as the tables name it: tmux's spelling, modifiers as `C-`, `M-`, `S-` in that order
     (`keys.textual_key_model` gives (key, mods) for a Textual key event)."""
-    if key == " ":
+    if key == " " or (key == "@" and mods & CTRL):  # C-@ is C-Space (both NUL), as in tmux
         key = "Space"
     if len(key) == 1 and mods & SHIFT and not mods & (CTRL | ALT | META):
         return key.upper()  # shift+g is "G"
@@ -214,12 +216,13 @@ class View:
     last: int
 
     def status(self) -> str:
-        """A status line as tmux shows it: the prompt, or the search's count, and the position."""
+        """A status line as tmux shows it: the prompt or the search, the count of its matches
+        (while the prompt is typed too: the search is incremental), and the position."""
         offset = max(0, self.last - len(self.rows) + 1 - self.top)
         position = f"[{offset}/{-self.first}]"
-        if self.prompt is not None:
-            return f"{self.prompt}  {position}"
         search = self.search
+        if self.prompt is not None and (search is None or search.text != self.prompt[1:]):
+            return f"{self.prompt}  {position}"  # nothing typed yet (or the last search, kept)
         if search is None:
             return position
         if not search.found:

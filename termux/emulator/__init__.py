@@ -4,7 +4,18 @@ key modes; never raises) and ByteStream, plus snapshot/capture/preview. See docs
 # The reference classes (.screen, .stream) with the fast paths on top (.fast): identical results.
 from .fast import ByteStream, Screen, Stream
 from .history import Scrollback
-from .render import capture, capture_rows, cursor_position, preview, render_row, sgr, snapshot, wrapped
+from .render import (
+    capture,
+    capture_rows,
+    capture_span,
+    cursor_position,
+    preview,
+    render_row,
+    sgr,
+    snapshot,
+    wrapped,
+    wrapped_rows,
+)
 from .screen import Char, Ext
 
 # The mode bits of `screen.mode` are named in termux.modes (shared with the key encoders).
@@ -18,10 +29,12 @@ __all__ = [
     "Stream",
     "capture",
     "capture_rows",
+    "capture_span",
     "cursor_position",
     "preview",
     "render_row",
     "sgr",
     "snapshot",
     "wrapped",
+    "wrapped_rows",
 ]

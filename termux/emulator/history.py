@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import chain, repeat
+from itertools import chain, islice, repeat
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -175,7 +175,7 @@ class Scrollback:
     re-cut ones (`_lines`) and read as they are meanwhile, at the width they were cut at.
     """
 
-    __slots__ = ("_lines", "_older", "_older_wraps", "_wraps", "width")
+    __slots__ = ("_lines", "_older", "_older_wraps", "_wraps", "added", "width")
 
     def __init__(self, maxlen: int = 10000) -> None:
         self._lines: deque[Stored] = deque(maxlen=max(0, int(maxlen)))
@@ -183,6 +183,11 @@ class Scrollback:
         self._older: deque[Stored] = deque()  # lines still to be re-cut at `width`, oldest first
         self._older_wraps: deque[int] = deque()
         self.width = 0  # the width pending lines are re-cut at
+        # The absolute number of the next line to come: lines kept so far, less those that went
+        # back to the screen. Line `index` (negative from the newest) is number `added + index`
+        # however many lines arrive after it (until a reflow re-cuts the lines), so a reader can
+        # pin a numbering while output goes on (copy mode; `session.capture`'s `base`).
+        self.added = 0
 
     @property
     def maxlen(self) -> int:
@@ -227,6 +232,21 @@ class Scrollback:
         """Whether line `index` (negative from the newest) was soft-wrapped."""
         return self.wrap(index) != 0
 
+    def wrapped_flags(self, start: int, stop: int) -> list[bool]:
+        """Whether each of lines `start` <= i < `stop` (negative from the newest, as `wrapped`) was
+        soft-wrapped, in one pass from the nearer end of each part."""
+        n = len(self)
+        if not -n <= start <= stop <= 0:
+            raise IndexError((start, stop))
+        older = len(self._older)
+        first, end = n + start, n + stop  # positions counted from the oldest line
+        wraps: list[int] = []
+        if first < older:  # some are pending lines (a reflow is under way)
+            wraps += _between(self._older_wraps, first, min(end, older))
+        if end > older:
+            wraps += _between(self._wraps, max(first, older) - older, end - older)
+        return [w != 0 for w in wraps]
+
     def append(self, line: Line, wrap: int = 0) -> None:
         self.append_stored(pack_line(line), wrap)
 
@@ -239,6 +259,8 @@ class Scrollback:
         if self._older and len(self._older) + len(self._lines) >= self.maxlen:
             self._older.popleft()  # the oldest line is a pending one
             self._older_wraps.popleft()
+        if self.maxlen:
+            self.added += 1
         self._lines.append(line)
         self._wraps.append(wrap)
 
@@ -252,6 +274,7 @@ class Scrollback:
             self._drop_older(len(self._older) + len(self._lines) + len(lines) - self.maxlen)
         self._lines.extend(lines)
         self._wraps.extend(repeat(0, len(lines)) if wraps is None else wraps)
+        self.added += len(lines)
 
     def _drop_older(self, count: int) -> None:
         for _ in range(min(count, len(self._older))):
@@ -295,6 +318,7 @@ class Scrollback:
             self.reflow_step(1)
         if not self._lines:
             return None
+        self.added -= 1  # it goes back to the screen: the lines above keep their numbers
         return unpack_line(self._lines.pop()), self._wraps.pop()
 
     def extend_rows(self, rows: Sequence[tuple[Line, int]]) -> None:
@@ -357,3 +381,10 @@ class Scrollback:
 
     def __repr__(self) -> str:
         return f"Scrollback({len(self)}/{self.maxlen} lines)"
+
+
+def _between(items: deque[int], lo: int, hi: int) -> list[int]:
+    """items[lo:hi] of a deque, walked from its nearer end (indexing a deque's middle is slow)."""
+    if lo < len(items) - hi:
+        return list(islice(items, lo, hi))
+    return list(islice(reversed(items), len(items) - hi, len(items) - lo))[::-1]

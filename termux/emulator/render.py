@@ -157,10 +157,7 @@ def capture_rows(screen: Screen, start: int | None = None, end: int | None = Non
     take, that can be rendered later (`render_row`, in slices) whatever the screen does meanwhile.
     `join`: a soft-wrapped row and the rows it goes on on are one (the last row asked for ends one)."""
     history = screen.history
-    first = -len(history)
-    last = screen.lines - 1
-    lo = 0 if start is None else max(first, min(start, last))
-    hi = last if end is None else max(first, min(end, last))
+    lo, hi = capture_span(screen, start, end)
     rows: list[Line] = [history[len(history) + n] for n in range(lo, min(hi, -1) + 1)]
     default = screen.default_char
     rows.extend(_screen_line(screen, n, default) for n in range(max(lo, 0), hi + 1))
@@ -185,6 +182,27 @@ def _stored_row(buffer: Any, y: int) -> Any:
     """Row y as stored, for reading only (the fast Screen's rows are not turned into cells)."""
     peek = getattr(buffer, "peek", None)
     return peek(y) if peek is not None else buffer.get(y)
+
+
+def capture_span(screen: Screen, start: int | None = None, end: int | None = None) -> tuple[int, int]:
+    """The first and last line `capture` returns for `start`..`end`: clamped to the history and
+    the screen, the visible screen by default (hi < lo: none)."""
+    first = -len(screen.history)
+    last = screen.lines - 1
+    lo = 0 if start is None else max(first, min(start, last))
+    hi = last if end is None else max(first, min(end, last))
+    return lo, hi
+
+
+def wrapped_rows(screen: Screen, lo: int, hi: int) -> list[bool]:
+    """`wrapped` for each line lo..hi (inclusive, within `capture_span`), the history's in one pass."""
+    if hi < lo:
+        return []
+    flags = screen.history.wrapped_flags(lo, min(hi, -1) + 1) if lo < 0 else []
+    peek = getattr(screen.buffer, "peek", None)
+    for y in range(max(lo, 0), hi + 1):
+        flags.append(is_wrapped(peek(y) if peek is not None else screen.buffer.get(y)))
+    return flags
 
 
 def render_row(line: Line, escapes: bool = False) -> str:

@@ -21,6 +21,7 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import Margins, Savepoint, StaticDefaultDict, wcwidth
 
+from termux.clipboard import ClipboardSet, parse_osc52
 from termux.modes import (
     ALT_SCREEN,
     ALT_SCREEN_MODES,
@@ -35,6 +36,7 @@ from termux.modes import (
 from .history import Line, RunStyle, Scrollback, compact_line, intern_style
 from .reflow import Row, offset_of, position_of, rewrap
 from .rows import wrap_extent
+from .stream import MAX_STRING
 
 
 class Ext(NamedTuple):
@@ -58,7 +60,10 @@ class Char(pyte.screens.Char):
     ext: Ext | None = None
 
     def _replace(self, /, **kwargs: Any) -> Char:
-        new: Char = super()._replace(**kwargs)
+        if len(kwargs) == 1 and "data" in kwargs:  # a cell of these attributes: what drawing asks
+            new: Char = tuple.__new__(type(self), (kwargs["data"], *self[1:]))
+        else:
+            new = super()._replace(**kwargs)
         ext = self.ext
         if ext is not None:
             new.ext = ext
@@ -126,6 +131,8 @@ class Screen(pyte.Screen):
         self._last_char = ""  # for REP (CSI b)
         self._saved_modes: dict[int, bool] = {}  # XTSAVE / XTRESTORE
         self._title_stack: list[tuple[str, str]] = []  # CSI 22 t / CSI 23 t
+        # The latest clipboard request (OSC 52) not taken yet; its reader (the server) clears it.
+        self.clipboard: ClipboardSet | None = None
         super().__init__(max(1, int(columns)), max(1, int(lines)))
 
     # ------------------------------------------------------------------ basics
@@ -525,10 +532,17 @@ class Screen(pyte.Screen):
         self.write_process_input(f"\x1b[{'?' if private else ''}{mode};{state}$y")
 
     def handle_osc(self, number: int, param: str, terminator: str = "\x1b\\") -> None:
-        """OSC codes beyond the title: 8 (hyperlink), 10/11 (colour queries). Others are ignored."""
+        """OSC codes beyond the title: 8 (hyperlink), 10/11 (colour queries), 52 (set the
+        clipboard: kept in `clipboard` for the server to act on). Others are ignored."""
         if number == 8:
             _params, _, uri = param.partition(";")
-            self._set_link(uri if len(uri) <= MAX_LINK else "")
+            # The target is written out again (capture -e, a client's terminal): a control
+            # character in it (a C1 CSI, a CR) would let the program write escapes there.
+            self._set_link(uri if len(uri) <= MAX_LINK and _printable(uri) == uri else "")
+        elif number == 52:
+            # A payload that filled the string's bound was cut: dropped whole, never kept cut.
+            if len(param) + len("52;") < MAX_STRING and (request := parse_osc52(param)) is not None:
+                self.clipboard = request
         elif number == 4:
             # "4;c;?;c;?..." asks for palette entries: xterm's default 256-colour palette.
             parts = param.split(";")

@@ -88,6 +88,8 @@ class CaptureArgs(Args):
     end: int | None = None
     escapes: bool = False
     join: bool = False  # soft-wrapped lines joined (tmux's capture-pane -J)
+    wrapped: bool = False  # also say which lines are soft-wrapped (one flag per line)
+    base: int | None = None  # `start` and `end` are numbered from this `base` of an earlier reply
 
 
 class ResizeArgs(Args):
@@ -112,6 +114,7 @@ class AttachArgs(Args):
     cols: Cols | None = None  # the view's size, offered to the session it focuses (with rows)
     rows: Rows | None = None
     window_size: Literal["latest", "smallest", "largest"] | None = None  # the server's size policy
+    set_clipboard: Literal["on", "external", "off"] | None = None  # what a program's OSC 52 does
 
 
 class FocusArgs(Args):

@@ -3,7 +3,7 @@
     {"id": 7, "ok": true, "result": {...}}                       Reply
     {"id": 7, "ok": false, "error": {"code": ..., "message": ...}}  Reply (with ErrorInfo)
     {"push": "output", "session": "%0", "offset": 0, "data": "aGk="}  OutputPush
-    {"push": "snapshot", ...}  {"push": "event", ...}  {"push": "error", ...}
+    {"push": "snapshot", ...}  {"push": "event", ...}  {"push": "error", ...}  {"push": "clipboard", ...}
 
 Pushes are a tagged union on `push`; `bytes` fields travel as base64, which msgspec does both
 ways. The server encodes through these structs (`encode_line`); `TYPED` is the codec a client
@@ -92,7 +92,16 @@ class ErrorPush(PushBase, tag="error"):
     error: ErrorInfo
 
 
-Push = OutputPush | SnapshotPush | EventPush | ErrorPush
+class ClipboardPush(PushBase, tag="clipboard"):
+    """A program in `session` set the clipboard (OSC 52) and the server's set_clipboard policy is
+    "on": put `data` on this view's terminal's clipboard (`selection`: xterm's letters)."""
+
+    session: str
+    selection: str
+    data: bytes
+
+
+Push = OutputPush | SnapshotPush | EventPush | ErrorPush | ClipboardPush
 PUSH_KINDS = frozenset(cls.__struct_config__.tag for cls in PushBase.__subclasses__())
 
 

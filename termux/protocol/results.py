@@ -60,7 +60,9 @@ class CaptureResult(msgspec.Struct):
     cursor: Cursor
     offset: int  # the output bytes this screen reflects
     history: int  # scrollback lines held: line -history is the oldest
-
+    base: int = 0  # the absolute number of line 0: lines ever scrolled into history
+    start: int = 0  # the number of the first line returned, in the request's numbering
+    wrapped: list[bool] | None = msgspec.field(default=None)  # with `wrapped`: a flag per line
 
 class GrepMatch(msgspec.Struct):
     line: int  # capture's numbering

@@ -4,14 +4,13 @@
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
 from termux import keys
 from termux.protocol.errors import ErrorCode, ProtocolError
-from termux.protocol.events import BufferChanged, BufferChangedData, BufferDeleted, BufferDeletedData
+from termux.protocol.events import BufferDeleted, BufferDeletedData
 from termux.protocol.messages import Args, NoArgs, SendArgs, Target
 from termux.protocol.results import BufferDataResult, BufferResult, BuffersResult
 from termux.server.buffers import Buffer, PasteBuffers
@@ -79,10 +78,7 @@ def buffer_set(ctx: Context, args: SetArgs) -> BufferResult:
     else:
         assert args.text is not None
         data = args.text.encode()  # JSON text holds no lone surrogates (msgspec refuses them)
-    buffer, dropped = ctx.server.buffers.set(data, time.time(), name=args.name, append=args.append)
-    for old in dropped:
-        _deleted(ctx.server, old, "limit")
-    ctx.server.events.commit(BufferChanged(data=BufferChangedData(buffer.name, len(buffer.data))))
+    buffer = ctx.server.set_buffer(data, name=args.name, append=args.append)
     return BufferResult(buffer.info(0))
 
 

@@ -119,16 +119,28 @@ CAPTURE_CHECK_ROWS = CHECK_ROWS
 
 
 def session_capture(ctx: Context, args: CaptureArgs) -> Any:
+    if args.join and args.wrapped:
+        raise ProtocolError(ErrorCode.BAD_ARGS, "give `join` or `wrapped`, not both: joined lines wrap nowhere")
     session = ctx.server.find(args.target)
     screen = session.screen
     # The rows are copied now (immutable runs, cheap), so the reply is this moment's screen even
     # though rendering them may take several loop passes.
-    rows = emulator.capture_rows(screen, args.start, args.end, args.join)
+    base = screen.history.added
+    # A reader that pinned a numbering (an earlier reply's `base`) gets the same lines under the
+    # same numbers however many lines scrolled into history since.
+    shift = 0 if args.base is None else base - args.base
+    start = None if args.start is None else args.start - shift
+    end = None if args.end is None else args.end - shift
+    lo, hi = emulator.capture_span(screen, start, end)
+    rows = emulator.capture_rows(screen, lo, hi, args.join)
     x, y = emulator.cursor_position(screen)
     # The lines are filled in below; the rest is this moment's.
     result = CaptureResult(
-        [], screen.columns, screen.lines, Cursor(x, y, screen.cursor.hidden), session.bytes_parsed, len(screen.history)
-    )
+        [], screen.columns, screen.lines, Cursor(x, y, screen.cursor.hidden), session.bytes_parsed, len(screen.history),
+        base=base,  # the absolute number of line 0: lines ever scrolled into history
+        start=lo + shift,  # the number of the first line returned, in the request's numbering
+        wrapped=emulator.wrapped_rows(screen, lo, hi) if args.wrapped else None,
+    )  # fmt: skip
     if len(rows) <= CAPTURE_CHECK_ROWS:
         result.lines = [emulator.render_row(row, args.escapes) for row in rows]
         return result

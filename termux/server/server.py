@@ -28,6 +28,7 @@ from typing import Any, cast
 
 import termux.emulator as emulator
 import termux.protocol.events as ev
+from termux.clipboard import DEFAULT_SET_CLIPBOARD, ClipboardSet, SetClipboard
 from termux.defaults import BACKGROUND_NICE, EVENT_CAPACITY, HISTORY, MAX_STREAMS, QUIET_AFTER
 from termux.paths import open_side_file, side_path
 from termux.protocol.errors import ErrorCode, ProtocolError
@@ -39,10 +40,18 @@ from termux.protocol.messages import (
     convert_args,
     decode_request,
 )
-from termux.protocol.pushes import OutputPush, Snapshot, SnapshotPush, encode_line, reply_error, reply_ok
+from termux.protocol.pushes import (
+    ClipboardPush,
+    OutputPush,
+    Snapshot,
+    SnapshotPush,
+    encode_line,
+    reply_error,
+    reply_ok,
+)
 from termux.protocol.results import AttachResult
 from termux.server import commands, dispatch, gauge, sizing
-from termux.server.buffers import PasteBuffers
+from termux.server.buffers import Buffer, PasteBuffers
 from termux.server.event_io import ActivityMonitor, EventStream
 from termux.server.events import Event, EventLog
 from termux.server.matcher import MatchWorker
@@ -392,6 +401,8 @@ class Server:
         self.corked = False  # while true, Connection.write queues (see corking)
         self.queued: list[Connection] = []  # connections with lines queued while corked
         self.window_size: sizing.Policy = sizing.DEFAULT_POLICY
+        # What a program's OSC 52 does (termux/clipboard.py): one policy, the latest view's choice.
+        self.set_clipboard: SetClipboard = DEFAULT_SET_CLIPBOARD
         self.last_focus: str | None = None  # the session a view focused last (a new view's default)
         self.last_layout: dict[str, Any] | None = None  # the layout a view saved last (client.view)
         self._activity_stamps = itertools.count(1)
@@ -558,6 +569,28 @@ class Server:
                     TRACE.stamp("server.pushed", session.id)
                 conn.write(line)
                 self.bytes_forwarded += len(chunk)
+        if screen.clipboard is not None:
+            request, screen.clipboard = screen.clipboard, None
+            if self.set_clipboard == "on":
+                self._program_clipboard(session, request)
+
+    def _program_clipboard(self, session: Session, request: ClipboardSet) -> None:
+        """A program set the clipboard (OSC 52): a paste buffer, and the views showing it write it
+        to their terminal (of several in one parse slice, the last)."""
+        self.set_buffer(request.data)
+        line = encode_line(ClipboardPush(session.id, request.selection, request.data))
+        for conn in self.connections:
+            if conn.attached and conn.focus == session.id:
+                conn.write(line)
+
+    def set_buffer(self, data: bytes, name: str | None = None, append: bool = False) -> Buffer:
+        """Store a paste buffer (PasteBuffers.set) and commit its events: the buffers dropped to
+        make room, then the change."""
+        buffer, dropped = self.buffers.set(data, time.time(), name=name, append=append)
+        for old in dropped:
+            self.events.commit(ev.BufferDeleted(data=ev.BufferDeletedData(old.name, "limit")))
+        self.events.commit(ev.BufferChanged(data=ev.BufferChangedData(buffer.name, len(buffer.data))))
+        return buffer
 
     @contextmanager
     def corking(self) -> Iterator[None]:
@@ -606,6 +639,8 @@ class Server:
         conn.attached, conn.follow, conn.coalesce = True, follow, args.coalesce
         if args.window_size is not None:
             self.window_size = args.window_size  # one policy per server: the latest view's choice
+        if args.set_clipboard is not None:
+            self.set_clipboard = args.set_clipboard
         self.set_focus(conn, focus, size)
         self.events.commit(ev.ClientAttached(data=ev.ClientData(conn.peer_pid)))
         snapshots = {s.id: self.snapshot(s) for s in self.sessions.values() if conn.follows(s.id)}

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from termux.client import ServerStart
 
 from termux.text import visible
+
+# `termux attach` imports this package before anything else (termux/tui/host.py): not even typing.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+    from typing import Any
 
 __all__ = ["run", "run_tui"]
 
@@ -25,14 +26,23 @@ os.environ.setdefault("TEXTUAL_FPS", str(TEXTUAL_FPS))
 
 
 def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None) -> int:
-    """The CLI's entry: `termux`, `termux attach [-t T]`, `termux new` (without -d)."""
-    return run(
-        path=getattr(args, "socket_path", None),
-        name=getattr(args, "socket_name", None),
-        target=getattr(args, "target", None),
-        new=new_session,
-        layout=getattr(args, "layout", None),
-    )
+    """The CLI's entry: `termux`, `termux attach [-t T]`, `termux new` (without -d). In a TUI
+    host's child (termux/tui/host.py: `termux` found a host before loading the command line)
+    the caller is told the TUI starts, and its socket watched."""
+    run_args: dict[str, Any] = {
+        "path": getattr(args, "socket_path", None),
+        "name": getattr(args, "socket_name", None),
+        "target": getattr(args, "target", None),
+        "new": new_session,
+        "layout": getattr(args, "layout", None),
+    }
+    from termux.tui import host
+
+    if host.serving():
+        from termux.paths import socket_path
+
+        run_args["watch"] = host.caller_for(socket_path(run_args["name"], run_args["path"]))
+    return run(**run_args)
 
 
 def run(
@@ -43,12 +53,15 @@ def run(
     new: dict[str, Any] | None = None,
     create: bool = True,
     layout: str | None = None,
+    watch: int | None = None,
 ) -> int:
     """Attach a TUI; returns the exit status for the `termux` command.
 
     `target` focuses that session; `new` (session.new arguments) creates a session and focuses it;
     `create` starts a first session running `$SHELL` when the server has none; `layout` opens the
-    config file's layout of that name (its sessions created as it says).
+    config file's layout of that name (its sessions created as it says). `watch` is the socket to a
+    TUI host's caller (the host runs the TUI in a child): signals come on it, and it closing means
+    the caller is gone. Without it, this process forks a TUI host as it leaves, unless one runs.
     """
     from termux.tui.config import ConfigError, load_config
 
@@ -74,13 +87,27 @@ def run(
         from termux.client import ServerStart, socket_path
 
         # With no server, it starts while the TUI's modules load: the two take about as long.
-        starting = ServerStart(socket_path(name, path))
+        server = socket_path(name, path)
+        starting = ServerStart(server)
         try:
             import asyncio  # after the server start began: everything from here overlaps it
 
-            reason = asyncio.run(_main(config, path, name, target, new, create, starting, layout))
+            _preload()
+            starting.wait()
+            from termux.heap import freeze_startup_objects
+
+            freeze_startup_objects()
+            reason = asyncio.run(_main(config, path, name, target, new, create, watch, layout))
         finally:
             starting.close()
+        if watch is None:
+            from termux.tui import host
+
+            if host.enabled():
+                # Once this TUI is done (its loop closed, its threads ended), this process has all
+                # a host needs loaded: fork one from it. Not before: nothing an attach or a start
+                # with no server waits for pays for the fork or the pages it copies.
+                host.start_host(server)
     except Exception as exc:  # the server is gone, a target is wrong, …
         code = getattr(exc, "code", None)
         message = getattr(exc, "message", None) or str(exc)
@@ -99,17 +126,13 @@ async def _main(
     target: str | None,
     new: dict[str, Any] | None,
     create: bool,
-    starting: ServerStart,
+    watch: int | None,
     layout_name: str | None = None,
 ) -> str:
     from termux.client import AsyncClient
-    from termux.heap import freeze_startup_objects
     from termux.tui.app import TermuxApp
     from termux.tui.driver import TermuxDriver
 
-    freeze_startup_objects()
-
-    starting.wait()
     client = await AsyncClient.connect(path, name=name, autostart=True)
     try:
         layout = None
@@ -138,7 +161,65 @@ async def _main(
             layout=layout,
             preset=spec.preset if layout is not None else None,
         )
+        app.begin_attach()  # answered while Textual starts
+        if watch is not None:
+            _relay_signals(watch)
         result = await app.run_async()
         return result or app.exit_reason
     finally:
         await client.close()
+
+
+# What the first paint imports, some of it lazily: loaded before a TUI host forks its children
+# (and while a server starts).
+PRELOAD = (
+    "termux.tui.app",
+    "termux.tui.driver",
+    "termux.client.aio",
+    "termux.heap",
+    "textual.pilot",
+    "textual.drivers.headless_driver",
+    "textual.layouts.factory",
+    "textual.layouts.horizontal",
+    "textual.layouts.stream",
+    "textual.scrollbar",
+    "concurrent.futures.thread",
+)
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+
+
+def _relay_signals(watch: int) -> None:
+    """A TUI host's child: raise in this process each signal its caller relays (one number a
+    line); the caller gone is a hang-up."""
+    import asyncio
+    import signal
+
+    from termux.tui.host import RELAYED
+
+    loop = asyncio.get_running_loop()
+    allowed = {int(sig) for sig in RELAYED}
+    pending = bytearray()  # a line not ended yet
+
+    def readable() -> None:
+        try:
+            data = os.read(watch, 4096)
+        except OSError:
+            data = b""
+        if not data:
+            loop.remove_reader(watch)
+            signal.raise_signal(signal.SIGHUP)
+            return
+        pending.extend(data)
+        *lines, rest = pending.split(b"\n")
+        pending[:] = rest[:16]  # a line is a signal's number: a longer one is not ours
+        for line in lines:
+            if line.isdigit() and int(line) in allowed:
+                signal.raise_signal(int(line))
+
+    loop.add_reader(watch, readable)

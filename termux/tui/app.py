@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from textual import events
@@ -36,13 +36,16 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from termux.clipboard import MAX_OUTER_BYTES, osc52
 from termux.commands import action_names
+from termux.copymode import key_table
 from termux.protocol.events import Event
 from termux.protocol.pushes import OutputPush, Push
 from termux.protocol.results import AttachResult, SessionResult, SnapshotResult
 from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
+from termux.tui.copyview import CopyView
 from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
@@ -51,7 +54,7 @@ from termux.tui.model import Changes, SessionModel
 from termux.tui.panes import PaneArea, PaneLabel, border_position
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
-from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
+from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen
 from termux.tui.widgets import Sidebar, StatusLine, TerminalView
 
 PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
@@ -146,6 +149,7 @@ class TermuxApp(App[str]):
         self.model.observe_activity = self.config.activity
         self.router = InputRouter(self.config.prefix, self.config.bindings)
         self.initial_focus = focus
+        self._attaching: asyncio.Future[AttachResult] | None = None  # the client.attach request
         # The panes (termux/tui/layout.py): given (`--layout`), else restored from the server's
         # last layout on attach, else one pane; None while no session is shown.
         self.layout: Layout | None = layout
@@ -165,6 +169,11 @@ class TermuxApp(App[str]):
         self._grid: GridScreen | None = None  # made on first use (prefix w)
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
+        self.copy: CopyView | None = None  # copy mode on the focused session, while it is on
+        self._copy_view: TerminalView | None = None  # the pane it is drawn in
+        self._mouse_down: tuple[int, int] | None = None  # where button 1 went down outside copy mode
+        # Writes to the outer terminal between frames (TermuxDriver sets it when it starts).
+        self.write_to_terminal: Callable[[str], None] | None = None
 
     # The main screen's widgets.
 
@@ -216,14 +225,28 @@ class TermuxApp(App[str]):
         self.exit_reason = f"error: {type(exc).__name__}: {exc}"
         self.exit(self.exit_reason)
 
+    def begin_attach(self) -> None:
+        """Send `client.attach` now (the TUI's entry does, before Textual starts): its reply comes
+        while Textual starts, and the first frame is drawn with the sessions in it. It carries no
+        size: the panes offer theirs with client.view once the layout is known."""
+        if self._attaching is None:
+            # coalesce: background sessions come within a byte budget, as snapshots past it; the
+            # sidebar and the activity view need their latest screens, not every byte of a flood.
+            self._attaching = asyncio.ensure_future(
+                self.client.request_as(
+                    AttachResult,
+                    "client.attach",
+                    coalesce=True,
+                    window_size=self.config.window_size,
+                    set_clipboard=self.config.set_clipboard,
+                )
+            )
+
     async def _attach_server(self) -> None:
         """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
-        # coalesce: background sessions come within a byte budget, as snapshots past it; the
-        # sidebar and the activity view need their latest screens, not every byte of a flood.
-        # No size: the panes offer theirs with client.view once the layout is known.
-        reply = await self.client.request_as(
-            AttachResult, "client.attach", coalesce=True, window_size=self.config.window_size
-        )
+        self.begin_attach()
+        assert self._attaching is not None
+        reply = await self._attaching
         wanted = self.layout.focus if self.layout is not None else self.initial_focus
         focus = self.model.attach(reply, wanted)
         self.layout = self._first_layout(reply.last_layout, focus)
@@ -282,6 +305,9 @@ class TermuxApp(App[str]):
             self.status.message = changes.message
         if changes.bell:
             self.bell()
+        if changes.clipboard is not None and self.config.set_clipboard == "on":
+            # A program in the focused session set the clipboard, and the server's policy let it.
+            self.write_clipboard(changes.clipboard.data, changes.clipboard.selection)
         if model.focused in changes.frames:
             if TRACE.on:
                 TRACE.stamp("tui.parsed", model.focused)
@@ -504,6 +530,8 @@ class TermuxApp(App[str]):
         """The layout's focus (or its panes) changed: tell the model, the widgets, the server."""
         layout = self.layout
         sid = layout.focus if layout is not None else None
+        if self.copy is not None and self.copy.target != sid:
+            self.copy.close()
         changes = self.model.focus(sid)
         self._main.show_banner(sid is None)
         self._place_panes()
@@ -571,6 +599,10 @@ class TermuxApp(App[str]):
         """`cols` and `rows` of the focused pane, once it has been laid out (else nothing)."""
         width, height = self.view.size.width, self.view.size.height
         return {"cols": min(width, MAX_SIZE), "rows": min(height, MAX_SIZE)} if width >= 2 and height >= 1 else {}
+
+    def on_terminal_view_resized(self, message: TerminalView.Resized) -> None:
+        if self.copy is not None and self._copy_view is not None:
+            self.copy.resize(self._copy_view.size.height)
 
     def on_pane_area_resized(self, message: PaneArea.Resized) -> None:
         # The panes are laid out again and offer their new sizes; the server decides (and says
@@ -651,6 +683,9 @@ class TermuxApp(App[str]):
     def route_key(self, event: events.Key) -> None:
         """Every key while no modal screen is open: the router says where it goes."""
         model = self.model
+        if self.copy is not None and not self.router.takes(event.key, event.character):
+            self.copy.key(event.key, event.character)  # copy mode has every key but the prefix's
+            return
         mode = model.mode(model.focused) if model.running(model.focused) else None
         ended_pane = mode is None and self.layout is not None and len(self.layout) > 1
         for route in self.router.key(event.key, event.character, mode, model.any_running(), ended_pane):
@@ -682,8 +717,41 @@ class TermuxApp(App[str]):
         self.send_bytes(message.data)
 
     def on_terminal_view_scrolled(self, message: TerminalView.Scrolled) -> None:
-        if message.lines < 0:
-            self.open_scrollback()
+        shadow = self.model.shadow(self.model.focused)
+        if shadow is not None and shadow.screen.alternate:
+            return  # a full-screen program's own screen has no history to scroll (tmux does nothing either)
+        if message.lines < 0 and self.copy is None:
+            # The wheel scrolls up from where the screen is; scrolling back down leaves (tmux's -e).
+            copy = self.open_copy_mode(leave_at_bottom=True)
+            if copy is not None:
+                copy.mouse("wheel-up", 0, 0)
+
+    def on_terminal_view_select(self, message: TerminalView.Select) -> None:
+        """A mouse gesture for copy mode: a drag (or a double or triple click) over a program
+        that does not take the mouse opens it, and the release copies."""
+        copy = self.copy
+        if copy is not None and message.view is not self._copy_view:
+            return  # another pane: the click focuses it, which ends copy mode
+        if copy is None:
+            sid = next((sid for sid, view in self.panes.views.items() if view is message.view), None)
+            if sid is None:
+                return
+            if message.kind == "down":
+                self._mouse_down = (message.y, message.x)
+                return
+            if message.kind not in ("drag", "word", "line"):
+                self._mouse_down = None
+                return
+            if self.layout is not None and sid != self.layout.focus:
+                self.layout.focus_pane(sid)  # a drag in another pane selects there
+                self._focus_changed()
+            copy = self.open_copy_mode()
+            if copy is None:
+                return
+            if message.kind == "drag" and self._mouse_down is not None:
+                copy.mouse("down", *self._mouse_down)
+            self._mouse_down = None
+        copy.mouse(message.kind, message.y, message.x)
 
     def on_sidebar_selected(self, message: Sidebar.Selected) -> None:
         self.focus_session(message.session_id)
@@ -752,10 +820,14 @@ class TermuxApp(App[str]):
         self.activity.toggle_class("-hidden")
         self.model.observe_activity = not self.activity.has_class("-hidden")
 
-    def prefix_scrollback(self) -> None:
-        sid = self.model.focused
-        if sid is not None and sid in self.model.rows:
-            self._spawn(self._open_scrollback(sid))
+    def prefix_copy_mode(self) -> None:
+        self.open_copy_mode()
+
+    def prefix_paste_buffer(self) -> None:
+        """The newest buffer, bracketed if the program asked for bracketed paste (tmux's -p);
+        written at once, so the keys typed after it reach the program after it."""
+        if self.model.focused is not None:
+            self._spawn(self.client.submit("buffer.paste", target=self.model.focused, bracketed=True))
 
     def prefix_help(self) -> None:
         self.push_screen(HelpScreen(self.config))
@@ -912,18 +984,69 @@ class TermuxApp(App[str]):
             self.status.message = f"layout {self.layout.next_preset()}"
             self._place_panes()
 
-    def open_scrollback(self) -> None:
-        self.prefix_scrollback()
+    # -- copy mode and the clipboard -------------------------------------------------------------
 
-    async def _open_scrollback(self, sid: str) -> None:
-        # The server's scrollback is the whole history, from before this TUI attached too (the
-        # shadow screens keep none): one request.
-        reply = await self.client.request(
-            "session.capture", target=sid, start=-self.config.scrollback_lines, escapes=True
+    def open_copy_mode(self, leave_at_bottom: bool = False) -> CopyView | None:
+        """Copy mode on the focused session (termux/tui/copyview.py): keys and the mouse go to it
+        until it copies or is left; the view draws it once its first page has come."""
+        sid = self.model.focused
+        if self.copy is not None or sid is None or sid not in self.model.rows:
+            return self.copy
+        shadow = self.model.shadow(sid)
+        rows = shadow.screen.lines if shadow is not None else self.view.size.height
+        copy = CopyView(
+            self.client.request,
+            sid,
+            self.view.size.height,
+            bindings=key_table("emacs" if self.config.mode_keys == "emacs" else "vi"),
+            on_done=self._copy_done,
+            on_change=self._copy_changed,
+            wheel_lines=self.config.wheel_lines,
+            leave_at_bottom=leave_at_bottom,
+            palette=self.view.palette,
         )
-        if sid == self.model.focused and self.screen is self._main:  # not moved on meanwhile
-            name = self.model.rows[sid].name
-            self.push_screen(ScrollbackScreen(reply["lines"], self.config.wheel_lines, name))
+        self.copy = self.view.copy = copy
+        self._copy_view = self.view
+        self.status.mode = copy.status()
+        self._spawn(copy.start(rows))
+        return copy
+
+    def _copy_changed(self, lines: bool) -> None:
+        if self.copy is not None:
+            self.status.mode = self.copy.status()
+            if lines and self._copy_view is not None:
+                self._copy_view.refresh()
+
+    def _copy_done(self, text: str | None) -> None:
+        copy, self.copy = self.copy, None
+        view, self._copy_view = self._copy_view, None
+        self.status.mode = ""
+        if copy is not None and copy.message:
+            self.status.message = copy.message
+        if view is not None and copy is not None:
+            view.copy = None
+            shadow = self.model.shadow(copy.target)
+            view.show(shadow.screen if shadow is not None else None)
+        if text:
+            self._spawn(self._store_copy(text))
+
+    async def _store_copy(self, text: str) -> None:
+        """A copy goes to a paste buffer and, unless set_clipboard is off, to the outer terminal."""
+        data = text.encode()
+        note = ""
+        if self.config.set_clipboard != "off":
+            if len(data) <= MAX_OUTER_BYTES:
+                self.write_clipboard(data)
+            else:
+                note = f" (too large for the terminal's clipboard: over {MAX_OUTER_BYTES} bytes)"
+        reply = await self.client.request("buffer.set", text=text)
+        buffer = reply.get("buffer") or {}
+        self.status.message = f"copied {len(text)} characters to {buffer.get('name', 'a buffer')}{note}"
+
+    def write_clipboard(self, data: bytes, selection: str = "c") -> None:
+        """Set the outer terminal's clipboard (OSC 52, which reaches it over SSH too)."""
+        if self.write_to_terminal is not None and len(data) <= MAX_OUTER_BYTES:
+            self.write_to_terminal(osc52(data, selection))
 
     # -- sidebar --------------------------------------------------------------------------------
 

@@ -6,14 +6,16 @@
     activity = false             # the activity view, shown at start
     escape_delay_ms = 5          # how long a lone ESC waits for the rest of a key sequence
     window_size = "latest"       # sessions shown by views of different sizes: latest, smallest, largest
+    mode_keys = "vi"             # copy mode's keys: vi or emacs (tmux's mode-keys)
+    set_clipboard = "external"   # a program's OSC 52: on, external or off (tmux's set-clipboard)
 
     [bindings]                   # command key (after the prefix) = action
     c = "new"
     "|" = "sidebar"
 
     [scrollback]
-    lines = 10000                # history lines the scrollback view shows (the server keeps it)
-    wheel_lines = 3              # lines per wheel step
+    wheel_lines = 3              # lines per wheel step in copy mode
+    lines = 10000                # no longer used (copy mode reads the whole history); still taken
 
     [status]                     # templates: termux/tui/statusline.py
     left = " [{session}] {prefix} then: c new  n next  d detach  ? help"
@@ -41,6 +43,7 @@ import msgspec
 import msgspec.inspect as mi
 from rich.color import Color, ColorParseError
 
+from termux.clipboard import DEFAULT_SET_CLIPBOARD, SetClipboard
 from termux.commands import action_names, bindable
 from termux.defaults import HISTORY, MAX_HISTORY
 from termux.keys import encode_key, encode_textual, parse_key_name, textual_key_model
@@ -54,6 +57,7 @@ ACTION_HELP = {action.name: action.help for action in bindable()}
 DEFAULT_BINDINGS: dict[str, str] = {action.key: action.name for action in bindable() if action.key is not None}
 
 
+ModeKeys = Literal["vi", "emacs"]
 MIN_SIDEBAR = 12  # columns; a terminal too narrow for this many leaves the sidebar out
 MAX_SIDEBAR = 100
 ExitedPane = Literal["keep", "close"]
@@ -72,6 +76,8 @@ class Config:
     activity: bool = False
     escape_delay_ms: int = 5
     window_size: Policy = DEFAULT_POLICY  # the server's size policy (termux/server/sizing.py), sent on attach
+    mode_keys: ModeKeys = "vi"  # copy mode's keys, tmux's mode-keys
+    set_clipboard: SetClipboard = DEFAULT_SET_CLIPBOARD  # tmux's set-clipboard (termux/clipboard.py), sent on attach
     scrollback_lines: int = HISTORY  # as many as a session keeps by default
     wheel_lines: int = 3
     foreground: str | None = None
@@ -120,6 +126,8 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     activity: Annotated[bool, _said("true or false")] = Config.activity
     escape_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=1000, description="milliseconds")] = Config.escape_delay_ms
     window_size: Policy = Config.window_size
+    mode_keys: ModeKeys = Config.mode_keys
+    set_clipboard: SetClipboard = Config.set_clipboard
     bindings: Annotated[dict[str, Any], _said("a table")] = {}  # each action is checked against the table
     scrollback: Annotated[Scrollback, _said("a table")] = msgspec.field(default_factory=Scrollback)
     status: Annotated[Status, _said("a table")] = msgspec.field(default_factory=Status)
@@ -282,7 +290,8 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
     config = Config(
         prefix=key_name("prefix", file.prefix), sidebar=file.sidebar, sidebar_width=file.sidebar_width,
         activity=file.activity,
-        escape_delay_ms=file.escape_delay_ms, window_size=file.window_size, scrollback_lines=file.scrollback.lines,
+        escape_delay_ms=file.escape_delay_ms, window_size=file.window_size, mode_keys=file.mode_keys,
+        set_clipboard=file.set_clipboard, scrollback_lines=file.scrollback.lines,
         wheel_lines=file.scrollback.wheel_lines, exited_pane=file.exited_pane, path=path,
     )  # fmt: skip
     try:

@@ -117,6 +117,8 @@ class TermuxDriver(LinuxDriver):
         # On the loop, in the app's context: Textual finds the active app through context variables.
         self.input_context = contextvars.copy_context()
         self.input_hook = getattr(self._app, "input_from_driver", None)
+        if hasattr(self._app, "write_to_terminal"):  # escapes of the app's own (OSC 52) go out here
+            self._app.write_to_terminal = self.write
         self._stopping = False
         for sig in ENDING_SIGNALS:  # removed when the loop closes
             loop.add_signal_handler(sig, self._end, sig)

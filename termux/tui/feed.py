@@ -60,9 +60,13 @@ def make_screen(cols: int, rows: int, history: int, snapshot: bytes = b"") -> tu
 
 @dataclass
 class Shadow:
+    """A session's screen as pushed output makes it. A shadow added for a deferred replay makes
+    its screen when first used (`blank`): an attach to many sessions builds only the focused
+    one's before its first paint, the others' as the pump replays them."""
+
     id: str
-    screen: Any
-    stream: Any
+    _screen: Any
+    _stream: Any
     offset: int  # output bytes the screen reflects
     backlog: deque[tuple[int, bytes]] = field(default_factory=deque)
     backlog_bytes: int = 0
@@ -71,6 +75,28 @@ class Shadow:
     dropped_bytes: int = 0
     # A snapshot queued to be replayed by the pump (`add(deferred=True)`): the offset it ends at.
     replay_until: int | None = None
+    blank: tuple[int, int, int] | None = None  # (cols, rows, history) of the screen not made yet
+
+    @property
+    def screen(self) -> Any:
+        if self.blank is not None:
+            self._make()
+        return self._screen
+
+    @property
+    def stream(self) -> Any:
+        if self.blank is not None:
+            self._make()
+        return self._stream
+
+    def _make(self) -> None:
+        assert self.blank is not None
+        self._screen, self._stream = make_screen(*self.blank)
+        self.blank = None
+
+    def replace(self, screen: Any, stream: Any, offset: int) -> None:
+        """A new screen (from a snapshot) at `offset`."""
+        self._screen, self._stream, self.offset, self.blank = screen, stream, offset, None
 
     @property
     def end(self) -> int:
@@ -134,8 +160,9 @@ class Feeder:
         below 0 if need be: they are the feeder's, the server never sees them), so an attach
         parses only the focused session's before its first paint."""
         if deferred and snapshot:
-            screen, stream = make_screen(cols, rows, self.history)
-            shadow = Shadow(session, screen, stream, offset - len(snapshot), replay_until=offset)
+            shadow = Shadow(
+                session, None, None, offset - len(snapshot), replay_until=offset, blank=(cols, rows, self.history)
+            )
             shadow.backlog.append((shadow.offset, snapshot))
             shadow.backlog_bytes = len(snapshot)
             self.order.add(session)
@@ -157,7 +184,7 @@ class Feeder:
         if old is None:
             return self.add(session, cols, rows, snapshot, offset)
         screen, stream = make_screen(cols, rows, self.history, snapshot)
-        old.screen, old.stream, old.offset = screen, stream, offset
+        old.replace(screen, stream, offset)
         old.resyncing = False
         old.replay_until = None
         self.need_snapshot.discard(session)

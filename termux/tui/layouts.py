@@ -171,8 +171,10 @@ def _pane(where: str, data: Any, cwd: str | None, count: list[int]) -> PaneSpec:
     if isinstance(command, str):
         try:
             command = shlex.split(command)
-        except ValueError as exc:
-            raise LayoutSpecError(f"{where}.command: {exc}") from None
+        except ValueError:  # shlex's only complaint: an open quote or a trailing backslash
+            raise LayoutSpecError(
+                f"{where}.command: a quote is not closed in {command!r} (or it ends with a backslash)"
+            ) from None
     if command is not None and (
         not isinstance(command, list) or not command or not all(isinstance(a, str) and a for a in command[:1])
     ):

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import msgspec
 
 from termux import emulator
+from termux.clipboard import ClipboardSet
 from termux.protocol.events import (
     Event,
     SessionActivity,
@@ -34,7 +35,7 @@ from termux.protocol.events import (
     SessionTitle,
 )
 from termux.protocol.messages import SessionInfo
-from termux.protocol.pushes import ErrorPush, EventPush, OutputPush, Push, Snapshot, SnapshotPush
+from termux.protocol.pushes import ClipboardPush, ErrorPush, EventPush, OutputPush, Push, Snapshot, SnapshotPush
 from termux.protocol.results import AttachResult, SnapshotResult
 from termux.slicing import rest_after
 from termux.tui.feed import Feeder, FramePacer, Shadow, ShadowSlice
@@ -83,6 +84,7 @@ class Changes:
     message: str | None = None  # for the status line
     name: bool = False  # the focused session's name changed
     bell: bool = False  # the focused session rang: ring the outer terminal
+    clipboard: ClipboardSet | None = None  # a program in the focused session set the clipboard (OSC 52)
     refocus: bool = False  # the focused session ended or went: choose another once this is handled
     gone: set[str] = field(default_factory=set)  # sessions that went
 
@@ -218,6 +220,8 @@ class SessionModel:
             case ErrorPush(error=error):
                 self.server_error = error.message
                 return Changes(message=f"server: {self.server_error}")
+            case ClipboardPush(session=sid) if sid == self.focused:
+                return Changes(clipboard=ClipboardSet(push.selection, push.data))
         return Changes()
 
     def event(self, event: Event) -> Changes:

@@ -76,13 +76,16 @@ class Palette:
     ) -> Style:
         """The Rich style for a cell's attributes; cached, since screens reuse few combinations.
 
-        `ext` is termux's extra attributes (dim, hidden, overline), None for plain cells."""
+        `ext` is termux's extra attributes (dim, hidden, overline, an OSC 8 hyperlink), None for
+        plain cells. A link stays a link: Textual writes it to the outer terminal as OSC 8, so the
+        person's terminal makes it clickable; cells of one link share one style, hence one id."""
         fore = self.colour(fg, True)
         back = self.colour(bg, False)
         extra = Style(
             dim=bool(getattr(ext, "dim", False)) or None,
             conceal=bool(getattr(ext, "hidden", False)) or None,
             overline=bool(getattr(ext, "overline", False)) or None,
+            link=getattr(ext, "link", "") or None,
         )
         return self._base_style(fore, back, bold, italics, underscore, strikethrough, reverse, blink) + extra
 

@@ -104,6 +104,11 @@ class InputRouter:
         data = encode_textual(key, character, mode or ())
         return [Send(data)] if data else []
 
+    def takes(self, key: str, character: str | None) -> bool:
+        """Whether the key is the router's whatever else is on (copy mode has the rest): the
+        prefix, or the command key after it."""
+        return self.pending or encode_textual(key, character) == self.prefix
+
     @staticmethod
     def paste(text: str, mode: Collection[int]) -> bytes:
         """A paste for the focused session: bracketed when the program asked for it."""

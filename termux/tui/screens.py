@@ -1,16 +1,12 @@
-"""Modal screens: help, confirm, rename, scrollback. Keys reach these only while they are open."""
+"""Modal screens: help, confirm, rename. Keys reach these only while they are open."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
-from textual.strip import Strip
-from textual.widget import Widget
+from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from termux.text import visible
@@ -52,8 +48,9 @@ class HelpScreen(ModalScreen[None]):
             text.append("focus that session (its number in the sidebar)\n")
         text.append(f"  {self.config.prefix:>8}  ", style="bold cyan")
         text.append("send the prefix key itself\n\n")
-        text.append("Scrollback: ↑/↓ k/j line, PgUp/PgDn page, g/G top/bottom, wheel; q or Esc leaves.\n")
-        text.append("Mouse: click a session in the sidebar to focus it.\n\n")
+        keys = self.config.mode_keys
+        text.append(f"Copy mode ({keys} keys): move, v selects, / and ? search, n/N, y copies, q leaves.\n")
+        text.append("Mouse: click a session in the sidebar to focus it; drag to select and copy.\n\n")
         text.append("Any key closes this help.", style="dim")
         with VerticalScroll():
             yield Static(text)
@@ -111,96 +108,3 @@ class RenameScreen(ModalScreen[str | None]):
         if event.key == "escape":
             event.stop()
             self.dismiss(None)
-
-
-class HistoryView(Widget, can_focus=True):
-    """Lines of history (capture output with escapes), `top` is the first line shown."""
-
-    DEFAULT_CSS = "HistoryView { width: 1fr; height: 1fr; }"
-
-    def __init__(self, lines: list[str], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.lines = [Text.from_ansi(line, no_wrap=True) for line in lines]
-        self.top = 0
-
-    def max_top(self) -> int:
-        return max(0, len(self.lines) - self.size.height)
-
-    def scroll_to_line(self, top: int) -> None:
-        self.top = max(0, min(top, self.max_top()))
-        self.refresh()
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        index = self.top + y
-        if index >= len(self.lines):
-            return Strip.blank(width, self.rich_style)
-        segments = list(self.lines[index].render(self.app.console))
-        return Strip(segments).crop_extend(0, width, self.rich_style)
-
-
-class ScrollbackScreen(Screen[None]):
-    """Browse a session's history and screen; q or Escape leaves."""
-
-    DEFAULT_CSS = """
-    ScrollbackScreen #where { height: 1; background: $warning; color: $background; }
-    """
-
-    def __init__(self, lines: list[str], wheel_lines: int = 3, title: str = "") -> None:
-        super().__init__()
-        self.history_lines = lines
-        self.wheel_lines = wheel_lines
-        self.title_text = title
-
-    def compose(self) -> ComposeResult:
-        yield HistoryView(self.history_lines, id="history")
-        yield Static("", id="where", markup=False)
-
-    @property
-    def view(self) -> HistoryView:
-        return self.query_one(HistoryView)
-
-    def on_mount(self) -> None:
-        self.call_after_refresh(self._bottom)
-
-    def _bottom(self) -> None:
-        self.view.scroll_to_line(self.view.max_top())
-        self._where()
-
-    def _where(self) -> None:
-        view = self.view
-        total = len(view.lines)
-        self.query_one("#where", Static).update(
-            f" scrollback {visible(self.title_text)}  line {view.top + 1}/{total}  ↑↓ PgUp PgDn g G · wheel · q leaves"
-        )
-
-    def move(self, delta: int) -> None:
-        self.view.scroll_to_line(self.view.top + delta)
-        self._where()
-
-    def on_key(self, event: events.Key) -> None:
-        event.stop()
-        page = max(1, self.view.size.height - 1)
-        key = event.key
-        if key in ("q", "escape"):
-            self.dismiss(None)
-        elif key in ("up", "k"):
-            self.move(-1)
-        elif key in ("down", "j"):
-            self.move(1)
-        elif key in ("pageup", "b", "ctrl+b"):
-            self.move(-page)
-        elif key in ("pagedown", "space", "f", "ctrl+f"):
-            self.move(page)
-        elif key in ("home", "g"):
-            self.move(-len(self.view.lines))
-        elif key in ("end", "G", "shift+g"):
-            self.move(len(self.view.lines))
-
-    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
-        event.stop()
-        self.move(-self.wheel_lines)
-
-    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
-        event.stop()
-        self.move(self.wheel_lines)

@@ -73,12 +73,24 @@ class TerminalView(BaseStyled, can_focus=True):
     class Resized(Message):
         """The view's size changed (outer terminal resized, sidebar toggled): fit the session."""
 
+    class Select(Message):
+        """A mouse gesture for copy mode (termux/tui/copyview.py `CopyView.mouse`): over a program
+        that did not ask for the mouse, with shift held over one that did, or in copy mode."""
+
+        def __init__(self, view: TerminalView, kind: str, x: int, y: int) -> None:
+            super().__init__()
+            self.view = view  # the pane it happened in
+            self.kind = kind
+            self.x = x
+            self.y = y
+
     def __init__(self, palette: Palette | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.palette = palette or Palette()
         self.renderer = ScreenRenderer(self.palette)
         self.screen_: Any = None  # pyte screen shown ("screen" is Textual's)
         self._buttons = 0  # mouse button held (1..3), for drag reports
+        self.copy: Any = None  # the CopyView drawn instead of the screen while it is shown
 
     # -- content -------------------------------------------------------------------------------
 
@@ -124,12 +136,29 @@ class TerminalView(BaseStyled, can_focus=True):
     def render_line(self, y: int) -> Strip:
         screen = self.screen_
         width = self.size.width
+        copy = self.copy
+        if copy is not None and copy.shown:
+            return copy.line(y, width, self.app.console, self.base_style)  # type: ignore[no-any-return]
         if screen is None or y >= screen.lines:
             return Strip.blank(width, self.base_style)
         strip = self.renderer.line(screen, y)
         # A session sized to the view (the usual case) is drawn as it is; a smaller one padded,
         # a larger one clipped.
         return strip if strip.cell_length == width else strip.crop_extend(0, width, self.base_style)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines as `render_line` makes them, through the app's line filters. Textual's own
+        pass (`Widget.render_lines`: borders, padding, tint, a cache per line) has nothing to add
+        to a view with none of them, and cost more than drawing the lines; the renderer keeps its
+        own per-line cache. A switch draws every line: this is most of its time."""
+        strips = [self.render_line(y) for y in crop.line_range]
+        if filters := self.get_line_filters():
+            background = self.background_colors[1]
+            for line_filter in filters:
+                strips = [strip.apply_filter(line_filter, background) for strip in strips]
+        if crop.column_span != (0, self.size.width):
+            strips = [strip.crop(crop.x, crop.right) for strip in strips]
+        return strips
 
     def on_resize(self, event: events.Resize) -> None:
         self.post_message(self.Resized())
@@ -161,29 +190,53 @@ class TerminalView(BaseStyled, can_focus=True):
             self.post_message(self.Input(data))
         return True
 
+    def _selects(self, event: events.MouseEvent) -> bool:
+        """The mouse is copy mode's: in copy mode, over a program that did not ask for it, or
+        with shift held (as tmux and terminals let shift+drag select over a program)."""
+        return (self.copy is not None and self.copy.active) or event.shift or not mouse_tracking(self._mode())
+
+    def _select(self, kind: str, event: events.MouseEvent) -> None:
+        event.stop()
+        self.post_message(self.Select(self, kind, int(event.x), int(event.y)))
+
     def on_mouse_down(self, event: events.MouseDown) -> None:
         self.focus()
         self._buttons = event.button
-        if self._send_mouse("press", event.button, event):
+        if event.button == 1 and self._selects(event):
+            self._select("down", event)
+        elif self._send_mouse("press", event.button, event):
             event.stop()
 
     def on_mouse_up(self, event: events.MouseUp) -> None:
-        self._buttons = 0
-        if self._send_mouse("release", event.button, event):
+        buttons, self._buttons = self._buttons, 0
+        if buttons == 1 and self._selects(event):
+            self._select("up", event)
+        elif self._send_mouse("release", event.button, event):
             event.stop()
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
-        if self._send_mouse("move", self._buttons, event):
+        if self._buttons == 1 and self._selects(event):
+            self._select("drag", event)
+        elif self._send_mouse("move", self._buttons, event):
             event.stop()
+
+    def on_click(self, event: events.Click) -> None:
+        chain = getattr(event, "chain", 1)
+        if chain in (2, 3) and self._selects(event):
+            self._select("word" if chain == 2 else "line", event)
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         event.stop()
-        if not self._send_mouse("wheel", 4, event):
+        if self.copy is not None and self.copy.active:
+            self._select("wheel-up", event)
+        elif not self._send_mouse("wheel", 4, event):
             self.post_message(self.Scrolled(-1))
 
     def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
         event.stop()
-        if not self._send_mouse("wheel", 5, event):
+        if self.copy is not None and self.copy.active:
+            self._select("wheel-down", event)
+        elif not self._send_mouse("wheel", 5, event):
             self.post_message(self.Scrolled(1))
 
 
@@ -388,7 +441,8 @@ class Sidebar(BaseStyled):
 
 MESSAGE_SECONDS = 4.0  # how long a status-line message stays
 PENDING_HINTS = (
-    " c new  n/p next/prev  0-9 select  w grid  f find  l last  d detach  x kill  , rename  s sidebar  [ scroll  ? help"
+    " c new  n/p next/prev  0-9 select  w grid  f find  l last  d detach  x kill  , rename  s sidebar"
+    "  [ copy  ] paste  ? help"
 )
 
 
@@ -419,6 +473,7 @@ class StatusLine(Widget):
     bells: reactive[int] = reactive(0, layout=False, repaint=False)
     # the same again restarts its timer
     message: reactive[str] = reactive("", layout=False, repaint=False, always_update=True)
+    mode: reactive[str] = reactive("", layout=False, repaint=False)  # copy mode's status, instead of the left part
 
     def __init__(self, prefix: str, left: Template | None = None, right: Template | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -462,7 +517,7 @@ class StatusLine(Widget):
         self.message = ""
 
     def on_mount(self) -> None:
-        for name in ("pending", "session", "index", "sessions", "unseen", "bells"):
+        for name in ("pending", "session", "index", "sessions", "unseen", "bells", "mode"):
             self.watch(self, name, self._changed, init=False)  # (message has its own watcher)
         self._changed()
         self._arm_clock()
@@ -503,6 +558,9 @@ class StatusLine(Widget):
         values = self.values()
         if self.pending:
             left, hints, right = f" {self.prefix} ", PENDING_HINTS, ""
+        elif self.mode:
+            right = visible(self.right.render(values, now))
+            left, hints = f" [{visible(self.session)}] ", visible(self.mode)
         else:
             left, hints, right = visible(self.left.render(values, now)), "", visible(self.right.render(values, now))
         message = visible(self.message)
@@ -512,7 +570,7 @@ class StatusLine(Widget):
         self._shown = key
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(left, style=Style(reverse=True, bold=True) if self.pending else None)
-        text.append(hints)
+        text.append(hints, style=Style(reverse=True) if self.mode and not self.pending else None)
         if message:
             text.append("  " + message, style=Style(bold=True))
         room = self.size.width - text.cell_len - cell_len(right)

@@ -379,7 +379,7 @@ def test_double_click_selects_a_word_and_triple_click_a_line() -> None:
 @pytest.mark.parametrize(
     ("spelling", "name"),
     [("c-u", "C-u"), ("^U", "C-u"), ("C-V", "C-v"), ("Return", "Enter"), ("esc", "Escape"), (" ", "Space"),
-     ("S-g", "G"), ("M-<", "M-<"), ("C-Space", "C-Space"), ("PPage", "PageUp"), ("$", "$")],
+     ("S-g", "G"), ("M-<", "M-<"), ("C-Space", "C-Space"), ("C-@", "C-Space"), ("PPage", "PageUp"), ("$", "$")],
 )  # fmt: skip
 def test_key_spellings(spelling: str, name: str) -> None:
     assert canonical_key(spelling) == name

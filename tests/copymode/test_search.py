@@ -245,7 +245,10 @@ def test_incremental_search_moves_as_you_type_and_counts() -> None:
     current = [row for row in view.rows if row.current]
     assert [(row.y, row.current) for row in current] == [(-871, ((0, 8),))]
     assert sum(1 for row in view.rows if row.matches) >= 5  # every match in view is marked
-    typed(copy_mode, "Enter")
+    assert view.status().startswith("?entry 12  (11/11)  [")  # counted while it is typed
+    typed(copy_mode, "Enter", "?")
+    assert copy_mode.view().status().startswith("?  [")  # a new prompt: nothing typed, no count
+    typed(copy_mode, "Escape")
     assert copy_mode.view().prompt is None and "11/11" in copy_mode.view().status()
     typed(copy_mode, "n")
     assert copy_mode.cursor == (-1000 + 128, 0) and "10/11" in copy_mode.view().status()

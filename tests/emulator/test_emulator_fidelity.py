@@ -164,6 +164,15 @@ def test_osc8_hyperlinks_are_kept_per_cell() -> None:
     assert [getattr(copy.buffer[0][x], "ext", None) for x in range(7)] == links
 
 
+def test_an_osc8_target_with_control_characters_sets_no_link() -> None:
+    """A link target goes out again (capture -e, the TUI's terminal): one holding a C1 CSI or a CR
+    would be a way for a program to write escapes into the user's terminal."""
+    screen, _ = run("\x1b]8;;http://x/\u009b2J\rQ\x1b\\bad\x1b]8;;\x1b\\ \x1b]8;;http://x/\u00e9\x1b\\ok")
+    assert [getattr(screen.buffer[0][x], "ext", None) for x in range(4)] == [None] * 4
+    assert screen.buffer[0][4].ext.link == "http://x/\u00e9"  # printable non-ASCII is kept
+    assert capture(screen, escapes=True)[0] == "bad \x1b]8;;http://x/\u00e9\x1b\\ok\x1b]8;;\x1b\\"
+
+
 def test_colon_form_sgr_colours() -> None:
     screen, _ = run("\x1b[38:2::10:20:30;48:5:17mA\x1b[38:2:1:2:3mB\x1b[4:3mC\x1b[4:0mD\x1b[58:2::1:2:3mE")
     row = screen.buffer[0]

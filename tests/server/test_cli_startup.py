@@ -111,3 +111,53 @@ def test_termux_with_no_server_starts_it_before_loading_the_tui(socket_dir: Path
         subprocess.run([sys.executable, "-m", "termux", "kill-server"], env=termux_env, capture_output=True, timeout=30)
     before = set(json.loads(out.read_text()))
     assert not {"textual", "termux.tui.app", "termux.emulator", "asyncio"} & before
+
+
+# `python -m termux ARGS`, with an exit handler that says whether the interpreter's teardown ran.
+TEARDOWN_PROBE = """
+import atexit, runpy, sys
+atexit.register(lambda: print("teardown ran", file=sys.stderr))
+sys.argv = ["termux", *sys.argv[1:]]
+runpy.run_module("termux", run_name="__main__")
+"""
+
+
+def test_a_one_shot_call_leaves_without_the_teardown_and_with_its_output_flushed(server: RunningServer) -> None:
+    for n in range(3):
+        assert server.run("new", "-d", "-s", f"s{n}", "--", "cat").returncode == 0
+    done = subprocess.run(
+        [sys.executable, "-c", TEARDOWN_PROBE, "ls"], env=server.env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert "teardown ran" not in done.stderr
+    assert len(done.stdout.splitlines()) == 4  # the header and every session
+    assert server.run("ls").stdout == done.stdout
+
+
+# `python -m termux ARGS` through its entry, writing the modules loaded when it leaves.
+ENTRY_PROBE = """
+import json, os, runpy, sys
+out, leave = sys.argv[1], os._exit
+def noting(status):
+    with open(out, "w") as f:
+        json.dump({"status": status, "modules": sorted(sys.modules)}, f)
+    leave(status)
+os._exit = noting
+sys.argv = ["termux", *sys.argv[2:]]
+runpy.run_module("termux", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("verb", [["ls"], ["send", "-t", "cat", "x"], ["capture", "-t", "cat"]], ids=" ".join)
+def test_the_entry_of_a_one_shot_verb_loads_nothing_of_the_tui(
+    server: RunningServer, tmp_path: Path, verb: list[str]
+) -> None:
+    assert server.run("new", "-d", "-s", "cat", "--", "cat").returncode == 0
+    out = tmp_path / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-c", ENTRY_PROBE, str(out), *verb], env=server.env, capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert report["status"] == 0 and "termux.client" in report["modules"]
+    assert sorted(m for m in report["modules"] if m.startswith(HEAVY)) == []

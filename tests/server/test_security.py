@@ -11,12 +11,15 @@ import os
 import pwd
 import shutil
 import socket
+import struct
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from e2e.isolated import TERMUX
+from e2e.terminal import Terminal
 from tests.conftest import RunningServer, run_cli
 from tests.server.fakes import foreign_server, run_as, throwaway_user
 
@@ -210,3 +213,69 @@ def test_a_stale_socket_of_another_user_is_left_alone(
     assert path.lstat().st_uid == attacker.pw_uid  # still there, still theirs
     started = run_cli(termux_env, "-S", str(path), "new", "-d", "--", "true")
     assert started.returncode == 3 and "not yours; not touching it" in started.stderr, started.stderr
+
+
+# -- the TUI host (termux/tui/host.py) -----------------------------------------------------------
+
+
+def test_a_tui_host_of_another_user_never_gets_the_terminal(
+    attacker: pwd.struct_passwd, sticky_dir: Path, termux_env: dict[str, str]
+) -> None:
+    path = sticky_dir / "shared.sock"
+    planted = path.with_name("shared.sock.tui")
+    with foreign_server(attacker, planted) as bytes_received:
+        term = Terminal([*TERMUX, "-S", str(path), "attach"], cols=300, rows=10, env=termux_env)
+        try:
+            assert term.wait_exit(30) == 1
+            text = term.text
+        finally:
+            term.close()
+        assert f"termux: the TUI host on {planted} runs as uid {attacker.pw_uid}, pid " in text
+        assert "not as you (uid 0); refusing to talk to it (untrusted)" in text
+        assert bytes_received() == 0  # not a byte, so no descriptor either (they ride on the first)
+
+
+def test_a_tui_host_refuses_a_caller_of_another_user(
+    attacker: pwd.struct_passwd, sticky_dir: Path, termux_env: dict[str, str]
+) -> None:
+    from e2e.test_host import drawing, host_pid
+
+    path = sticky_dir / "s.sock"
+    host_socket = path.with_name("s.sock.tui")
+    assert run_cli(termux_env, "-S", str(path), "new", "-d", "--", "sleep", "60").returncode == 0
+    try:
+        first = Terminal([*TERMUX, "-S", str(path), "attach"], cols=100, rows=30, env=termux_env)
+        first.wait_for("ctrl+b then", timeout=30)
+        first.write(b"\x02d")  # detached: the host it forked stays
+        assert first.wait_exit() == 0
+        host = host_pid(path)
+        host_socket.chmod(0o666)  # as if its mode let others in: the uid check must hold alone
+        read_r, read_w = os.pipe()
+
+        def intrude() -> None:
+            os.close(read_r)
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.connect(str(host_socket))
+                null = os.open(os.devnull, os.O_RDWR)
+                hello = b'{"identity": "", "run": {}, "env": {}, "cwd": "/"}\n'
+                try:
+                    sock.sendmsg([hello], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("3i", null, null, null))])
+                except OSError:
+                    pass
+                os.write(read_w, sock.makefile("rb").readline())
+
+        run_as(attacker, intrude)
+        os.close(read_w)
+        with os.fdopen(read_r, "rb") as replies:
+            answer = replies.read()
+        assert answer.startswith(b'{"error":{"code":"forbidden"')
+        with open(f"/proc/{host}/task/{host}/children") as f:
+            assert f.read().split() == []  # no TUI was forked for it
+        again = Terminal([*TERMUX, "-S", str(path), "attach"], cols=100, rows=30, env=termux_env)
+        try:
+            again.wait_for("ctrl+b then", timeout=30)
+            assert len(drawing(again)) == 1  # the host still serves its own user
+        finally:
+            again.close()
+    finally:
+        run_cli(termux_env, "-S", str(path), "kill-server")

@@ -16,7 +16,6 @@ from termux.protocol.pushes import OutputPush
 from termux.tui.app import TermuxApp, current_directory
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, ShadowSlice
-from termux.tui.screens import ScrollbackScreen
 from termux.tui.widgets import TerminalView
 from tests.conftest import RunningServer, wait_for_screen
 from tests.tui.helpers import screen_text, wait_until
@@ -268,56 +267,63 @@ async def test_mouse_sidebar_click_focuses_and_terminal_mouse_reaches_the_progra
     await client.close()
 
 
-async def test_scrollback_by_keys_and_wheel(server: RunningServer) -> None:
-    with server.client() as c:
-        c.request("session.new", name="a", command=["/bin/sh", "-c", "read x; seq 1 200; exec cat"])
+async def test_copy_mode_opens_on_ten_thousand_lines_reading_one_screenful(server: RunningServer) -> None:
+    with server.client() as c:  # more than the 10,000 lines of history the server keeps by default
+        c.request("session.new", name="a", command=["/bin/sh", "-c", "read x; seq 1 12000; exec cat"])
     app, client = await start(server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
         await wait_until(pilot, lambda: app.snapshots_pending == 0)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: "\n200\n" in "\n" + shadow_text(app) + "\n")
+        await wait_until(pilot, lambda: "\n12000\n" in "\n" + shadow_text(app) + "\n")
         app.sent.clear()
         await pilot.press("ctrl+b", "left_square_bracket")
-        await wait_until(pilot, lambda: isinstance(app.screen, ScrollbackScreen))
-        await pilot.pause()  # mounted: it starts at the bottom
-        scroll = app.screen
-        assert isinstance(scroll, ScrollbackScreen)
-        view = scroll.view
-        assert view.lines[view.top + view.size.height - 1].plain.strip() == "" or view.top == view.max_top()
-        await pilot.press("g")  # the oldest line
-        assert view.top == 0 and view.lines[0].plain.strip() in ("", "1")
-        assert any(line.plain.strip() == "1" for line in view.lines[:3])
-        await pilot.press("pagedown", "down")
-        assert view.top == view.size.height
-        await pilot.press("up")
-        assert view.top == view.size.height - 1
+        copy = app.copy
+        assert copy is not None
+        await wait_until(pilot, lambda: copy.shown)
+        height = app.view.size.height
+        assert copy.source is not None and copy.source.first == -10_000
+        assert (copy.captures, copy.source.fetched) == (1, height)  # one screenful, not the history
+        assert [row.line.text for row in copy.view.rows][-3:-1] == ["11999", "12000"]
+        assert "copy mode" in app.status.mode
+        await pilot.press("g")  # the oldest line: one more screenful, there
+        await wait_until(pilot, lambda: copy.view is not None and copy.view.top == copy.source.first)
+        with server.client() as c:
+            (oldest,) = c.request("session.capture", target="a", start=-10_000, end=-10_000)["lines"]
+        assert copy.view.rows[0].line.text == oldest and copy.captures == 2
         await pilot.press("q")
-        assert app.screen is app._main
+        assert app.copy is None and app.view.copy is None and app.status.mode == ""
         assert app.sent == []  # browsing never types into the session
-        # the wheel over a program that did not ask for the mouse opens the scrollback too
+        # the wheel over a program that did not ask for the mouse opens it, scrolled up from the
+        # bottom; scrolling back down to the bottom leaves
         app.view.post_message(TerminalView.Scrolled(-1))
-        await wait_until(pilot, lambda: isinstance(app.screen, ScrollbackScreen))
-        await pilot.pause()  # mounted: it starts at the bottom
-        app.screen.on_mouse_scroll_up(events.MouseScrollUp(None, 0, 0, 0, 0, 0, False, False, False))
-        assert app.screen.view.top == app.screen.view.max_top() - app.config.wheel_lines
-        await pilot.press("escape")
-        assert app.screen is app._main
+        await wait_until(pilot, lambda: app.copy is not None and app.copy.shown and not app.copy._queue)
+        wheel = app.copy
+        assert wheel is not None and wheel.view is not None
+        assert wheel.view.top == wheel.source.last - height + 1 - app.config.wheel_lines
+        app.view.post_message(TerminalView.Select(app.view, "wheel-down", 0, 0))
+        await wait_until(pilot, lambda: app.copy is None)
+        assert app.sent == []
     await client.close()
 
 
-async def test_scrollback_holds_what_was_printed_before_the_tui_attached(server: RunningServer) -> None:
+async def test_copy_mode_holds_what_was_printed_before_the_tui_attached(server: RunningServer) -> None:
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/sh", "-c", "seq 1 300; echo done; exec cat"])
         wait_for_screen(server.path, "a", "done")
     app, client = await start(server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, app.attached.is_set)
-        await pilot.press("ctrl+b", "left_square_bracket")
-        await wait_until(pilot, lambda: isinstance(app.screen, ScrollbackScreen))
-        await pilot.pause()  # mounted: it starts at the bottom
-        lines = [line.plain.strip() for line in app.screen.view.lines]
-        assert lines[lines.index("1") : lines.index("1") + 300] == [str(n) for n in range(1, 301)]
+        await pilot.press("ctrl+b", "left_square_bracket", "g")
+        copy = app.copy
+        assert copy is not None
+        await wait_until(pilot, lambda: copy.view is not None and copy.view.top == copy.source.first)
+        for _ in range(300 // app.view.size.height + 1):
+            await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: not copy._queue)
+        assert copy.source is not None
+        texts = [line.text for line in copy.source.lines(copy.source.first, copy.source.last + 1)]
+        assert texts[texts.index("1") : texts.index("1") + 300] == [str(n) for n in range(1, 301)]
     await client.close()
 
 
@@ -718,4 +724,19 @@ async def test_switching_to_a_session_ends_the_pump_s_rest_after_background_work
         await wait_until(pilot, lambda: bool(app.model.feeder.shadows[ids[2]].backlog))  # queued behind the rest
         app.focus_session(ids[2])
         await wait_until(pilot, lambda: "into-s2" in shadow_text(app, ids[2]))
+    await client.close()
+
+
+async def test_the_wheel_over_a_full_screen_program_does_not_open_copy_mode(server: RunningServer) -> None:
+    with server.client() as c:  # the alternate screen, no mouse reporting (as less without --mouse)
+        c.request("session.new", name="a", command=["/bin/sh", "-c", "printf '\\033[?1049hfull-screen'; exec cat"])
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: "full-screen" in shadow_text(app))
+        app.view.post_message(TerminalView.Scrolled(-1))
+        await pilot.pause()
+        assert app.copy is None
+        await pilot.press("ctrl+b", "left_square_bracket")  # the key still opens it, as in tmux
+        assert app.copy is not None
     await client.close()

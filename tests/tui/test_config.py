@@ -42,6 +42,15 @@ def test_settings(tmp_path: Path) -> None:
     assert config.background == "#101010" and config.palette == {0: "#000000", 1: "#ff0000"}
 
 
+def test_copy_mode_and_clipboard_settings(tmp_path: Path) -> None:
+    defaults = load_config(tmp_path / "none.toml")
+    assert (defaults.mode_keys, defaults.set_clipboard) == ("vi", "external")  # tmux's defaults
+    assert defaults.bindings["["] == "copy-mode" and defaults.bindings["]"] == "paste-buffer"
+    config = load_config(write(tmp_path, 'mode_keys = "emacs"\nset_clipboard = "on"\n[bindings]\nv = "scrollback"\n'))
+    assert (config.mode_keys, config.set_clipboard) == ("emacs", "on")
+    assert config.bindings["v"] == "copy-mode"  # the old action name still means it
+
+
 @pytest.mark.parametrize(
     ("text", "line", "words"),
     [
@@ -52,6 +61,9 @@ def test_settings(tmp_path: Path) -> None:
         ('[colours]\nforeground = "#zzzzzz"\n', 2, "not a colour"),
         ('sidebar = true\nwindow_size = "biggest"\n', 2, '"latest", "smallest" or "largest"'),
         ('sidebar = true\nprefix = "bogus"\n', 2, "unknown key 'bogus'"),
+        ('sidebar = true\nmode_keys = "vim"\n', 2, 'expected "vi" or "emacs"'),
+        ('sidebar = true\nset_clipboard = true\n', 2, '"on", "external" or "off"'),
+        ('sidebar = true\nset_clipboard = "always"\n', 2, 'expected "on", "external" or "off"'),
         ('[bindings]\nc = "new"\n"ctrl+nope" = "help"\n', 3, "unknown key 'ctrl+nope'"),
         ("sidebar = true\nsidebar_width = 5\n", 2, "between 12 and 100"),
         ('[status]\nleft = "x"\nright = "{clock}"\n', 3, "right: unknown field {clock}"),
@@ -121,7 +133,7 @@ def test_every_spelling_of_a_key_is_that_key(tmp_path: Path) -> None:
         ("bindings = 3\n", ":1: bindings: expected a table, got 3"),
         ("prefix = 3\n", ':1: prefix: expected a key such as "ctrl+b", got 3'),
         ("window_size = 3\n", ':1: window_size: expected "latest", "smallest" or "largest", got 3'),
-        ("[bindings]\nq = 5\n", ":2: q: unknown action 5 (actions: new, kill, rename, next,"),
+        ("[bindings]\nq = 5\n", ":2: q: unknown action 5 (actions: new, kill, rename, paste-buffer, next,"),
     ],
 )  # fmt: skip
 def test_a_bad_value_is_told_in_termux_words_with_the_file_line_and_key(

@@ -229,3 +229,17 @@ def test_panes_beside_the_focus_go_after_it_and_before_hidden_sessions() -> None
     assert [s for s, *_ in panes] == ["pane1", "pane2"] * 3  # in turns, in their own slices
     assert all(fed == 300 and not focused and visible for _, fed, focused, visible in panes)
     assert {s for s, *_ in steps[8:]} == {"hidden"} and all(fed <= 100 for _, fed, *_ in steps[8:])
+
+
+def test_a_deferred_shadow_makes_its_screen_only_when_its_replay_begins() -> None:
+    original = Screen(40, 10)
+    ByteStream(original).feed(flood(5, "bg"))
+    feeder = Feeder(background_slice_bytes=256, backlog_limit=1 << 30, **BYTES_ONLY)
+    shadows = [feeder.add(f"s{n}", 40, 10, snapshot(original), 100, deferred=True) for n in range(3)]
+    assert [shadow.blank for shadow in shadows] == [(40, 10, 0)] * 3  # an attach made no screen for them
+    step = feeder.step(set())
+    assert step is not None and step.replay
+    assert [shadow.blank is None for shadow in shadows] == [s.id == step.session for s in shadows]
+    while feeder.step(set()) is not None:
+        pass
+    assert all(state(shadow.screen) == state(original) for shadow in shadows)

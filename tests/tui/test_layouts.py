@@ -73,7 +73,7 @@ def test_a_preset_layout_and_its_focus() -> None:
         ({"preset": "spiral", "panes": [{}]}, "layouts.x.preset: expected one of"),
         ({"preset": "tiled", "split": "h", "panes": [{}]}, "not both"),
         ({"panes": [{"command": []}]}, "layouts.x.panes[0].command"),
-        ({"panes": [{"command": "vim 'unclosed"}]}, "layouts.x.panes[0].command"),
+        ({"panes": [{"command": "vim 'unclosed"}]}, 'panes[0].command: a quote is not closed in "vim \'unclosed"'),
         ({"panes": [{"command": ["ls", 3]}]}, "every argument is a string"),
         ({"panes": [{"name": "%1"}]}, ".name: expected a session name"),
         ({"panes": [{"focus": True}, {"focus": True}]}, "one at most"),

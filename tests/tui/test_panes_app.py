@@ -54,21 +54,35 @@ async def test_a_split_offers_each_pane_s_size_and_shows_the_other_pane(server: 
 
 async def test_a_pane_s_output_is_drawn_after_a_key_s_echo_by_one_timer(server: RunningServer) -> None:
     with server.client() as c:
-        a = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
+        # the focus echoes nothing: the key stays pending for this test
+        a = c.request("session.new", name="a", command=["/bin/sh", "-c", "stty -echo; exec cat >/dev/null"])
+        a = a["session"]["id"]
         b = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
     layout = Layout.from_dict({"focus": a, "root": {"split": "h", "children": [{"session": a}, {"session": b}]}})
     app, client = await start(server, layout=layout)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.attached.is_set() and b in app.panes.views)
-        await pilot.pause(0.2)
-        assert app._pane_timer is None  # nothing to draw: no timer
         shadow = app.model.feeder.shadows[b]
-        app.send_bytes(b"x")  # a key is on its way: its echo is drawn first
+
+        def settled() -> bool:  # b has its pane's size, here and on the server: no resync to come
+            box = app.panes.geometry.box(b) if app.panes.geometry is not None else None
+            size = (shadow.screen.columns, shadow.screen.lines)
+            return box is not None and size == (box.content.width, box.content.height) == sizes(server)["b"]
+
+        await wait_until(pilot, settled)
+        await wait_until(pilot, lambda: app.snapshots_pending == 0 and not shadow.resyncing)
+        await wait_until(pilot, lambda: not app.model.feeder.has_work() and app._pane_timer is None)
+        rendered = app.panes.views[b].renderer.rendered
+        app.send_bytes(b"x")  # a key is on its way: its echo would be drawn first
         app.handle_push(OutputPush(session=b, offset=shadow.end, data=b"from-b\r\n"))
-        await wait_until(pilot, lambda: not app.model.feeder.has_work())
-        assert app._pane_timer is not None and b in app._undrawn  # waits for the timer
+        # the pump's slice and what it leads to, here, with no await in between
+        done = app.model.step()
+        assert done is not None and done.session == b and done.visible
+        app._apply(app.model.after_slice(done))
+        assert app._pane_timer is not None and b in app._undrawn  # one timer, not a draw now
+        assert app.panes.views[b].renderer.rendered == rendered
         await wait_until(pilot, lambda: app._pane_timer is None)
-        assert app._undrawn == set()
+        assert app._undrawn == set() and app.panes.views[b].renderer.rendered > rendered
         assert "from-b" in app.panes.views[b].renderer.line(shadow.screen, 0).text
     await client.close()
 
@@ -99,6 +113,34 @@ def test_a_title_row_names_the_session_and_marks_the_focus_and_an_ended_one() ->
     ended = title_strip(PaneLabel("build", "exit 3"), 40, focused=False, base=base).text
     assert ended == "─ build [exit 3: Enter closes] ─────────"
     assert title_strip(PaneLabel("a-very-long-session-name"), 10, focused=False, base=base).cell_length == 10
+
+
+async def test_copy_mode_runs_in_the_pane_a_drag_starts_in_and_a_pane_switch_ends_it(server: RunningServer) -> None:
+    from termux.tui.widgets import TerminalView
+
+    with server.client() as c:
+        a = c.request("session.new", name="a", command=["sh", "-c", "echo from-a; exec cat"])["session"]["id"]
+        b = c.request("session.new", name="b", command=["sh", "-c", "echo from-b; exec cat"])["session"]["id"]
+    layout = Layout.from_dict({"focus": b, "root": {"split": "h", "children": [{"session": a}, {"session": b}]}})
+    app, client = await start(server, layout=layout)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and a in app.panes.views)
+        other = app.panes.views[a]
+        other.post_message(TerminalView.Select(other, "down", 0, 0))
+        other.post_message(TerminalView.Select(other, "drag", 3, 0))
+        await wait_until(pilot, lambda: app.copy is not None and app.copy.shown)
+        assert app.copy is not None and app.copy.target == a and app.model.focused == a  # that pane, focused
+        assert other.copy is app.copy and app.panes.views[b].copy is None
+        other.post_message(TerminalView.Select(other, "up", 3, 0))
+        await wait_until(pilot, lambda: app.copy is None)
+        with server.client() as c:
+            assert c.request("buffer.get")["data"] == "ZnJvbQ=="  # "from": columns 0-3 of "from-a"
+        await pilot.press("ctrl+b", "left_square_bracket")
+        await wait_until(pilot, lambda: app.copy is not None)
+        await pilot.press("ctrl+b", "o")  # the next pane: copy mode ends, its pane shows its screen
+        await wait_until(pilot, lambda: app.copy is None and app.model.focused == b)
+        assert other.copy is None
+    await client.close()
 
 
 async def test_a_renamed_session_s_pane_title_says_its_new_name(server: RunningServer) -> None:

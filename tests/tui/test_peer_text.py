@@ -8,7 +8,7 @@ from termux.protocol.events import RenamedData, SessionRenamed
 from termux.protocol.pushes import ErrorInfo, ErrorPush
 from termux.tui.app import TermuxApp
 from termux.tui.config import Config
-from termux.tui.screens import ConfirmScreen, ScrollbackScreen
+from termux.tui.screens import ConfirmScreen
 from tests.conftest import RunningServer
 from tests.server.fakes import HOSTILE, SHOWN
 from tests.tui.helpers import wait_until
@@ -29,9 +29,9 @@ async def test_a_name_that_looks_like_markup_is_shown_as_it_is(server: RunningSe
         assert str(app.screen.query_one("Static").render()) == "Kill session [/x]? (y/n)"
         await pilot.press("n")
         await pilot.press("ctrl+b", "left_square_bracket")
-        await wait_until(pilot, lambda: isinstance(app.screen, ScrollbackScreen))
+        await wait_until(pilot, lambda: app.copy is not None and app.copy.shown)
         await pilot.pause()
-        assert str(app.screen.query_one("#where").render()).startswith(" scrollback [/x]  line")
+        assert str(app.status.render()).startswith(" [[/x]] copy mode  [0/")
         assert app.is_running
     await client.close()
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.color import Color
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 from textual.strip import Strip
+from textual.widget import Widget
 
 from termux.emulator import ByteStream, Screen
 from termux.tui.render import Palette, ScreenRenderer, render_line
@@ -125,6 +129,19 @@ def test_termux_extra_attributes_dim_hidden_overline() -> None:
     assert o is not None and o.overline
 
 
+def test_a_hyperlink_reaches_the_outer_terminal_as_osc_8_with_one_id_per_link() -> None:
+    screen = screen_with(b"see \x1b]8;;https://e.x/a\x1b\\th\x1b[1mis\x1b]8;;\x1b\\ or \x1b]8;;https://e.x/b\x1b\\that")
+    strip = render_line(screen, 0, Palette())
+    links = [(seg.text.strip(), seg.style.link if seg.style else None) for seg in strip if seg.text.strip()]
+    assert links == [("see", None), ("th", "https://e.x/a"), ("is", "https://e.x/a"), ("or", None),
+                     ("that", "https://e.x/b")]  # fmt: skip
+    # What Textual writes for the line: each linked piece inside OSC 8 (three pieces: a's plain
+    # and bold ones, b's), which the outer terminal makes clickable.
+    written = strip.render(Console(color_system="truecolor", force_terminal=True))
+    assert written.count("\x1b]8;id=") == 3
+    assert "https://e.x/b\x1b\\\x1b[1mthat\x1b[0m\x1b]8;;\x1b\\" in written  # b's text, then the link ends
+
+
 def reference_render_line(screen: Screen, y: int, palette: Palette, cursor_x: int | None) -> Strip:
     """render_line as it was first written, cell by cell: the oracle for the one that finds runs."""
     segments: list[Segment] = []
@@ -232,3 +249,26 @@ def test_a_frame_shows_one_moment_of_the_screen() -> None:
     assert painted == ["promp!", "before-marker", "", ""]
     assert renderer.take_dirty(screen, show_cursor=False) == {0, 1, 2, 3}  # the next frame
     assert [renderer.line(screen, y).text.rstrip() for y in range(4)] == ["ALT", "", "", ""]
+
+
+def _cells(strips: list[Strip]) -> list[list[tuple[str, object]]]:
+    """Each line as (character, style) per cell: the same picture whatever the segments."""
+    return [[(char, seg.style) for seg in strip for char in seg.text] for strip in strips]
+
+
+@pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
+async def test_the_view_draws_what_textuals_own_pass_would(monkeypatch: pytest.MonkeyPatch, no_color: bool) -> None:
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")  # Textual then filters every line to monochrome
+    screen = Screen(12, 4)
+    ByteStream(screen).feed(b"\x1b[31;44mred\x1b[0m plain\r\n\x1b[1;4mbold\x1b[0m \xe4\xb8\xad")
+    app = ViewApp(screen)
+    async with app.run_test(size=(16, 4)) as pilot:  # the view wider than the screen: padded
+        view = app.query_one(TerminalView)
+        await pilot.pause()
+        assert any(type(f).__name__ == "Monochrome" for f in view.get_line_filters()) is no_color
+        for crop in (view.size.region, Region(2, 1, 9, 2)):  # whole, and a part of the lines
+            ours = view.render_lines(crop)
+            textuals = Widget.render_lines(view, crop)
+            assert [strip.cell_length for strip in ours] == [crop.width] * crop.height
+            assert _cells(ours) == _cells(textuals)

@@ -1,0 +1,491 @@
+"""The TUI host: a process with the TUI already imported that runs it on the caller's terminal.
+
+Importing Textual takes most of a `termux attach`. The host is a process that has imported it
+once and then waits in `select` (no timer: idle, it costs nothing). `termux`, `termux attach` and
+`termux new` first try the host (`command_line`, standard library only, before the command line
+is even loaded): they pass their terminal's descriptors (stdin, stdout, stderr) over the host's
+socket with SCM_RIGHTS, with their command line, environment and working directory; the host
+forks a child that runs that command line (`termux.cli.main`) on those descriptors, while the
+caller waits on the socket, relays its signals (a resize, a hang-up, SIGTERM) to the child and
+returns the child's exit status. docs/architecture.md, "The TUI host", has the whole story.
+
+- **Who starts it**: a TUI that found no host runs in its own process, as before, and forks the
+  host from itself as it leaves (`start_host`): nothing is imported twice, and nothing anyone
+  waits for pays for the fork. One host per server socket, at `SOCKET.tui`, in the server's
+  directory (so the same directory checks apply), with a lock (`SOCKET.tui.lock`) held for its
+  life: of two TUIs racing to fork one, the second's host finds the lock taken and leaves.
+- **How long it lives**: as long as its server. It watches the server's process (a pidfd) and
+  leaves, removing its socket, when the server exits.
+- **Stale or missing**: no socket, or one nobody listens on (a killed host): the caller runs the
+  command itself. A host of another build (`IDENTITY`: version, interpreter, where termux is
+  imported from) answers `stale` and leaves; a command line naming another server than the
+  host's is handed back by the child (`elsewhere`); the caller runs it itself either way.
+- **Security**, as the server's socket: the host refuses a caller of another uid (SO_PEERCRED)
+  before reading anything from it, and the caller refuses a host of another uid before sending
+  anything (its terminal least of all).
+- **The child** is in a session of its own (the caller's terminal stays the caller's controlling
+  terminal, so the shell's job control is undisturbed). The terminal is in raw mode while the
+  TUI runs, so ctrl+c and ctrl+z are keys for the focused session, as in-process; the signals
+  the kernel sends the caller's process group (SIGWINCH, SIGHUP) and those sent to the caller
+  are relayed over the socket and raised in the child. The child's end of the socket closing
+  after it said the TUI started, without an exit status, means it died: the caller restores the
+  terminal (the modes it saved, the main screen, the cursor, mouse and paste reporting off). The
+  caller's end closing means the caller died: the child leaves as on a hang-up. The host dying
+  changes nothing for a running child: the caller talks to the child itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import sys
+
+from termux import __version__
+
+TYPE_CHECKING = False  # the caller's side imports neither typing nor pathlib
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+HOST_SUFFIX = "tui"  # the host's socket: SOCKET.tui, beside the server's
+# The build a host runs: a caller of another build must not run the host's code.
+IDENTITY = f"termux {__version__} {sys.executable} {os.path.dirname(os.path.dirname(__file__))}"
+MAX_HELLO = 1 << 20  # bytes of the caller's hello (its environment is most of it)
+HELLO_TIMEOUT = 5.0  # seconds a caller may take to send its hello, and the host to answer it
+LISTEN_BACKLOG = 16
+# The signals a caller relays to the child: its process group's (a resize, a hang-up) and the
+# ones that end a TUI.
+RELAYED = (signal.SIGWINCH, signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)
+# What the caller writes to its terminal when the child died without leaving it: the TUI's own
+# way out (Textual's stop_application_mode) and every mode it may have turned on.
+RESTORE = (
+    "\x1b[<u"  # kitty keyboard protocol off
+    "\x1b[?1049l"  # the main screen
+    "\x1b[?25h"  # the cursor shown
+    "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1015l\x1b[?1006l"  # mouse reporting off
+    "\x1b[?1004l"  # focus reporting off
+    "\x1b[?2004l"  # bracketed paste off
+    "\x1b[?2048l"  # in-band resize reports off
+    "\x1b[?7h"  # line wrap on
+)
+
+
+def host_path(server: Path) -> Path:
+    return server.with_name(f"{server.name}.{HOST_SUFFIX}")
+
+
+def enabled() -> bool:
+    """`TERMUX_TUI_HOST=0` turns the host off: every TUI imports its own (benchmarks that
+    measure the TUI's own process use it)."""
+    return os.environ.get("TERMUX_TUI_HOST", "1") != "0"
+
+
+def _peer_uid(sock: socket.socket) -> tuple[int, int]:
+    """(pid, uid) of the socket's peer, from the kernel."""
+    pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+    return pid, uid
+
+
+def _line(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, separators=(",", ":")).encode() + b"\n"
+
+
+# -- the caller (`termux`, `termux attach`): standard library only --------------------------------
+
+
+class HostRefused(Exception):
+    """The host's socket is another user's: nothing was sent to it."""
+
+
+def command_line(argv: list[str]) -> int | None:
+    """`termux ARGV` through the host, when ARGV may run the TUI (no verb, `attach`, `new`): the
+    exit status, or None when there is no usable host (none answers, a stale one, one that died
+    before starting anything, or one of another server than ARGV names); the terminal is
+    untouched then and the caller runs ARGV itself. The host's child parses ARGV with the whole
+    command line; this side only finds the host, with the standard library."""
+    from termux.argv import TUI_VERBS, socket_options, verb_named
+
+    if not enabled() or not os.isatty(0) or verb_named(argv) not in TUI_VERBS:
+        return None
+    from termux.paths import SocketDirError, socket_path
+
+    try:
+        server = socket_path(*socket_options(argv))
+    except SocketDirError:
+        return None  # the command line says what is wrong with it
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+    try:
+        try:
+            sock.connect(str(host_path(server)))
+        except OSError:  # none, or a killed one's socket
+            return None
+        pid, uid = _peer_uid(sock)
+        if uid != os.getuid():
+            raise HostRefused(
+                f"the TUI host on {host_path(server)} runs as uid {uid}, pid {pid}, not as you"
+                f" (uid {os.getuid()}); refusing to talk to it"
+            )
+        return _attached(sock, argv)
+    finally:
+        sock.close()
+
+
+def _attached(sock: socket.socket, argv: list[str]) -> int | None:
+    import termios
+
+    saved = termios.tcgetattr(0)
+    hello = {"identity": IDENTITY, "argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}
+    hello["encoding"] = sys.stdout.encoding
+    try:
+        sock.sendmsg([_line(hello)], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))])
+    except OSError:
+        return None
+    reader = _Lines(sock)
+    sock.settimeout(HELLO_TIMEOUT)
+    try:
+        answer = reader.next()
+    except OSError:  # no answer in time: a host that hangs is no host
+        return None
+    if answer is None or "forked" not in answer:
+        return None  # it died first, or is stale (and leaves): run the command here
+    sock.settimeout(None)  # from here on the child answers, as late as the command takes
+
+    def relay(sig: int, _frame: object) -> None:
+        try:
+            sock.send(b"%d\n" % sig)
+        except OSError:
+            pass
+
+    previous = {sig: signal.signal(sig, relay) for sig in RELAYED}
+    started = False
+    try:
+        while (message := reader.next()) is not None:
+            if "exit" in message:
+                return int(message["exit"])
+            if "elsewhere" in message:
+                return None  # ARGV names another server than this host's
+            started = started or "started" in message
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if not started:
+        return None  # the child died before it touched the terminal
+    # The TUI is gone without a word (killed): give the terminal back as it would have.
+    try:
+        termios.tcsetattr(0, termios.TCSADRAIN, saved)
+        os.write(1, RESTORE.encode() + b"[lost the TUI: it ended without a status]\r\n")
+    except OSError:
+        pass
+    return 1
+
+
+# -- the host's child, running a caller's command line --------------------------------------------
+
+_caller: socket.socket | None = None  # in a host's child: the socket to its caller
+_served: Path | None = None  # in a host's child: the server its host serves
+
+
+def serving() -> bool:
+    """True in a host's child."""
+    return _caller is not None
+
+
+def caller_for(server: Path) -> int:
+    """In a host's child about to run the TUI for `server`: tells the caller the TUI starts and
+    returns the socket to watch (`run(watch=...)`). For another server than the host's, tells
+    the caller to run its command itself, and leaves."""
+    assert _caller is not None
+    if server != _served:
+        _caller.sendall(_line({"elsewhere": str(server)}))
+        os._exit(0)
+    _caller.sendall(_line({"started": os.getpid()}))
+    return _caller.fileno()
+
+
+class _Lines:
+    """JSON lines from a socket, read in pieces of what arrived."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buffer = b""
+
+    def next(self) -> dict[str, Any] | None:
+        """The next line as an object; None at end of input (or a line that is not one)."""
+        while b"\n" not in self.buffer:
+            try:
+                data = self.sock.recv(4096)
+            except ConnectionResetError:
+                data = b""
+            if not data:
+                return None
+            self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return None
+        return message if isinstance(message, dict) else None
+
+
+# -- the host --------------------------------------------------------------------------------------
+
+
+def start_host(server: Path) -> None:
+    """Fork a host for `server` from this process (its TUI modules imported, its TUI done, the
+    server answering); returns once it listens (or gave up), so that the next attach finds it.
+    The host is a daemon: a session of its own, no terminal. Not from a process with other
+    threads running: a fork keeps only this one, and whatever locks the others held."""
+    import threading
+
+    if threading.active_count() > 1:
+        return
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(ready_w)
+        os.waitpid(pid, 0)  # the intermediate process exits as soon as it has forked the host
+        select.select([ready_r], [], [], HELLO_TIMEOUT)  # "ready", or closed: it gave up
+        os.close(ready_r)
+        return
+    status = 0
+    try:
+        os.close(ready_r)
+        os.setsid()
+        if os.fork() == 0:
+            Host(server, ready_w).serve()
+    except BaseException:  # nothing to report to: the host just does not exist
+        status = 1
+    finally:
+        os._exit(status)
+
+
+class Host:
+    """The host's loop: accept callers, fork a TUI for each, until the server goes away."""
+
+    def __init__(self, server: Path, ready: int) -> None:
+        self.server = server
+        self.ready = ready  # written once listening (closed unwritten if it gives up)
+        self.path = host_path(server)
+        self.listener: socket.socket | None = None
+        self.server_exit = -1  # a pidfd on the server's process: readable when it exits
+        self.lock = -1
+
+    def serve(self) -> None:
+        """Set up (or leave if another host runs), then serve. Never returns."""
+        self._detach()
+        if not self._claim():
+            os._exit(0)
+        os.write(self.ready, b"ready")
+        os.close(self.ready)
+        from termux.heap import freeze_startup_objects
+
+        freeze_startup_objects()  # what the TUI it was forked from left is freed, the rest frozen
+        try:
+            self._loop()
+        finally:
+            self._remove_socket()
+        os._exit(0)
+
+    def _detach(self) -> None:
+        """Drop what the forking TUI held: its terminal, its descriptors, its signal handlers."""
+        from termux.paths import log_path, open_side_file
+
+        os.chdir("/")
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            log = open_side_file(log_path(self.server), os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        except Exception:
+            log = null
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.dup2(log, 2)
+        os.closerange(3, self.ready)
+        os.closerange(self.ready + 1, _fd_limit())
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGWINCH):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the TUIs it forks
+
+    def _claim(self) -> bool:
+        """Take the lock, find the server's process, listen. False: another host runs, or
+        there is no server to serve."""
+        import fcntl
+
+        from termux.client import Client, TermuxError
+        from termux.paths import open_side_file, side_path
+
+        self.lock = open_side_file(side_path(self.path, "lock"), os.O_RDWR | os.O_CREAT)
+        try:
+            fcntl.flock(self.lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        try:
+            with Client.connect(self.server, autostart=False) as client:
+                with socket.fromfd(client.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                    pid, _uid = _peer_uid(sock)
+                self.server_exit = os.pidfd_open(pid)
+                client.request("server.hello")  # the pid is still the server's: it answered after
+        except (TermuxError, OSError):
+            return False
+        # Holding the lock, any socket here is a dead host's (ours: the directory is checked).
+        try:
+            if self.path.lstat().st_uid != os.getuid():
+                return False
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        listener.bind(str(self.path))
+        os.chmod(self.path, 0o600)
+        listener.listen(LISTEN_BACKLOG)
+        self.listener = listener
+        return True
+
+    def _loop(self) -> None:
+        assert self.listener is not None
+        while True:
+            readable, _, _ = select.select([self.listener.fileno(), self.server_exit], [], [])
+            if self.server_exit in readable:
+                return
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                continue
+            with conn:
+                if self._serve_caller(conn) == "stale":
+                    return
+
+    def _serve_caller(self, conn: socket.socket) -> str:
+        """Check the caller, read its hello and terminal, fork its TUI."""
+        pid, uid = _peer_uid(conn)
+        if uid != os.getuid():
+            print(f"termux TUI host: refused a caller with uid {uid} (pid {pid})", file=sys.stderr, flush=True)
+            error = {"code": "forbidden", "message": "this TUI host belongs to another user"}
+            try:
+                conn.sendall(_line({"error": error}))
+            except OSError:
+                pass
+            return "refused"
+        conn.settimeout(HELLO_TIMEOUT)
+        fds: list[int] = []
+        try:
+            hello = self._read_hello(conn, fds)
+            if hello is None or len(fds) != 3:
+                return "bad"
+            if hello.get("identity") != IDENTITY:
+                conn.sendall(_line({"stale": IDENTITY}))
+                return "stale"
+            conn.sendall(_line({"forked": True}))  # before the child writes anything
+            if os.fork() == 0:
+                assert self.listener is not None
+                _run_child(conn, fds, hello, self.server, (self.listener.fileno(), self.server_exit, self.lock))
+            return "started"
+        except OSError:
+            return "bad"
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    @staticmethod
+    def _read_hello(conn: socket.socket, fds: list[int]) -> dict[str, Any] | None:
+        data, ancillary, _flags, _addr = conn.recvmsg(
+            65536, socket.CMSG_SPACE(3 * struct.calcsize("i")), socket.MSG_CMSG_CLOEXEC
+        )
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                usable = len(payload) - len(payload) % struct.calcsize("i")
+                fds.extend(struct.unpack(f"{usable // 4}i", payload[:usable]))
+        while b"\n" not in data:
+            if len(data) > MAX_HELLO:
+                return None
+            more = conn.recv(65536)
+            if not more:
+                return None
+            data += more
+        try:
+            hello = json.loads(data.partition(b"\n")[0])
+        except ValueError:
+            return None
+        return hello if isinstance(hello, dict) else None
+
+    def _remove_socket(self) -> None:
+        try:
+            if self.listener is not None:
+                self.path.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def _fd_limit() -> int:
+    import resource
+
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def _run_child(
+    conn: socket.socket, fds: list[int], hello: dict[str, Any], server: Path, host_fds: tuple[int, ...]
+) -> None:
+    """In the forked child: run the caller's command line on its terminal. Never returns."""
+    global _caller, _served
+    status = 1
+    try:
+        os.setsid()  # out of the host's process group; the terminal stays the caller's
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for fd in host_fds:  # the host's lock must not outlive the host in its TUIs
+            os.close(fd)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        for fd in fds:
+            os.close(fd)
+        fds.clear()
+        os.environ.clear()
+        os.environ.update({str(k): str(v) for k, v in (hello.get("env") or {}).items()})
+        try:
+            os.chdir(str(hello.get("cwd") or "/"))
+        except OSError:
+            pass
+        _reopen_stdio(str(hello.get("encoding") or "utf-8"))
+        from termux.trace import TRACE
+
+        TRACE.__init__(os.environ.get("TERMUX_TRACE"))  # type: ignore[misc]
+        conn.settimeout(None)
+        _caller, _served = conn, server
+        from termux.cli import main
+
+        status = main([str(word) for word in hello.get("argv") or []])
+    except SystemExit as exc:  # argparse's usage errors and --help
+        status = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        try:
+            conn.sendall(_line({"exit": status}))
+        except OSError:
+            pass
+        os._exit(status)
+
+
+def _reopen_stdio(encoding: str) -> None:
+    """sys.stdin/stdout/stderr on descriptors 0-2 (now the caller's terminal), as a process
+    started on that terminal has them; Textual reads and writes through sys.__std*__."""
+    for fd, name in enumerate(("stdin", "stdout", "stderr")):
+        stream = open(  # noqa: SIM115 - they live as long as the process
+            fd,
+            "r" if fd == 0 else "w",
+            buffering=-1 if fd == 0 else 1,  # line-buffered output, as on a terminal
+            encoding=encoding,
+            errors="backslashreplace" if fd == 2 else "strict",
+            closefd=False,
+        )
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
