@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -119,7 +119,7 @@ class OutputPump:
         self._on_parsed = on_parsed
         self._batch = batch  # entered around each batch (the server corks its client writes)
         self._wake = asyncio.Event()
-        self._focused_output = asyncio.Event()  # ends a rest
+        self._rest_end: asyncio.Future[None] | None = None  # while resting: focused output settles it
         self.rates = ParseRate()
         self.typing_until = float("-inf")
         self.slices = 0
@@ -128,8 +128,8 @@ class OutputPump:
     def notify(self, session_id: str) -> None:
         self.order.add(session_id)
         self._wake.set()
-        if session_id in self.order.focused:
-            self._focused_output.set()
+        if session_id in self.order.focused and self._rest_end is not None:
+            _settle(self._rest_end)
 
     def typed(self) -> None:
         """Input reached a session a view shows: background parsing rests for a while."""
@@ -209,9 +209,26 @@ class OutputPump:
             if rest <= 0:
                 await asyncio.sleep(0)  # let requests and input in between slices
                 continue
-            self._focused_output.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._focused_output.wait(), rest)
+            await self._rest(rest)
+
+    async def _rest(self, seconds: float) -> None:
+        """Rest `seconds`, or until output for a focused session arrives. The pump waits on one
+        future that either settles, so it runs in the loop's next pass after an echo is read (an
+        Event waited on through wait_for would take three passes: the waiting task, its done
+        callback, then the pump)."""
+        loop = asyncio.get_running_loop()
+        ended = self._rest_end = loop.create_future()
+        timer = loop.call_later(seconds, _settle, ended)
+        try:
+            await ended
+        finally:
+            timer.cancel()
+            self._rest_end = None
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class ReadPacer:
@@ -257,6 +274,12 @@ FORWARD_BURST = 64 * 1024
 FORWARD_VISIBLE_RATE = 64 * 1024
 FORWARD_VISIBLE_BURST = 64 * 1024
 FORWARD_CATCH_UP = 0.25
+# While a person types, one catch-up (every FORWARD_CATCH_UP) sends at most CATCH_UP_TYPING
+# snapshots, of the sessions caught up least recently; the others wait for the next ones. A view
+# takes in a snapshot by parsing it whole, so a catch-up bringing every stale session's at once
+# would hold the view's loop, and the echo queued behind them, for as long as all of them take.
+# With nobody typing, each catch-up sends every stale session's.
+CATCH_UP_TYPING = 2
 
 
 class ForwardBudget:
@@ -283,8 +306,34 @@ class ForwardBudget:
         return allowed
 
     def empty(self, session_id: str, now: float) -> None:
-        """A snapshot of the session was just sent: what follows starts from an empty bucket."""
-        self._buckets[session_id] = (0.0, now)
+        """A snapshot of the session was just sent: what follows starts from an empty bucket, or
+        from the debt the last chunk forwarded left, still to be paid off at `rate` (a flood would
+        otherwise send a whole chunk after every snapshot, several times `rate`)."""
+        tokens, then = self._buckets.get(session_id, (0.0, now))
+        self._buckets[session_id] = (min(0.0, tokens + (now - then) * self.rate), now)
 
     def forget(self, session_id: str) -> None:
         self._buckets.pop(session_id, None)
+
+
+class CatchUp:
+    """The order in which one client's stale sessions get their snapshot (sans-I/O): by the
+    caller's rank (the focus first), then the one caught up least recently (never: first)."""
+
+    def __init__(self) -> None:
+        self._caught_up: dict[str, int] = {}  # session -> the number of its latest snapshot
+        self._count = 0
+
+    def order(
+        self, stale: Iterable[str], rank: Callable[[str], tuple[bool, ...]], limit: int | None = None
+    ) -> list[str]:
+        """The stale sessions to send, in order; at most `limit` of them (None: all)."""
+        ordered = sorted(stale, key=lambda sid: (rank(sid), self._caught_up.get(sid, -1), sid))
+        return ordered if limit is None else ordered[:limit]
+
+    def sent(self, session_id: str) -> None:
+        self._count += 1
+        self._caught_up[session_id] = self._count
+
+    def forget(self, session_id: str) -> None:
+        self._caught_up.pop(session_id, None)

@@ -57,9 +57,11 @@ from termux.server.events import Event, EventLog
 from termux.server.matcher import MatchWorker
 from termux.server.priority import CpuPriority
 from termux.server.scheduler import (
+    CATCH_UP_TYPING,
     FORWARD_CATCH_UP,
     FORWARD_VISIBLE_BURST,
     FORWARD_VISIBLE_RATE,
+    CatchUp,
     ForwardBudget,
     OutputPump,
     Parseable,
@@ -118,6 +120,7 @@ class Connection(asyncio.Protocol):
         self.stale: set[str] = set()  # background sessions whose output was skipped (lagging, or over budget)
         self.budget = ForwardBudget()
         self.visible_budget = ForwardBudget(FORWARD_VISIBLE_RATE, FORWARD_VISIBLE_BURST)
+        self.catch_up = CatchUp()  # which stale sessions' snapshots go first
         self._catch_up: asyncio.TimerHandle | None = None  # armed only while sessions are stale
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
@@ -315,14 +318,19 @@ class Connection(asyncio.Protocol):
 
     def _caught_up(self) -> None:
         self._catch_up = None
-        if not self.lagging:  # else resume_writing sends them once the socket drains
-            self.send_stale()
+        if self.lagging:
+            return  # resume_writing sends them once the socket drains
+        # While someone types, a few at a time (CATCH_UP_TYPING); the rest at the next catch-ups.
+        self.send_stale(limit=CATCH_UP_TYPING if self.server.pump.typing() else None)
+        if self.stale and self._catch_up is None and not self.lagging:
+            self._catch_up = asyncio.get_running_loop().call_later(FORWARD_CATCH_UP, self._caught_up)
 
-    def send_stale(self, only: str | None = None) -> None:
-        """One snapshot push per stale session (or just `only`), the focused one first; forwarding
-        resumes after it. Stops when the socket backs up again: the rest follow when it drains."""
+    def send_stale(self, only: str | None = None, limit: int | None = None) -> None:
+        """One snapshot push per stale session (or just `only`; at most `limit` of them), the
+        focused one first, then those caught up least recently; forwarding resumes after it.
+        Stops when the socket backs up again: the rest follow when it drains."""
         now = asyncio.get_running_loop().time()
-        order = sorted(self.stale, key=self._rank) if only is None else [only]
+        order = self.catch_up.order(self.stale, self._rank, limit) if only is None else [only]
         for session_id in order:
             if self.lagging:
                 break
@@ -337,18 +345,20 @@ class Connection(asyncio.Protocol):
                 if self.transport is not None and not self.transport.is_closing():
                     self.transport.write(line)
                 (self.visible_budget if session_id in self.shown else self.budget).empty(session_id, now)
+                self.catch_up.sent(session_id)
         if not self.stale and self._catch_up is not None:
             self._catch_up.cancel()
             self._catch_up = None
 
-    def _rank(self, session_id: str) -> tuple[bool, bool, str]:
+    def _rank(self, session_id: str) -> tuple[bool, bool]:
         """The focus first, then the other panes, then what this view does not show."""
-        return session_id != self.focus, session_id not in self.shown, session_id
+        return session_id != self.focus, session_id not in self.shown
 
     def forget(self, session_id: str) -> None:
         self.stale.discard(session_id)
         self.budget.forget(session_id)
         self.visible_budget.forget(session_id)
+        self.catch_up.forget(session_id)
 
     @property
     def buffered(self) -> int:
@@ -675,7 +685,7 @@ class Server:
         if focus is not None:
             self.last_focus = focus
         self._follow_views()
-        for sid in sorted(shown.keys() - before.keys(), key=conn._rank):
+        for sid in sorted(shown.keys() - before.keys(), key=lambda sid: (conn._rank(sid), sid)):
             if (session := self.resting.pop(sid, None)) is not None:
                 session.wake()  # what a view shows is read at once
             if sid in conn.stale and not conn.lagging:

@@ -15,12 +15,14 @@ from termux.protocol.messages import AttachArgs, NewArgs
 from termux.server.scheduler import (
     BACKGROUND_BUDGET,
     BATCH_BUDGET,
+    CATCH_UP_TYPING,
     FOCUSED_BUDGET,
     PARSE_CHUNK,
     QUIET_BACKGROUND_BUDGET,
     SLICE_BYTES,
     TYPING_HOLD,
     TYPING_SHARE,
+    CatchUp,
     ForwardBudget,
     OutputPump,
     ParseRate,
@@ -239,6 +241,71 @@ def test_forward_budget_lets_a_burst_through_then_the_rate() -> None:
     assert budget.take("b", 4000, now=10_000.0)  # a forgotten session starts with a full bucket
 
 
+def test_a_snapshot_does_not_wipe_out_the_debt_of_the_chunk_before_it() -> None:
+    budget = ForwardBudget(rate=1000, burst=4000)
+    assert budget.take("flood", 10_000, now=0.0)  # one big chunk goes: 6000 in debt
+    assert not budget.take("flood", 1, now=0.0)  # skipped: stale, a snapshot follows
+    budget.empty("flood", now=1.0)  # the snapshot, a second later: 5000 still owed
+    assert not budget.take("flood", 1, now=1.0)  # so the next chunk waits too (another snapshot)
+    assert not budget.take("flood", 1, now=5.9)
+    assert budget.take("flood", 1, now=6.5)  # paid off at `rate`: forwarding resumes
+
+
+def test_catch_ups_go_by_rank_then_to_the_session_caught_up_least_recently() -> None:
+    catch_up = CatchUp()
+
+    def rank(sid: str) -> tuple[bool, ...]:
+        return (sid != "focus",)
+
+    stale = {"a", "b", "c", "d", "focus"}
+    assert catch_up.order(stale, rank) == ["focus", "a", "b", "c", "d"]  # never caught up: by name
+    assert catch_up.order(stale, rank, limit=2) == ["focus", "a"]
+    for sid in ("focus", "a"):
+        catch_up.sent(sid)
+    # The next catch-up goes to those still waiting, then the ones sent longest ago.
+    assert catch_up.order(stale, rank, limit=2) == ["focus", "b"]
+    assert catch_up.order({"a", "b", "c", "d"}, rank, limit=3) == ["b", "c", "d"]
+    for sid in ("b", "c", "d"):
+        catch_up.sent(sid)
+    assert catch_up.order({"a", "b", "c", "d"}, rank, limit=2) == ["a", "b"]  # round robin
+    catch_up.forget("d")
+    assert catch_up.order({"a", "d"}, rank) == ["d", "a"]  # forgotten: as if never caught up
+
+
+async def test_output_for_a_focused_session_ends_a_rest_in_the_loops_next_pass() -> None:
+    clock = _Clock()
+    background = _TimedBacklog("%0", 1 << 20, clock, PARSE_CHUNK / 10)  # a piece "takes" 10 s
+    focused = _TimedBacklog("%1", 0, clock, 1e9)
+    passes = 0
+    parsed_at: list[tuple[str, int]] = []  # (session, loop passes since the focused output came)
+    pump = OutputPump(
+        {"%0": background, "%1": focused}.get, lambda s, *_: parsed_at.append((s.id, passes)), clock=clock
+    )
+    pump.order.focused = {"%1"}
+    pump.typing_until = float("inf")  # someone types: after the background slice, a 30 s rest
+    pump.notify("%0")
+    task = asyncio.create_task(pump.run())
+    while not parsed_at:
+        await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert parsed_at == [("%0", 0)]  # and the pump rests: the slice "took" 10 s
+    loop = asyncio.get_running_loop()
+
+    def count() -> None:
+        nonlocal passes
+        passes += 1
+        if len(parsed_at) < 2:
+            loop.call_soon(count)
+
+    focused.left = 100  # the echo was read
+    pump.notify("%1")
+    loop.call_soon(count)
+    while len(parsed_at) < 2:
+        await asyncio.sleep(0)
+    assert parsed_at[1] == ("%1", 0)  # parsed in the very next pass, before any other
+    task.cancel()
+
+
 def test_background_slices_are_followed_by_a_rest_only_while_someone_types() -> None:
     now = [100.0]
     pump = OutputPump(lambda _: None, lambda *_: None, clock=lambda: now[0])
@@ -377,6 +444,41 @@ async def test_writes_to_a_client_during_a_batch_go_in_one_socket_write_in_order
     assert len(recorder.writes) == 2
     peer.close()
     for session in (a, b):
+        await server.kill_session(session)
+
+
+def _snapshotted(writes: list[bytes]) -> list[str]:
+    return [m["session"] for w in writes for m in map(json.loads, w.splitlines()) if m.get("push") == "snapshot"]
+
+
+async def test_while_someone_types_a_catch_up_sends_a_few_snapshots_and_the_next_ones_the_rest(
+    tmp_path: Path,
+) -> None:
+    server = Server(tmp_path / "sock")
+    sessions = [server.new_session(NewArgs(name=f"s{i}", command=["cat"])) for i in range(5)]
+    ids = {s.id for s in sessions}
+    recorder, peer = await _attached(server)
+    (conn,) = server.connections
+    conn.stale = set(ids)
+    server.pump.typed()
+    sent: list[str] = []
+    while conn.stale:
+        before = len(recorder.writes)
+        conn._caught_up()
+        batch = _snapshotted(recorder.writes[before:])
+        assert 0 < len(batch) <= CATCH_UP_TYPING and not set(batch) & set(sent)
+        sent += batch
+        assert (conn._catch_up is not None) == bool(conn.stale)  # the rest at the next catch-up
+    assert sorted(sent) == sorted(ids)
+    # With nobody typing, one catch-up sends every stale session's snapshot.
+    server.pump.typing_until = float("-inf")
+    conn.stale = set(ids)
+    before = len(recorder.writes)
+    conn._caught_up()
+    assert sorted(_snapshotted(recorder.writes[before:])) == sorted(ids)
+    assert not conn.stale and conn._catch_up is None
+    peer.close()
+    for session in sessions:
         await server.kill_session(session)
 
 
