@@ -117,14 +117,34 @@ class TerminalView(BaseStyled, can_focus=True):
         return container.height
 
     def render_line(self, y: int) -> Strip:
+        return self._line(y, self.size.width)
+
+    def _line(self, y: int, width: int) -> Strip:
         screen = self.screen_
-        width = self.size.width
         if screen is None or y >= screen.lines:
             return Strip.blank(width, self.base_style)
         strip = self.renderer.line(screen, y)
         # A session sized to the view (the usual case) is drawn as it is; a smaller one padded,
         # a larger one clipped.
         return strip if strip.cell_length == width else strip.crop_extend(0, width, self.base_style)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines in `crop`, as the renderer drew them. Textual's own way passes each line
+        through its styles cache (borders, padding, tint, opacity), none of which this widget has,
+        so it makes the same strips (a test compares them) at a cost per line, and while a session
+        streams every line of the view is drawn again each frame. Textual's line filters (e.g.
+        NO_COLOR's) are applied as it applies them."""
+        width = self.size.width
+        strips = [self._line(y, width) for y in crop.line_range]
+        filters = self.get_line_filters()
+        if filters:
+            background = self.background_colors[1]
+            for line_filter in filters:
+                strips = [strip.apply_filter(line_filter, background) for strip in strips]
+        if crop.column_span != (0, width):
+            x1, x2 = crop.column_span
+            strips = [strip.crop(x1, x2) for strip in strips]
+        return strips
 
     def on_resize(self, event: events.Resize) -> None:
         self.post_message(self.Resized())

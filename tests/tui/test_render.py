@@ -232,3 +232,23 @@ def test_a_frame_shows_one_moment_of_the_screen() -> None:
     assert painted == ["promp!", "before-marker", "", ""]
     assert renderer.take_dirty(screen, show_cursor=False) == {0, 1, 2, 3}  # the next frame
     assert [renderer.line(screen, y).text.rstrip() for y in range(4)] == ["ALT", "", "", ""]
+
+
+async def test_the_view_s_lines_are_the_ones_textual_s_styles_cache_would_make() -> None:
+    """TerminalView.render_lines skips Textual's styles cache, which has nothing to add to this
+    widget: a Textual that starts adding something (or a style that needs it) fails here."""
+    from textual.geometry import Region
+    from textual.widget import Widget
+
+    screen = screen_with(
+        b"\x1b[1;31mred\x1b[0m plain \x1b[44mblue\x1b[0m\r\n\x1b[7mrev\x1b[0m \xe4\xb8\xad", cols=30, rows=4
+    )
+    app = ViewApp(screen)
+    async with app.run_test(size=(24, 6)) as pilot:  # the view is narrower and taller than the session
+        view = app.query_one(TerminalView)
+        await pilot.pause()
+        for crop in (Region(0, 0, 24, 6), Region(3, 1, 10, 2), Region(0, 4, 24, 2)):
+            ours = view.render_lines(crop)
+            view.refresh()  # Textual's cache drawn afresh
+            theirs = Widget.render_lines(view, crop)
+            assert [list(strip) for strip in ours] == [list(strip) for strip in theirs]
