@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -37,6 +37,38 @@ class BaseStyled(Widget):
     def notify_style_update(self) -> None:
         self._base_style = None
         super().notify_style_update()
+
+
+class KeptLines(Widget):
+    """A widget whose lines are kept from one frame to the next until it is refreshed.
+
+    Textual's compositor asks every widget whose container overlaps a changed region for all its
+    lines, so while the terminal view streams, the sidebar and the status line beside it would be
+    drawn through Textual's styles cache each frame too. Their lines change only when they are
+    refreshed (that is what tells Textual to draw them again), so the last ones are kept until then.
+    """
+
+    _kept: tuple[Region, Size, list[Strip]] | None = None
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        self._kept = None
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def notify_style_update(self) -> None:
+        self._kept = None
+        super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        kept = self._kept
+        size = self.size
+        if kept is not None and kept[0] == crop and kept[1] == size:
+            self.kept_renders += 1
+            return kept[2]
+        strips = super().render_lines(crop)
+        self._kept = (crop, size, strips)
+        return strips
+
+    kept_renders = 0  # renders answered with the kept lines (tests count them)
 
 
 class TerminalView(BaseStyled, can_focus=True):
@@ -230,7 +262,7 @@ def fit_strip(pieces: list[Piece], width: int, base: Style) -> Strip:
     return Strip(segments, width)
 
 
-class Sidebar(BaseStyled):
+class Sidebar(KeptLines, BaseStyled):
     """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview."""
 
     DEFAULT_CSS = """
@@ -385,7 +417,7 @@ class Sidebar(BaseStyled):
 MESSAGE_SECONDS = 4.0  # how long a status-line message stays
 
 
-class StatusLine(Widget):
+class StatusLine(KeptLines):
     """Key hints, the prefix state and short messages, drawn from its reactives. A message clears
     itself after MESSAGE_SECONDS: one timer while a message shows, none otherwise."""
 
