@@ -9,6 +9,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.containers import Vertical
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -69,6 +70,10 @@ class KeptLines(Widget):
         return strips
 
     kept_renders = 0  # renders answered with the kept lines (tests count them)
+
+
+class KeptVertical(KeptLines, Vertical):
+    """A vertical container that keeps its lines (its background, behind its children)."""
 
 
 class TerminalView(BaseStyled, can_focus=True):
