@@ -1,4 +1,5 @@
-"""The `termux` command: one verb a subcommand, each a thin layer over one protocol command.
+"""The `termux` command: one verb a subcommand, each built from its entry in the command table
+(termux/commands.py) — its options, help, tmux names, target rule — and most a single request.
 
 Exit statuses (docs/cli.md): 0 success, 1 the server refused the request (its error code and
 message on stderr) or no server is running, 2 bad usage, 3 no server could be talked to (unsafe
@@ -15,38 +16,32 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 from termux import __version__
 from termux.client import Client, TermuxError
+from termux.commands import COMMANDS, FILTER, SESSION, CommandSpec, Opt, resolve, verb_names
+from termux.defaults import MAX_HISTORY
 from termux.paths import SocketDirError, inherited_session, socket_path
-from termux.text import visible
+from termux.text import visible, visible_lines
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 124, 130
-STDIN_CHUNK = 512 * 1024  # raw bytes per session.send; base64 keeps each request under 1 MiB
+STDIN_CHUNK = 512 * 1024  # raw bytes per request; base64 keeps each request under 1 MiB
 # Client error codes that mean the server could not be talked to (exit 3); `no_server`, nothing
 # listening, is exit 1 as in tmux.
 UNREACHABLE = ("unreachable", "untrusted", "disconnected", "bad_reply", "start_failed")
 
-Verb = Callable[[argparse.Namespace], int]
+# A verb's runner: the parsed command line and the request its table entry built from it.
+Verb = Callable[[argparse.Namespace, dict[str, Any]], int]
 
 
 class UsageError(Exception):
     """A mistake on the command line that argparse could not catch."""
 
 
-def _socket_options(parser: argparse.ArgumentParser, top: bool, short_s: bool = True) -> None:
-    """-L NAME / -S PATH on the command and on every verb (`capture` keeps tmux's -S START, so
-    there the path is given as --socket PATH or before the verb)."""
-    default = None if top else argparse.SUPPRESS
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("-L", "--socket-name", dest="socket_name", metavar="NAME", default=default, help="socket name")
-    flags = ["-S", "--socket"] if short_s else ["--socket"]
-    group.add_argument(*flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly")
-
-
 def connect(args: argparse.Namespace, autostart: bool = False) -> Client:
-    """Only verbs that make something (`new`, the TUI, `server`) start a server."""
+    """Only verbs that make something (`new`, the TUI, `server`) start a server; every other one
+    says `no server running on PATH`, as tmux."""
     return Client.connect(args.socket_path, name=args.socket_name, autostart=autostart)
 
 
@@ -62,60 +57,72 @@ def print_json(value: Any) -> None:
     print(json.dumps(value, indent=None, ensure_ascii=False))
 
 
+def which(value: str | None) -> dict[str, Any]:
+    """`-b N` (an index) or `-b NAME` as request arguments."""
+    if value is None:
+        return {}
+    return {"index": int(value)} if value.isascii() and value.isdigit() else {"name": value}
+
+
+def request_of(spec: CommandSpec, args: argparse.Namespace) -> dict[str, Any]:
+    """The request's arguments, read from the command line by the spec's target rule and options."""
+    request: dict[str, Any] = {}
+    if spec.target == SESSION:
+        request["target"] = target(args)
+    elif spec.target == FILTER and args.target:
+        request["session"] = args.target
+    for opt in spec.opts:
+        value = getattr(args, opt.dest)
+        if opt.fills is None or value is None or value == []:
+            continue  # the command line's own, or left to the server's default
+        if opt.buffer:
+            request.update(which(value))
+        elif opt.repeat and isinstance(value[0], tuple):
+            request[opt.fills] = dict(value)
+        else:
+            request[opt.fills] = value
+    return request
+
+
 # -- verbs ---------------------------------------------------------------------------------------
 
 
-def cmd_server(args: argparse.Namespace) -> int:
+def run_request(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    """A verb that is one request: send it, print the result with --json, else nothing."""
+    spec: CommandSpec = args.spec
+    assert spec.cmd is not None
+    with connect(args, autostart=spec.starts_server) as client:
+        result = client.request(spec.cmd, **request)
+    if getattr(args, "json", False):
+        print_json(result)
+    return EXIT_OK
+
+
+def cmd_server(args: argparse.Namespace, request: dict[str, Any]) -> int:
     from termux.server.main import run
 
     path = socket_path(args.socket_name, args.socket_path)
     if args.event_capacity < 1 or args.max_streams < 0:
         raise UsageError("--event-capacity must be at least 1, --max-streams 0 or more")
-    if not 0 <= args.history <= 1_000_000:  # the bound session.new's `history` obeys
-        raise UsageError(f"--history must be 0 to 1000000 lines, not {args.history}")
-    return run(
-        path,
-        daemon=args.daemon,
-        ready_fd=args.ready_fd,
-        history=args.history,
-        event_capacity=args.event_capacity,
-        max_streams=args.max_streams,
-        quiet_after=args.quiet_after,
-        background_nice=args.background_nice,
-    )
+    if not 0 <= args.history <= MAX_HISTORY:  # the bound session.new's `history` obeys
+        raise UsageError(f"--history must be 0 to {MAX_HISTORY} lines, not {args.history}")
+    return run(path, **{opt.dest: getattr(args, opt.dest) for opt in args.spec.opts})  # by the names run() takes
 
 
-def _parse_env(pairs: list[str]) -> dict[str, str]:
-    env: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"-e expects KEY=VALUE, got {pair!r}")
-        env[key] = value
-    return env
-
-
-def cmd_attach(args: argparse.Namespace) -> int:
+def cmd_attach(args: argparse.Namespace, request: dict[str, Any]) -> int:
     from termux.tui import run_tui
 
     return run_tui(args)
 
 
-def cmd_new(args: argparse.Namespace) -> int:
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    request: dict[str, Any] = {"cwd": os.path.abspath(args.cwd) if args.cwd else os.getcwd()}
-    if args.name is not None:
-        request["name"] = args.name
+def cmd_new(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    command = request.get("command", [])
+    if command[:1] == ["--"]:
+        command = command[1:]
+    request.pop("command", None)
     if command:
         request["command"] = command
-    if args.env:
-        request["env"] = _parse_env(args.env)
-    if args.cols is not None:
-        request["cols"] = args.cols
-    if args.rows is not None:
-        request["rows"] = args.rows
-    if args.background_nice is not None:
-        request["background_nice"] = args.background_nice
+    request["cwd"] = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
     if not args.detached:
         from termux.tui import run_tui
 
@@ -147,7 +154,7 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
 
 
-def cmd_ls(args: argparse.Namespace) -> int:
+def cmd_ls(args: argparse.Namespace, request: dict[str, Any]) -> int:
     with connect(args) as client:
         sessions = client.request("session.list")["sessions"]
     if args.json:
@@ -158,8 +165,7 @@ def cmd_ls(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_send(args: argparse.Namespace) -> int:
-    name = target(args)
+def cmd_send(args: argparse.Namespace, request: dict[str, Any]) -> int:
     if args.stdin and args.keys:
         raise UsageError("--stdin sends standard input unchanged; give no ARG with it")
     if not args.stdin and not args.keys:
@@ -167,22 +173,26 @@ def cmd_send(args: argparse.Namespace) -> int:
     with connect(args) as client:
         if args.stdin:
             while chunk := sys.stdin.buffer.read(STDIN_CHUNK):
-                client.request("session.send", target=name, data=chunk)  # bytes go as base64
+                client.request("session.send", target=request["target"], data=chunk)  # bytes go as base64
         else:
-            client.request("session.send", target=name, keys=args.keys, literal=args.literal)
+            client.request("session.send", **request)
     return EXIT_OK
 
 
-def cmd_capture(args: argparse.Namespace) -> int:
-    request: dict[str, Any] = {"target": target(args), "escapes": args.escapes}
-    if args.start is not None:
-        request["start"] = args.start
-    if args.end is not None:
-        request["end"] = args.end
+def cmd_capture(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    """The screen; with --grep, the lines that match (`session.grep`: the server matches, in
+    slices), numbered as capture's -S takes them."""
     if args.grep is not None:
-        from termux.client.grep import capture_grep
-
-        return capture_grep(args, request)
+        if args.escapes:
+            raise UsageError("--grep matches the text: give it without -e")
+        request.pop("escapes")
+        with connect(args) as client:
+            matches = client.request("session.grep", pattern=args.grep, **request)["matches"]
+        if args.json:
+            print_json({"matches": matches})
+        else:
+            sys.stdout.write("".join(f"{m['line']}:{m['text']}\n" for m in matches))
+        return EXIT_OK
     with connect(args) as client:
         result = client.request("session.capture", **request)
     if args.json:
@@ -192,26 +202,8 @@ def cmd_capture(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_kill(args: argparse.Namespace) -> int:
-    with connect(args, autostart=False) as client:
-        client.request("session.kill", target=target(args))
-    return EXIT_OK
-
-
-def cmd_rename(args: argparse.Namespace) -> int:
-    with connect(args, autostart=False) as client:
-        client.request("session.rename", target=target(args), name=args.name)
-    return EXIT_OK
-
-
-def cmd_resize(args: argparse.Namespace) -> int:
-    with connect(args, autostart=False) as client:
-        client.request("session.resize", target=target(args), cols=args.cols, rows=args.rows)
-    return EXIT_OK
-
-
-def cmd_stats(args: argparse.Namespace) -> int:
-    with connect(args, autostart=False) as client:
+def cmd_stats(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    with connect(args) as client:
         stats = client.request("server.stats")
     if args.json:
         print_json(stats)
@@ -221,129 +213,134 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_kill_server(args: argparse.Namespace) -> int:
-    with connect(args, autostart=False) as client:
-        client.request("server.kill")
+def cmd_events(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    from termux.client.events import Follower, parse_types
+
+    follower = Follower(
+        lambda first: connect(args),
+        cursor=args.cursor,
+        types=parse_types(args.types),
+        session=args.target,
+        poll=args.poll,
+        timeout=args.timeout,
+        as_json=args.json,
+        out=sys.stdout,
+        err=sys.stderr,
+    )
+    follower.run()
+    return EXIT_OK
+
+
+def cmd_wait(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    with connect(args) as client:
+        try:
+            result = client.request("session.wait", **request)
+        except TermuxError as exc:
+            if exc.code == "timeout":
+                print(visible(f"termux wait: {exc.message}"), file=sys.stderr)
+                return EXIT_TIMEOUT
+            raise
+    if args.json:
+        print_json(result)
+    elif args.exit:
+        print(result["exit_code"] if result["exit_code"] is not None else f"signal {result['exit_signal']}")
+    elif args.match is not None:
+        print(visible(result["match"]))
+    return EXIT_OK
+
+
+def cmd_buffers(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    with connect(args) as client:
+        buffers = client.request("buffer.list")["buffers"]
+    if args.json:
+        print_json(buffers)
+    else:
+        for info in buffers:  # tmux's format: `buffer0: 5 bytes: "hello"`
+            print(f'{visible(info["name"])}: {info["size"]} bytes: "{visible(info["sample"])}"')
+    return EXIT_OK
+
+
+def cmd_show_buffer(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    """The buffer's bytes, exactly; on a terminal its control characters other than newlines and
+    tabs are escaped (a buffer may hold what a program printed)."""
+    import base64  # the plain client leaves bytes in a result as the protocol sends them
+
+    with connect(args) as client:
+        data = base64.b64decode(client.request("buffer.get", **request)["data"])
+    out = sys.stdout
+    if out.isatty():
+        out.write(visible_lines(data.decode("utf-8", "replace")))
+    else:
+        out.flush()
+        out.buffer.write(data)
+    return EXIT_OK
+
+
+def cmd_set_buffer(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    if args.stdin == (args.text is not None):
+        raise UsageError("give the buffer's TEXT or --stdin (not both)")
+    with connect(args) as client:
+        if args.text is not None:
+            buffer = client.request("buffer.set", **request)["buffer"]
+        else:
+            # In chunks: the first sets (or appends, with -a), the rest append to that buffer.
+            # Bytes go as base64 (the client encodes them).
+            chunk = sys.stdin.buffer.read(STDIN_CHUNK)
+            buffer = client.request("buffer.set", data=chunk, **request)["buffer"]
+            while chunk := sys.stdin.buffer.read(STDIN_CHUNK):
+                buffer = client.request("buffer.set", data=chunk, name=buffer["name"], append=True)["buffer"]
+    if args.json:
+        print_json(buffer)
     return EXIT_OK
 
 
 # -- the parser ----------------------------------------------------------------------------------
 
 
-def with_target(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("-t", dest="target", metavar="TARGET", help="session name or id")
+def _socket_options(parser: argparse.ArgumentParser, top: bool, short_s: bool = True) -> None:
+    """-L NAME / -S PATH on the command and on every verb (`capture` keeps tmux's -S START, so
+    there the path is given as --socket PATH or before the verb)."""
+    default = None if top else argparse.SUPPRESS
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-L", "--socket-name", dest="socket_name", metavar="NAME", default=default, help="socket name")
+    flags = ["-S", "--socket"] if short_s else ["--socket"]
+    group.add_argument(*flags, dest="socket_path", metavar="PATH", default=default, help="socket path, exactly")
 
 
-def with_json(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("--json", action="store_true", help="print JSON")
+def _add_option(parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup, opt: Opt) -> None:
+    shown = argparse.SUPPRESS if opt.help is None and opt.flags else opt.help
+    if opt.switch:
+        parser.add_argument(*opt.flags, dest=opt.dest, action="store_true", help=shown)
+        return
+    kwargs: dict[str, Any] = {"metavar": opt.metavar, "help": shown}
+    if opt.type is not None:
+        kwargs["type"] = opt.type
+    if not opt.flags:
+        if opt.nargs is not None:
+            kwargs["nargs"] = argparse.REMAINDER if opt.nargs == "..." else opt.nargs
+        parser.add_argument(opt.dest, **kwargs)
+    elif opt.repeat:
+        parser.add_argument(*opt.flags, dest=opt.dest, action="append", default=[], **kwargs)
+    else:
+        parser.add_argument(*opt.flags, dest=opt.dest, default=opt.default, **kwargs)
 
 
-def _server_options(sub: argparse.ArgumentParser) -> None:
-    from termux.client.events import positive_seconds
-
-    sub.add_argument("--daemon", action="store_true", help=argparse.SUPPRESS)
-    sub.add_argument("--ready-fd", type=int, help=argparse.SUPPRESS)
-    sub.add_argument("--history", type=int, default=10_000, help="scrollback lines per session (default 10000)")
-    sub.add_argument("--event-capacity", type=int, default=10_000, metavar="N", help="events kept (default 10000)")
-    sub.add_argument("--max-streams", type=int, default=256, metavar="N", help="event streams (default 256)")
-    sub.add_argument(
-        "--quiet-after", type=positive_seconds, default=5.0, metavar="S",
-        help="seconds without output before session.quiet",
-    )  # fmt: skip
-    from termux.server.priority import DEFAULT_BACKGROUND_NICE
-
-    sub.add_argument(
-        "--background-nice", type=_nice, default=DEFAULT_BACKGROUND_NICE, metavar="N",
-        help=f"CPU priority (nice 0-19) of sessions no view shows (default {DEFAULT_BACKGROUND_NICE}; 0: off)",
-    )  # fmt: skip
-
-
-def _nice(text: str) -> int:
-    """An argparse type: a nice value, 0 to 19."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a nice value: {text!r}") from None
-    if not 0 <= value <= 19:
-        raise argparse.ArgumentTypeError(f"must be 0 to 19, not {value}")
-    return value
-
-
-def _new_options(sub: argparse.ArgumentParser) -> None:
-    sub.add_argument("-d", dest="detached", action="store_true", help="do not attach")
-    sub.add_argument("-s", dest="name", metavar="NAME", help="session name")
-    sub.add_argument("-c", dest="cwd", metavar="DIR", help="working directory")
-    sub.add_argument("-x", dest="cols", type=int, metavar="COLS", help="width")
-    sub.add_argument("-y", dest="rows", type=int, metavar="ROWS", help="height")
-    sub.add_argument("-e", dest="env", action="append", default=[], metavar="KEY=VALUE", help="environment")
-    sub.add_argument(
-        "--background-nice", type=_nice, metavar="N",
-        help="its CPU priority while no view shows it (nice 0-19; 0: never lowered; default: the server's)",
-    )  # fmt: skip
-    with_json(sub)
-    sub.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD [ARG...]")
-
-
-def _send_options(sub: argparse.ArgumentParser) -> None:
-    with_target(sub)
-    sub.add_argument("-l", dest="literal", action="store_true", help="type every ARG literally")
-    sub.add_argument("--stdin", action="store_true", help="send standard input unchanged")
-    sub.add_argument("keys", nargs="*", metavar="ARG")
-
-
-def _capture_options(sub: argparse.ArgumentParser) -> None:
-    with_target(sub)
-    sub.add_argument("-e", dest="escapes", action="store_true", help="keep colours and attributes as escapes")
-    sub.add_argument("-S", dest="start", type=int, metavar="START", help="first line (negative: scrollback)")
-    sub.add_argument("-E", dest="end", type=int, metavar="END", help="last line")
-    sub.add_argument("--grep", metavar="REGEX", help="only the lines that match, numbered (-S: history's start)")
-    with_json(sub)
-
-
-def _rename_options(sub: argparse.ArgumentParser) -> None:
-    with_target(sub)
-    sub.add_argument("name", metavar="NAME")
-
-
-def _resize_options(sub: argparse.ArgumentParser) -> None:
-    with_target(sub)
-    sub.add_argument("cols", type=int, metavar="COLS")
-    sub.add_argument("rows", type=int, metavar="ROWS")
-
-
-def _no_options(sub: argparse.ArgumentParser) -> None:
-    pass
-
-
-class VerbSpec(NamedTuple):
-    """One verb of the command line: what runs it, its help line, and its options."""
-
-    name: str
-    run: Verb
-    help: str
-    options: Callable[[argparse.ArgumentParser], None]
-    short_s: bool = True  # -S is the socket path (capture keeps tmux's -S START)
-
-
-def _verbs() -> list[VerbSpec]:
-    from termux.client.buffers import VERBS as BUFFER_VERBS
-    from termux.client.events import VERBS as EVENT_VERBS
-
-    return [
-        VerbSpec("server", cmd_server, "run the server in the foreground", _server_options),
-        VerbSpec("attach", cmd_attach, "attach the TUI (focused on -t TARGET)", with_target),
-        VerbSpec("new", cmd_new, "create a session (and attach, unless -d)", _new_options),
-        VerbSpec("ls", cmd_ls, "list sessions", with_json),
-        VerbSpec("send", cmd_send, "type keys or text into a session", _send_options),
-        VerbSpec("capture", cmd_capture, "print a session's screen", _capture_options, short_s=False),
-        VerbSpec("kill", cmd_kill, "kill a session", with_target),
-        VerbSpec("rename", cmd_rename, "rename a session", _rename_options),
-        VerbSpec("resize", cmd_resize, "resize a session", _resize_options),
-        VerbSpec("stats", cmd_stats, "show server statistics", with_json),
-        VerbSpec("kill-server", cmd_kill_server, "kill the server and every session", _no_options),
-        *(VerbSpec(*spec) for spec in EVENT_VERBS),
-        *(VerbSpec(*spec) for spec in BUFFER_VERBS),
-    ]
+def add_verb(
+    verbs: argparse._SubParsersAction[argparse.ArgumentParser], spec: CommandSpec, name: str, aliases: list[str]
+) -> None:
+    """A verb's parser from its spec: the socket options, -t by its target rule, its options."""
+    sub = verbs.add_parser(name, aliases=aliases, help=spec.help, description=spec.help, formatter_class=_HelpFormatter)
+    _socket_options(sub, top=False, short_s=spec.short_s)
+    sub.set_defaults(run=resolve(spec.run) if spec.run else run_request, spec=spec)
+    if spec.target is not None:
+        sub.add_argument("-t", dest="target", metavar="TARGET", help="session name or id")
+    groups: dict[str, argparse._MutuallyExclusiveGroup] = {}
+    for opt in spec.opts:
+        if opt.group is not None and opt.group not in groups:
+            groups[opt.group] = sub.add_mutually_exclusive_group(required=True)
+        _add_option(groups[opt.group] if opt.group is not None else sub, opt)
+    if spec.json:
+        sub.add_argument("--json", action="store_true", help="print JSON")
 
 
 def verb_named(argv: list[str]) -> str | None:
@@ -381,23 +378,65 @@ def _columns() -> int:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser. With `only` (a known verb), that verb's options are the only ones
-    built: argparse's cost grows with every option, and a one-shot call needs its own verb's."""
+    """The command line's parser. With `only` (a verb or one of its tmux names), that verb alone is
+    built, under the name given: argparse's cost grows with every option, and a one-shot call
+    needs its own verb's."""
     parser = argparse.ArgumentParser(
         prog="termux", description="A terminal multiplexer where typing never waits.", formatter_class=_HelpFormatter
     )
     parser.add_argument("--version", action="version", version=f"termux {__version__}")
     _socket_options(parser, top=True)
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
-    specs = _verbs()
-    if any(spec.name == only for spec in specs):
-        specs = [spec for spec in specs if spec.name == only]
-    for spec in specs:
-        sub = verbs.add_parser(spec.name, help=spec.help, description=spec.help, formatter_class=_HelpFormatter)
-        _socket_options(sub, top=False, short_s=spec.short_s)
-        sub.set_defaults(run=spec.run)
-        spec.options(sub)
+    if only is not None and (spec := verb_names().get(only)) is not None:
+        add_verb(verbs, spec, only, [])  # the name typed is the one parsed, and its errors say
+        return parser
+    for spec in COMMANDS:
+        if spec.verb is not None:
+            add_verb(verbs, spec, spec.verb, list(spec.aliases))
     return parser
+
+
+def synopsis(spec: CommandSpec) -> str:
+    """A verb's usage line as docs/cli.md gives it: `new [-d] [-s NAME] ... [-- CMD [ARG...]]`."""
+    words = [str(spec.verb)]
+    if spec.target == SESSION:
+        words.append("-t TARGET")
+    elif spec.target is not None:
+        words.append("[-t TARGET]")
+    shown = [opt for opt in spec.opts if opt.help is not None or not opt.flags]
+    groups: dict[str, list[str]] = {}
+    for opt in (opt for opt in shown if opt.flags):
+        word = opt.flags[0] if opt.switch else f"{opt.flags[0]} {opt.metavar}"
+        if opt.group is not None:
+            if opt.group not in groups:
+                groups[opt.group] = []
+                words.append(opt.group)  # where the group goes; filled in below
+            groups[opt.group].append(word)
+        else:
+            words.append(f"[{word}]..." if opt.repeat else f"[{word}]")
+    words = [f"({' | '.join(groups[word])})" if word in groups else word for word in words]
+    if spec.json:
+        words.append("[--json]")
+    for opt in (opt for opt in shown if not opt.flags):
+        words.append({None: f"{opt.metavar}", "?": f"[{opt.metavar}]", "*": f"{opt.metavar}..."}.get(
+            opt.nargs, f"[{opt.metavar}]"
+        ))
+    return " ".join(words)
+
+
+VERBS_BEGIN = "<!-- verbs: generated from termux/commands.py by `python -m termux.cli`; edit the table there -->"
+VERBS_END = "<!-- end of verbs -->"
+
+
+def verbs_markdown() -> str:
+    """docs/cli.md's table of verbs, from the command table (tests/test_commands.py checks it)."""
+    rows = [VERBS_BEGIN, "", "| verb | tmux's name | what it does |", "| --- | --- | --- |"]
+    for spec in COMMANDS:
+        if spec.verb is not None:
+            also = ", ".join(f"`{alias}`" for alias in spec.aliases)
+            cells = [f"`termux {synopsis(spec)}`", also, spec.doc or spec.help]
+            rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join([*rows, "", VERBS_END]) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -407,13 +446,14 @@ def main(argv: list[str] | None = None) -> int:
         args.socket_name = None
     if getattr(args, "socket_path", None) is None:
         args.socket_path = None
-    run: Verb | None = getattr(args, "run", None)
-    if run is None:
-        from termux.tui import run_tui
-
-        run = run_tui
     try:
-        status = run(args)
+        run: Verb | None = getattr(args, "run", None)
+        if run is None:
+            from termux.tui import run_tui
+
+            status = run_tui(args)
+        else:
+            status = run(args, request_of(args.spec, args))
         sys.stdout.flush()  # a closed stdout shows here, where BrokenPipeError is handled
         return status
     except UsageError as exc:
@@ -437,3 +477,7 @@ def _discard_stdout() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
+
+
+if __name__ == "__main__":  # `python -m termux.cli`: docs/cli.md's table of verbs
+    print(verbs_markdown(), end="")

@@ -1,4 +1,4 @@
-"""`termux events` and `termux wait`: follow the event log, wait for a session. Pushed, never polled.
+"""Following the event log, for `termux events` (termux/cli.py `cmd_events`). Pushed, never polled.
 
 `termux events` streams (`events.stream`): one connection, the backlog and the cursor in the first
 reply, then one pushed line per event. Against a server without `events.stream`, or when the
@@ -9,22 +9,17 @@ A dropped connection is resumed from the last cursor printed: no gap, no duplica
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
-import sys
 import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from termux.client import Client, TermuxError
-from termux.paths import inherited_session
 from termux.text import visible
 
 LONG_POLL_MS = 30_000  # one events.read waits at most this long on the server, then asks again
 READ_LIMIT = 1000
 RECONNECT_DELAYS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0)  # then give up: the server is gone
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_TIMEOUT = 0, 1, 2, 3, 124
 
 
 def parse_types(value: str | None) -> list[str] | None:
@@ -103,7 +98,8 @@ class Follower:
         self.out.flush()
         self.cursor = events[-1]["seq"]
 
-    def run(self) -> int:
+    def run(self) -> None:
+        """Follow until --timeout passes (forever without one)."""
         first = True
         failures = 0
         while not self.expired():
@@ -112,7 +108,7 @@ class Follower:
                 first = False
                 with client:
                     if self.follow(client):
-                        return EXIT_OK
+                        return
             except TermuxError as exc:
                 if first or exc.code not in ("disconnected", "no_server"):
                     raise
@@ -129,7 +125,6 @@ class Follower:
             delay = RECONNECT_DELAYS[failures]
             time.sleep(delay if remaining is None else min(delay, remaining))
             failures += 1
-        return EXIT_OK
 
     def follow(self, client: Client) -> bool:
         """Follow on one connection; True when done (timeout), False to reconnect and resume."""
@@ -190,127 +185,3 @@ class Follower:
             self.cursor = reply["cursor"]
             self.from_oldest = False
             self.progressed = True
-
-
-# -- verbs ---------------------------------------------------------------------------------------
-
-
-def _client(args: argparse.Namespace) -> Client:
-    """Reading verbs never start a server (as tmux: `no server running on PATH`)."""
-    return Client.connect(args.socket_path, name=args.socket_name, autostart=False)
-
-
-def cmd_events(args: argparse.Namespace) -> int:
-    follower = Follower(
-        lambda first: _client(args),
-        cursor=args.cursor,
-        types=parse_types(args.types),
-        session=args.target,
-        poll=args.poll,
-        timeout=args.timeout,
-        as_json=args.json,
-        out=sys.stdout,
-        err=sys.stderr,
-    )
-    return follower.run()
-
-
-def cmd_wait(args: argparse.Namespace) -> int:
-    target = args.target or inherited_session()
-    if not target:
-        print("termux wait: no target session: give -t NAME (or run inside a termux session)", file=sys.stderr)
-        return EXIT_USAGE
-    request: dict[str, Any] = {"target": target}
-    if args.exit:
-        request["exit"] = True
-    elif args.match is not None:
-        request["match"] = args.match
-    else:
-        request["quiet"] = args.quiet
-    if args.timeout is not None:
-        request["timeout"] = args.timeout
-    with _client(args) as client:
-        try:
-            result = client.request("session.wait", **request)
-        except TermuxError as exc:
-            if exc.code == "timeout":
-                print(visible(f"termux wait: {exc.message}"), file=sys.stderr)
-                return EXIT_TIMEOUT
-            raise
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False))
-    elif args.exit:
-        print(result["exit_code"] if result["exit_code"] is not None else f"signal {result['exit_signal']}")
-    elif args.match is not None:
-        print(visible(result["match"]))
-    return EXIT_OK
-
-
-def _seconds(text: str, zero_allowed: bool) -> float:
-    """Seconds from the command line: finite (`inf` would mean "forever" to no one's benefit) and
-    at most MAX_WAIT_SECONDS (30 days)."""
-    from termux.protocol.event_types import MAX_WAIT_SECONDS
-
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(value) or value > MAX_WAIT_SECONDS:
-        limit = f"{MAX_WAIT_SECONDS:.0f} (30 days)"
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds up to {limit}, not {text}")
-    if value < 0 or (value == 0 and not zero_allowed):
-        least = "0 or more" if zero_allowed else "more than 0"
-        raise argparse.ArgumentTypeError(f"must be {least} seconds, not {text}")
-    return value
-
-
-def positive_seconds(text: str) -> float:
-    """An argparse type: seconds above 0 (see _seconds)."""
-    return _seconds(text, zero_allowed=False)
-
-
-def _nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1  # argparse would name this function in its message
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer of 0 or more, not {text!r}")
-    return value
-
-
-def _nonnegative(text: str) -> float:
-    return _seconds(text, zero_allowed=True)
-
-
-def _events_options(sub: argparse.ArgumentParser) -> None:
-    from termux.cli import with_json, with_target
-
-    with_json(sub)
-    with_target(sub)
-    sub.add_argument(
-        "--cursor", type=_nonnegative_int, metavar="N",
-        help="start after event N (0: every event still held; default: from now)",
-    )  # fmt: skip
-    sub.add_argument("--type", dest="types", metavar="T,...", help="only these types (exited = session.exited)")
-    sub.add_argument("--poll", action="store_true", help="long-poll events.read instead of streaming")
-    sub.add_argument("--timeout", type=_nonnegative, metavar="S", help="stop after S seconds (exit status 0)")
-
-
-def _wait_options(sub: argparse.ArgumentParser) -> None:
-    from termux.cli import with_json, with_target
-
-    with_target(sub)
-    with_json(sub)
-    what = sub.add_mutually_exclusive_group(required=True)
-    what.add_argument("--exit", action="store_true", help="until it exits; print its exit code")
-    what.add_argument("--match", metavar="REGEX", help="until its screen or new output matches; print the match")
-    what.add_argument("--quiet", type=positive_seconds, metavar="S", help="until it has printed nothing for S seconds")
-    sub.add_argument("--timeout", type=positive_seconds, metavar="S", help="give up after S seconds (exit status 124)")
-
-
-# `events` and `wait` for the CLI's parser (termux/cli.py): name, handler, help, options.
-VERBS: list[tuple[str, Callable[[argparse.Namespace], int], str, Callable[[argparse.ArgumentParser], None]]] = [
-    ("events", cmd_events, "print events as they happen (pushed by the server)", _events_options),
-    ("wait", cmd_wait, "wait until a session exits, prints a match, or goes quiet", _wait_options),
-]

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 
+from termux.defaults import MAX_HISTORY, MAX_NICE
 from termux.protocol.errors import ErrorCode, ProtocolError
 
 VERSION = 1
@@ -21,10 +22,10 @@ RequestId = int | str | None
 # Bounds that every size argument obeys (documented in docs/protocol.md).
 Cols = Annotated[int, msgspec.Meta(ge=2, le=1000)]
 Rows = Annotated[int, msgspec.Meta(ge=1, le=1000)]
-History = Annotated[int, msgspec.Meta(ge=0, le=1_000_000)]
+History = Annotated[int, msgspec.Meta(ge=0, le=MAX_HISTORY)]
 Target = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
-Nice = Annotated[int, msgspec.Meta(ge=0, le=19)]
+Nice = Annotated[int, msgspec.Meta(ge=0, le=MAX_NICE)]
 
 
 class Args(msgspec.Struct, forbid_unknown_fields=True):

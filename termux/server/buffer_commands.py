@@ -14,7 +14,7 @@ from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.events import BufferChanged, BufferChangedData, BufferDeleted, BufferDeletedData
 from termux.protocol.messages import Args, NoArgs, SendArgs, Target
 from termux.server.buffers import Buffer, PasteBuffers
-from termux.server.commands import Context, command, session_send
+from termux.server.commands import Context, session_send
 
 if TYPE_CHECKING:
     from termux.server.server import Server
@@ -60,19 +60,16 @@ def _deleted(server: Server, buffer: Buffer, why: Literal["deleted", "limit"]) -
     server.events.commit(BufferDeleted(data=BufferDeletedData(buffer.name, why)))
 
 
-@command("buffer.list", NoArgs)
 def buffer_list(ctx: Context, args: NoArgs) -> dict[str, Any]:
     return {"buffers": [buffer.info(i) for i, buffer in enumerate(ctx.server.buffers)]}
 
 
-@command("buffer.get", WhichArgs)
 def buffer_get(ctx: Context, args: WhichArgs) -> dict[str, Any]:
     buffers = ctx.server.buffers
     buffer = _which(buffers, args)
     return {"buffer": buffer.info(buffers.index(buffer)), "data": buffer.data}
 
 
-@command("buffer.set", SetArgs)
 def buffer_set(ctx: Context, args: SetArgs) -> dict[str, Any]:
     if (args.data is None) == (args.text is None):
         raise ProtocolError(ErrorCode.BAD_ARGS, "give exactly one of `data` (base64) or `text`")
@@ -88,7 +85,6 @@ def buffer_set(ctx: Context, args: SetArgs) -> dict[str, Any]:
     return {"buffer": buffer.info(0)}
 
 
-@command("buffer.delete", WhichArgs)
 def buffer_delete(ctx: Context, args: WhichArgs) -> dict[str, Any]:
     buffers = ctx.server.buffers
     buffer = _which(buffers, args)
@@ -98,7 +94,6 @@ def buffer_delete(ctx: Context, args: WhichArgs) -> dict[str, Any]:
     return {"buffer": info}
 
 
-@command("buffer.paste", PasteArgs)
 def buffer_paste(ctx: Context, args: PasteArgs) -> Any:
     """Type a buffer into a session as a paste (keys.encode_paste: line ends as CR, escapes
     dropped, bracketed when asked and the program enabled it), through session.send."""

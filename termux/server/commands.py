@@ -1,4 +1,6 @@
-"""Every protocol command: one small handler each, all listed in one table (`COMMANDS`).
+"""The handlers of the session, server and client commands: one small function each. The table
+of commands (termux/commands.py) names each handler and its argument struct; the server's
+dispatch (termux/server/dispatch.py) is built from it.
 
 A handler takes the context of the request (the server and the calling connection) and its
 validated arguments, and returns the result object, or an awaitable of it for commands that wait.
@@ -8,16 +10,14 @@ The CLI speaks to the server through these same commands.
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import termux.emulator as emulator
 from termux import __version__, keys
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import (
     VERSION,
-    Args,
     AttachArgs,
     CaptureArgs,
     FocusArgs,
@@ -38,57 +38,30 @@ if TYPE_CHECKING:
     from termux.server.server import Connection, Server
     from termux.server.session import Session
 
-A = TypeVar("A", bound=Args)
-Handler = Callable[["Context", Any], Any | Awaitable[Any]]
-
-
 @dataclass(frozen=True, slots=True)
 class Context:
     server: Server
     conn: Connection
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
-    name: str
-    args: type[Args]
-    handler: Handler
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def command(name: str, args: type[A]) -> Callable[[Callable[[Context, A], Any]], Callable[[Context, A], Any]]:
-    """Register a handler under `name` with its argument type."""
-
-    def register(handler: Callable[[Context, A], Any]) -> Callable[[Context, A], Any]:
-        if name in COMMANDS:
-            raise RuntimeError(f"command {name} registered twice")
-        COMMANDS[name] = Command(name, args, handler)
-        return handler
-
-    return register
-
-
 # -- server --------------------------------------------------------------------------------------
 
 
-@command("server.hello", NoArgs)
 def server_hello(ctx: Context, args: NoArgs) -> dict[str, Any]:
+    from termux.server import dispatch  # (it is built from this module's handlers)
+
     return {
         "version": VERSION,
         "server": f"termux {__version__}",
         "pid": os.getpid(),
-        "capabilities": sorted(COMMANDS),
+        "capabilities": sorted(dispatch.COMMANDS),  # what this server answers, as dispatched
     }
 
 
-@command("server.stats", NoArgs)
 def server_stats(ctx: Context, args: NoArgs) -> dict[str, Any]:
     return ctx.server.stats()
 
 
-@command("server.kill", NoArgs)
 def server_kill(ctx: Context, args: NoArgs) -> dict[str, Any]:
     ctx.server.request_shutdown()
     return {}
@@ -97,23 +70,19 @@ def server_kill(ctx: Context, args: NoArgs) -> dict[str, Any]:
 # -- sessions ------------------------------------------------------------------------------------
 
 
-@command("session.new", NewArgs)
 def session_new(ctx: Context, args: NewArgs) -> dict[str, Any]:
     session = ctx.server.new_session(args)
     return {"session": session.info()}
 
 
-@command("session.list", NoArgs)
 def session_list(ctx: Context, args: NoArgs) -> dict[str, Any]:
     return {"sessions": [s.info() for s in ctx.server.sessions.values()]}
 
 
-@command("session.get", TargetArgs)
 def session_get(ctx: Context, args: TargetArgs) -> dict[str, Any]:
     return {"session": ctx.server.find(args.target).info()}
 
 
-@command("session.send", SendArgs)
 def session_send(ctx: Context, args: SendArgs) -> Any:
     session = ctx.server.find(args.target)
     if TRACE.on:
@@ -140,7 +109,6 @@ async def _sent_once_taken(session: Session, sent: int) -> dict[str, Any]:
 CAPTURE_CHECK_ROWS = CHECK_ROWS
 
 
-@command("session.capture", CaptureArgs)
 def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     session = ctx.server.find(args.target)
     screen = session.screen
@@ -173,27 +141,23 @@ async def _render_in_slices(rows: list[Any], escapes: bool, head: dict[str, Any]
     return {"lines": lines, **head}
 
 
-@command("session.snapshot", TargetArgs)
 def session_snapshot(ctx: Context, args: TargetArgs) -> SnapshotResult:
     session = ctx.server.find(args.target)
     return SnapshotResult.of(session.info(), ctx.server.snapshot(session))
 
 
-@command("session.resize", ResizeArgs)
 def session_resize(ctx: Context, args: ResizeArgs) -> dict[str, Any]:
     session = ctx.server.find(args.target)
     ctx.server.resize(session, args.cols, args.rows)
     return {"session": session.info()}
 
 
-@command("session.rename", RenameArgs)
 def session_rename(ctx: Context, args: RenameArgs) -> dict[str, Any]:
     session = ctx.server.find(args.target)
     ctx.server.rename(session, args.name)
     return {"session": session.info()}
 
 
-@command("session.kill", TargetArgs)
 async def session_kill(ctx: Context, args: TargetArgs) -> dict[str, Any]:
     session = ctx.server.find(args.target)
     await ctx.server.kill_session(session)
@@ -203,12 +167,10 @@ async def session_kill(ctx: Context, args: TargetArgs) -> dict[str, Any]:
 # -- attached clients ----------------------------------------------------------------------------
 
 
-@command("client.attach", AttachArgs)
 def client_attach(ctx: Context, args: AttachArgs) -> AttachResult:
     return ctx.server.attach(ctx.conn, args)
 
 
-@command("client.focus", FocusArgs)
 def client_focus(ctx: Context, args: FocusArgs) -> dict[str, Any]:
     session = ctx.server.find(args.target)
     ctx.server.set_focus(ctx.conn, session.id, view_size(args.cols, args.rows))
@@ -219,14 +181,3 @@ def view_size(cols: int | None, rows: int | None) -> tuple[int, int] | None:
     if (cols is None) != (rows is None):
         raise ProtocolError(ErrorCode.BAD_ARGS, "a view's size needs both `cols` and `rows`")
     return None if cols is None or rows is None else (cols, rows)
-
-
-def lookup(name: str) -> Command:
-    try:
-        return COMMANDS[name]
-    except KeyError:
-        raise ProtocolError(ErrorCode.UNKNOWN_COMMAND, f"unknown command {name!r}") from None
-
-
-# Commands defined in other modules register themselves with @command when imported here.
-from termux.server import buffer_commands, event_commands, gauge, grep_commands  # noqa: E402, F401

@@ -16,7 +16,7 @@ import msgspec
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.event_types import MAX_WAIT_MS, MAX_WAIT_SECONDS, SESSION_CLOSED, SESSION_EXITED
 from termux.protocol.messages import Args, Target
-from termux.server.commands import Context, command
+from termux.server.commands import Context
 from termux.server.event_io import EventStream
 from termux.server.events import (
     DEFAULT_READ_LIMIT,
@@ -85,7 +85,6 @@ def _page(result: ReadResult) -> dict[str, Any]:
 # -- events.read ---------------------------------------------------------------------------------
 
 
-@command("events.read", EventsReadArgs)
 def events_read(ctx: Context, args: EventsReadArgs) -> Any:
     log = ctx.server.events
     filter = _filter(ctx.server, args.types, args.session)
@@ -128,7 +127,6 @@ async def _long_poll(
 # -- events.stream -------------------------------------------------------------------------------
 
 
-@command("events.stream", EventsStreamArgs)
 def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
     conn = ctx.conn
     if conn.stream is not None:
@@ -154,7 +152,6 @@ def _exit_result(session: Session) -> dict[str, Any]:
     return {"session": session.info(), "exit_code": session.exit_code, "exit_signal": session.exit_signal}
 
 
-@command("session.wait", WaitArgs)
 def session_wait(ctx: Context, args: WaitArgs) -> Any:
     session = ctx.server.find(args.target)
     if sum((args.exit, args.match is not None, args.quiet is not None)) != 1:

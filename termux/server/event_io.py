@@ -18,6 +18,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from termux.defaults import QUIET_AFTER
 from termux.protocol.errors import ErrorCode
 from termux.protocol.events import QuietData, SessionActivity, SessionQuiet
 from termux.protocol.pushes import ErrorInfo, ErrorPush, encode_line
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from termux.server.server import Connection
     from termux.server.session import Session
 
-DEFAULT_QUIET_AFTER = 5.0  # seconds without output before a session.quiet event
 
 OutputWatcher = Callable[[bytes], None]
 
@@ -85,7 +85,7 @@ class ActivityMonitor:
     """Feeds parsed output to the sans-I/O ActivityTracker; one timer for the earliest deadline."""
 
     def __init__(
-        self, log: EventLog, lookup: Callable[[str], Session | None], quiet_after: float = DEFAULT_QUIET_AFTER
+        self, log: EventLog, lookup: Callable[[str], Session | None], quiet_after: float = QUIET_AFTER
     ) -> None:
         self.log = log
         self.tracker = ActivityTracker(quiet_after)

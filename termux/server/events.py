@@ -24,12 +24,11 @@ from typing import Any
 
 import msgspec
 
+from termux.defaults import EVENT_CAPACITY, MAX_STREAMS
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.event_types import EVENT_TYPES
 from termux.protocol.events import EventBase, EventData
 
-DEFAULT_CAPACITY = 10_000
-DEFAULT_MAX_STREAMS = 256
 DEFAULT_MAX_WAITERS = 1024
 # How far (in events) a stream subscriber whose peer stopped reading may fall behind the log before
 # it is dropped. Its pending events are the ring's own, so this costs no memory per subscriber.
@@ -204,9 +203,9 @@ class EventLog:
 
     def __init__(
         self,
-        capacity: int = DEFAULT_CAPACITY,
+        capacity: int = EVENT_CAPACITY,
         *,
-        max_streams: int = DEFAULT_MAX_STREAMS,
+        max_streams: int = MAX_STREAMS,
         max_waiters: int = DEFAULT_MAX_WAITERS,
         queue_size: int = DEFAULT_QUEUE_SIZE,
         clock: Callable[[], float] = time.time,

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import Args
-from termux.server.commands import Context, command
+from termux.server.commands import Context
 
 log = logging.getLogger(__name__)
 
@@ -267,7 +267,6 @@ class ProfileArgs(Args):
     action: Literal["start", "stop"]
 
 
-@command("server.profile", ProfileArgs)
 def server_profile(ctx: Context, args: ProfileArgs) -> dict[str, Any]:
     """Start or stop profiling the server (benchmarks' --profile: only the measured window)."""
     if not os.environ.get(PROFILE_ENV):

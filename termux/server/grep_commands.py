@@ -14,7 +14,7 @@ import termux.emulator as emulator
 from termux.patterns import MAX_PATTERN, PatternError, grep, grep_pattern
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import Args, Target
-from termux.server.commands import Context, command
+from termux.server.commands import Context
 from termux.server.scheduler import FOCUSED_BUDGET
 from termux.server.slices import CHECK_ROWS, in_slices
 
@@ -26,7 +26,6 @@ class GrepArgs(Args):
     end: int | None = None  # default: the bottom row of the screen
 
 
-@command("session.grep", GrepArgs)
 def session_grep(ctx: Context, args: GrepArgs) -> Any:
     session = ctx.server.find(args.target)
     try:

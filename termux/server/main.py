@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from termux.defaults import HISTORY
 from termux.heap import freeze_startup_objects
 from termux.paths import log_path, open_side_file
 from termux.server.server import Server, ServerError
@@ -19,7 +20,7 @@ def run(
     *,
     daemon: bool = False,
     ready_fd: int | None = None,
-    history: int = 10_000,
+    history: int = HISTORY,
     **options: Any,
 ) -> int:
     """Run a server on `socket_path` until it is told to stop. Returns the exit status.

@@ -30,8 +30,6 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BACKGROUND_NICE = 10
-MAX_NICE = 19
 RETRY_AFTER = 0.1  # the kernel's interval between unprivileged autogroup writes
 AUTOGROUP, NONE = "autogroup", "none"
 

@@ -28,6 +28,7 @@ from typing import Any, cast
 
 import termux.emulator as emulator
 import termux.protocol.events as ev
+from termux.defaults import BACKGROUND_NICE, EVENT_CAPACITY, HISTORY, MAX_STREAMS, QUIET_AFTER
 from termux.paths import open_side_file, side_path
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.framing import LineSplitter, Oversized
@@ -40,12 +41,12 @@ from termux.protocol.messages import (
 )
 from termux.protocol.pushes import OutputPush, Snapshot, SnapshotPush, encode_line, reply_error, reply_ok
 from termux.protocol.results import AttachResult
-from termux.server import commands, gauge, sizing
+from termux.server import commands, dispatch, gauge, sizing
 from termux.server.buffers import PasteBuffers
-from termux.server.event_io import DEFAULT_QUIET_AFTER, ActivityMonitor, EventStream
-from termux.server.events import DEFAULT_MAX_STREAMS, Event, EventLog
+from termux.server.event_io import ActivityMonitor, EventStream
+from termux.server.events import Event, EventLog
 from termux.server.matcher import MatchWorker
-from termux.server.priority import DEFAULT_BACKGROUND_NICE, CpuPriority
+from termux.server.priority import CpuPriority
 from termux.server.scheduler import (
     FORWARD_CATCH_UP,
     ForwardBudget,
@@ -190,7 +191,7 @@ class Connection(asyncio.Protocol):
                 return
             request = decode_request(line)
             request_id = request.id
-            command = commands.lookup(request.cmd)
+            command = dispatch.lookup(request.cmd)
             if len(self.tasks) >= MAX_IN_FLIGHT:
                 raise ProtocolError(
                     ErrorCode.BUSY, f"{MAX_IN_FLIGHT} requests of this connection are still in progress"
@@ -339,11 +340,11 @@ class Server:
         self,
         socket_path: Path,
         *,
-        history: int = 10_000,
-        event_capacity: int = 10_000,
-        max_streams: int = DEFAULT_MAX_STREAMS,
-        quiet_after: float = DEFAULT_QUIET_AFTER,
-        background_nice: int = DEFAULT_BACKGROUND_NICE,
+        history: int = HISTORY,
+        event_capacity: int = EVENT_CAPACITY,
+        max_streams: int = MAX_STREAMS,
+        quiet_after: float = QUIET_AFTER,
+        background_nice: int = BACKGROUND_NICE,
     ) -> None:
         self.socket_path = socket_path
         self.history = history

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import termux.emulator as emulator
+from termux.defaults import HISTORY
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import SessionInfo
 from termux.protocol.pushes import Snapshot
@@ -53,7 +54,7 @@ class SessionConfig:
     env: dict[str, str]
     cols: int = 80
     rows: int = 24
-    history: int = 10_000
+    history: int = HISTORY
     background_nice: int = 0  # its scheduling group's nice while no view shows it
     nofile: tuple[int, int] = (1024, 1024)  # the child's RLIMIT_NOFILE (soft, hard)
 

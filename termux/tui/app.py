@@ -36,6 +36,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static
 
+from termux.commands import action_names
 from termux.protocol.events import Event
 from termux.protocol.pushes import OutputPush, Push
 from termux.protocol.results import AttachResult, SessionResult, SnapshotResult
@@ -55,6 +56,7 @@ PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to
 MIN_REST = 0.001
 BACKGROUND_BATCH = 0.1  # background output waits at most this long to be parsed, with what follows it
 MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it padded
+ACTIONS = action_names()  # what a binding may run (termux/commands.py), by every name it goes by
 NO_SESSIONS = "No sessions are running.\n\nPress c (or Enter) to start a new one, q to leave."
 
 
@@ -484,17 +486,15 @@ class TermuxApp(App[str]):
 
     # -- prefix actions, dispatched by name -----------------------------------------------------
 
-    def run_prefix_action(self, action: str) -> None:
-        """Carry out a prefix action by its name (termux/tui/config.py lists them): the method
-        `prefix_<name>`, dashes as underscores; `select-N` is `prefix_select(N)`."""
-        name, _, number = action.rpartition("-") if action[-1:].isdigit() else (action, "", "")
-        handler = getattr(self, "prefix_" + name.replace("-", "_"), None)
-        if handler is None:
-            self.status.message = f"no action {action}"
-        elif number:
-            handler(int(number))
+    def run_prefix_action(self, name: str) -> None:
+        """Carry out a binding's action by its name. Its entry in the tables of termux/commands.py
+        names the method: `prefix_<name>`, dashes as underscores, or one shared with arguments
+        (`select-N` is `prefix_select(N)`)."""
+        action = ACTIONS.get(name)
+        if action is None:
+            self.status.message = f"no action {name}"
         else:
-            handler()
+            getattr(self, action.handler)(*action.args)
 
     def prefix_new(self) -> None:
         self._spawn(self.new_session())

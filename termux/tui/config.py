@@ -27,57 +27,24 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
+import msgspec
+import msgspec.inspect as mi
 from rich.color import Color, ColorParseError
 
+from termux.commands import action_names, bindable
+from termux.defaults import HISTORY, MAX_HISTORY
 from termux.keys import encode_key, encode_textual, parse_key_name, textual_key_model
-from termux.server.sizing import POLICIES
+from termux.server.sizing import DEFAULT_POLICY, Policy
 
-ACTIONS = (
-    "new",
-    "next",
-    "previous",
-    *(f"select-{n}" for n in range(10)),
-    "detach",
-    "kill",
-    "rename",
-    "sidebar",
-    "activity",
-    "scrollback",
-    "help",
-    "send-prefix",
-)
-ACTION_HELP = {
-    "new": "create a session and focus it",
-    "next": "focus the next session",
-    "previous": "focus the previous session",
-    "detach": "leave the TUI; sessions keep running",
-    "kill": "kill the focused session (asks first)",
-    "rename": "rename the focused session",
-    "sidebar": "show or hide the sidebar",
-    "activity": "show or hide the activity view",
-    "scrollback": "browse the focused session's history (q leaves)",
-    "help": "this help",
-    "send-prefix": "send the prefix key itself to the session",
-    **{f"select-{n}": f"focus session {n} in the sidebar" for n in range(10)},
-}
-
-DEFAULT_BINDINGS: dict[str, str] = {
-    "c": "new",
-    "n": "next",
-    "p": "previous",
-    **{str(n): f"select-{n}" for n in range(10)},
-    "d": "detach",
-    "x": "kill",
-    ",": "rename",
-    "s": "sidebar",
-    "r": "activity",
-    "[": "scrollback",
-    "?": "help",
-}
+# What a binding may name: the commands with a key's help and the TUI's actions (termux/commands.py).
+ACTIONS = tuple(action.name for action in bindable())
+ACTION_HELP = {action.name: action.help for action in bindable()}
+DEFAULT_BINDINGS: dict[str, str] = {action.key: action.name for action in bindable() if action.key is not None}
 
 
 class ConfigError(Exception):
@@ -91,13 +58,47 @@ class Config:
     sidebar: bool = True
     activity: bool = False
     escape_delay_ms: int = 5
-    window_size: str = "latest"  # the server's size policy (termux/server/sizing.py), sent on attach
-    scrollback_lines: int = 10_000
+    window_size: Policy = DEFAULT_POLICY  # the server's size policy (termux/server/sizing.py), sent on attach
+    scrollback_lines: int = HISTORY  # as many as a session keeps by default
     wheel_lines: int = 3
     foreground: str | None = None
     background: str | None = None
     palette: dict[int, str] = field(default_factory=dict)
     path: Path | None = None
+
+
+# -- the file, as msgspec validates it (each `description` is what the error says was expected) ---
+
+
+def _said(what: str) -> msgspec.Meta:
+    return msgspec.Meta(description=what)
+
+
+Colour = Annotated[str, _said('a colour such as "#1e1e1e"')]
+Lines = Annotated[int, msgspec.Meta(ge=0, le=MAX_HISTORY, description="a number of lines")]
+
+
+class Scrollback(msgspec.Struct, forbid_unknown_fields=True):
+    lines: Lines = Config.scrollback_lines
+    wheel_lines: Annotated[int, msgspec.Meta(ge=1, le=100, description="a number of lines")] = Config.wheel_lines
+
+
+class Colours(msgspec.Struct, forbid_unknown_fields=True):
+    foreground: Colour | None = None
+    background: Colour | None = None
+    palette: Annotated[list[Colour], msgspec.Meta(max_length=16, description="a list of up to 16 colours")] = []
+
+
+class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
+    prefix: Annotated[str, _said('a key such as "ctrl+b"')] = Config.prefix
+    sidebar: Annotated[bool, _said("true or false")] = Config.sidebar
+    activity: Annotated[bool, _said("true or false")] = Config.activity
+    escape_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=1000, description="milliseconds")] = Config.escape_delay_ms
+    window_size: Policy = Config.window_size
+    bindings: Annotated[dict[str, Any], _said("a table")] = {}  # each action is checked against the table
+    scrollback: Annotated[Scrollback, _said("a table")] = msgspec.field(default_factory=Scrollback)
+    colours: Annotated[Colours, _said("a table")] | None = None
+    colors: Annotated[Colours, _said("a table")] | None = None  # the American spelling, as well
 
 
 def config_path() -> Path:
@@ -161,34 +162,81 @@ def load_config(path: Path | None = None) -> Config:
     return parse_config(data, text, path)
 
 
-def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None) -> Config:
-    config = Config(path=path)
+_AT = re.compile(r"(?P<why>.*?)(?: - at `\$(?P<at>[^`]*)`)?")
+_STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
 
+
+def _explain(message: str, data: dict[str, Any]) -> tuple[str, str]:
+    """A msgspec validation message about the file, as (the key it is about, termux's words)."""
+    found = _AT.fullmatch(message)
+    assert found is not None  # the pattern matches any text
+    why = found["why"]
+    steps = [name or int(index) for name, index in _STEP.findall(found["at"] or "") if index != "..."]
+    info: mi.Type = mi.type_info(ConfigFile)
+    parent: type = ConfigFile  # the struct the last key is a field of
+    value: Any = data
+    keys: list[str] = []
+    for step in steps:
+        info = _inner(info)
+        if isinstance(step, str):
+            assert isinstance(info, mi.StructType)
+            parent = info.cls
+            info = next(f.type for f in info.fields if f.name == step)
+            keys.append(step)
+        else:
+            assert isinstance(info, mi.ListType)
+            info = info.item_type
+        value = value[step]
+    key = keys[-1] if keys else ""
+    if unknown := re.fullmatch(r"Object contains unknown field `(?P<name>[^`]+)`", why):
+        inner = _inner(info)
+        assert isinstance(inner, mi.StructType)
+        section = f"{key} " if key else ""
+        known = ", ".join(f.name for f in inner.fields)
+        return unknown["name"], f"unknown {section}setting (known: {known})"
+    schema = info.extra_json_schema if isinstance(info, mi.Metadata) else None
+    described = (schema or {}).get("description")
+    inner = _inner(info)
+    if isinstance(inner, mi.LiteralType):
+        choices = [f'"{choice}"' for choice in typing.get_args(typing.get_type_hints(parent)[key])]  # in order
+        return key, f"expected {', '.join(choices[:-1])} or {choices[-1]}, got {value!r}"
+    if isinstance(inner, mi.ListType) and " of length " in why:
+        return key, f"expected {described}, got {len(value)}"
+    if ", got `" in why or described is None:
+        return key, f"expected {described or 'something else'}, got {value!r}"
+    if isinstance(inner, mi.IntType) and inner.ge is not None and inner.le is not None:
+        return key, f"must be between {inner.ge} and {inner.le}"
+    return key, f"expected {described}, got {value!r}"
+
+
+def _inner(info: mi.Type) -> mi.Type:
+    """The type under Annotated metadata and `| None`."""
+    while True:
+        if isinstance(info, mi.Metadata):
+            info = info.type
+        elif isinstance(info, mi.UnionType):
+            (info,) = [member for member in info.types if not isinstance(member, mi.NoneType)]
+        else:
+            return info
+
+
+def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None) -> Config:
     def fail(key: str, message: str) -> ConfigError:
         line = _line_of(text, key)
         where = f"{path}:{line}" if line else f"{path}"
         return ConfigError(f"{where}: {key}: {message}")
 
-    def want(key: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise fail(key, f"expected {what}, got {value!r}")
-        return value
+    try:
+        file = msgspec.convert(data, ConfigFile)
+    except msgspec.ValidationError as exc:
+        raise fail(*_explain(str(exc), data)) from None
 
-    def colour(key: str, value: Any) -> str:
-        want(key, value, str, 'a colour such as "#1e1e1e"')
+    def colour(key: str, value: str) -> str:
         try:
             Color.parse(value)
         except ColorParseError:
             raise fail(key, f"not a colour: {value!r}") from None
-        return str(value)
-
-    known = {
-        "prefix", "bindings", "sidebar", "activity", "escape_delay_ms", "window_size", "scrollback", "colours",
-        "colors",
-    }  # fmt: skip
-    for key in data:
-        if key not in known:
-            raise fail(key, f"unknown setting (known: {', '.join(sorted(known))})")
+        return value
 
     def key_name(setting: str, name: str) -> str:
         normalised = normalise_key(name) if len(name) > 1 else name
@@ -196,23 +244,20 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
             raise fail(setting, f"unknown key {name!r} (expected {KEY_HINT})")
         return normalised
 
-    if "prefix" in data:
-        config.prefix = key_name("prefix", want("prefix", data["prefix"], str, 'a key such as "ctrl+b"'))
-    if "sidebar" in data:
-        config.sidebar = want("sidebar", data["sidebar"], bool, "true or false")
-    if "activity" in data:
-        config.activity = want("activity", data["activity"], bool, "true or false")
-    if "escape_delay_ms" in data:
-        config.escape_delay_ms = want("escape_delay_ms", data["escape_delay_ms"], int, "milliseconds")
-        if not 0 <= config.escape_delay_ms <= 1000:
-            raise fail("escape_delay_ms", "must be between 0 and 1000")
-    if "window_size" in data:
-        config.window_size = want("window_size", data["window_size"], str, '"latest", "smallest" or "largest"')
-        if config.window_size not in POLICIES:
-            raise fail("window_size", f'expected "latest", "smallest" or "largest", got {config.window_size!r}')
-    bindings = want("bindings", data.get("bindings", {}), dict, "a table")
-    for name, action in bindings.items():
-        if action not in ACTIONS and action != "none":
+    colours = file.colours or file.colors or Colours()
+    config = Config(
+        prefix=key_name("prefix", file.prefix), sidebar=file.sidebar, activity=file.activity,
+        escape_delay_ms=file.escape_delay_ms, window_size=file.window_size, scrollback_lines=file.scrollback.lines,
+        wheel_lines=file.scrollback.wheel_lines, path=path,
+    )  # fmt: skip
+    if colours.foreground is not None:
+        config.foreground = colour("foreground", colours.foreground)
+    if colours.background is not None:
+        config.background = colour("background", colours.background)
+    config.palette = {n: colour("palette", value) for n, value in enumerate(colours.palette)}
+    names = action_names()  # tmux's names too: "detach-client" is "detach"
+    for name, action in file.bindings.items():
+        if action != "none" and action not in names:
             raise fail(name, f"unknown action {action!r} (actions: {', '.join(ACTIONS)}, none)")
         normalised = key_name(name, name)
         # another spelling of the same key replaces (or removes) its binding
@@ -220,31 +265,5 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         for bound in [k for k in config.bindings if key_bytes(k) == same]:
             del config.bindings[bound]
         if action != "none":
-            config.bindings[normalised] = action
-    scrollback = want("scrollback", data.get("scrollback", {}), dict, "a table")
-    for key, value in scrollback.items():
-        if key == "lines":
-            config.scrollback_lines = want(key, value, int, "a number of lines")
-            if not 0 <= value <= 1_000_000:
-                raise fail(key, "must be between 0 and 1000000")
-        elif key == "wheel_lines":
-            config.wheel_lines = want(key, value, int, "a number of lines")
-            if not 1 <= value <= 100:
-                raise fail(key, "must be between 1 and 100")
-        else:
-            raise fail(key, "unknown scrollback setting (known: lines, wheel_lines)")
-    colours = data.get("colours", data.get("colors", {}))
-    colours = want("colours", colours, dict, "a table")
-    for key, value in colours.items():
-        if key == "foreground":
-            config.foreground = colour(key, value)
-        elif key == "background":
-            config.background = colour(key, value)
-        elif key == "palette":
-            want(key, value, list, "a list of up to 16 colours")
-            if len(value) > 16:
-                raise fail(key, "at most 16 colours")
-            config.palette = {n: colour(key, v) for n, v in enumerate(value)}
-        else:
-            raise fail(key, "unknown colour setting (known: foreground, background, palette)")
+            config.bindings[normalised] = names[action].name
     return config

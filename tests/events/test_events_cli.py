@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from event_helpers import cli, serve_in_loop, shutdown, spawn_cli
 
-from termux.server import commands
+from termux.server import dispatch
 from termux.server.server import Server
 
 
@@ -85,7 +85,7 @@ async def test_events_falls_back_to_long_polling_with_one_notice(
     if why == "capacity":
         live.events.max_streams = 0
     else:
-        monkeypatch.delitem(commands.COMMANDS, "events.stream")
+        monkeypatch.delitem(dispatch.COMMANDS, "events.stream")
     for _ in range(2):
         bell(live)
     proc = await spawn_events(termux_env, "--json", "--cursor", "0")

@@ -101,3 +101,35 @@ def test_every_spelling_of_a_key_is_that_key(tmp_path: Path) -> None:
     assert key_bytes("F12") == key_bytes("f12") and key_bytes("M-x") == key_bytes("alt+x") == b"\x1bx"
     assert config.bindings["ctrl+c"] == "new" and "?" not in config.bindings
     assert key_bytes("bogus") == b""
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("escape_delay_ms = 5000\n", ":1: escape_delay_ms: must be between 0 and 1000"),
+        ("[scrollback]\nwheel_lines = 0\n", ":2: wheel_lines: must be between 1 and 100"),
+        ("[scrollback]\nspeed = 3\n", ":2: speed: unknown scrollback setting (known: lines, wheel_lines)"),
+        ('[colours]\npalette = ["#000000", 5]\n', ':2: palette: expected a colour such as "#1e1e1e", got 5'),
+        ("[colours]\npalette = [" + ", ".join(['"#000000"'] * 17) + "]\n",
+         ":2: palette: expected a list of up to 16 colours, got 17"),
+        ("[colours]\nshade = 1\n", ":2: shade: unknown colours setting (known: foreground, background, palette)"),
+        ("sidebar = 1\n", ":1: sidebar: expected true or false, got 1"),
+        ("bindings = 3\n", ":1: bindings: expected a table, got 3"),
+        ("prefix = 3\n", ':1: prefix: expected a key such as "ctrl+b", got 3'),
+        ("window_size = 3\n", ':1: window_size: expected "latest", "smallest" or "largest", got 3'),
+        ("[bindings]\nq = 5\n", ":2: q: unknown action 5 (actions: new, kill, rename, next,"),
+    ],
+)  # fmt: skip
+def test_a_bad_value_is_told_in_termux_words_with_the_file_line_and_key(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert str(info.value).startswith(f"{path}{message}")
+
+
+def test_bindings_take_tmux_names_for_commands_and_tui_actions(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[bindings]\nD = "detach-client"\nC = "new-session"\n"?" = "list-keys"\n'))
+    assert (config.bindings["D"], config.bindings["C"], config.bindings["?"]) == ("detach", "new", "help")
+    assert config.bindings["c"] == "new" and config.bindings["d"] == "detach"  # the defaults stay
