@@ -160,6 +160,12 @@ class TermuxApp(App[str]):
     def activity(self) -> ActivityView:
         return self._main.activity
 
+    def views(self) -> dict[str, TerminalView]:
+        """The terminal views on screen, by the session each shows (the model's visible set):
+        for now the one view, of the focused session."""
+        focused = self.model.focused
+        return {focused: self.view} if focused is not None else {}
+
     # -- set-up ---------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
@@ -215,9 +221,10 @@ class TermuxApp(App[str]):
         for sid in changes.rows:
             if (row := model.rows.get(sid)) is not None:
                 self.sidebar.update_row(row)
-        if model.focused in changes.screens:
-            shadow = model.shadow(model.focused)
-            self.view.show(shadow.screen if shadow is not None else None)
+        views = self.views()
+        for sid in changes.screens & views.keys():
+            shadow = model.shadow(sid)
+            views[sid].show(shadow.screen if shadow is not None else None)
         if changes.name and model.focused in model.rows:
             self.status.session = model.rows[model.focused].name
         if changes.message is not None:
@@ -366,7 +373,8 @@ class TermuxApp(App[str]):
         if self._frame_timer is not None:
             self._frame_timer.cancel()
             self._frame_timer = None
-        self.view.update_dirty()
+        for view in self.views().values():
+            view.update_dirty()  # (a view whose screen did not change draws nothing)
         if TRACE.on:
             TRACE.stamp("tui.drawn", self.model.focused)
         self.model.pacer.drawn()
