@@ -406,6 +406,10 @@ ACTIONS: tuple[Action, ...] = (
     Action("scrollback", "browse the focused session's history (q leaves)", "["),
     Action("help", "this help", "?", aliases=("list-keys",)),
     Action("send-prefix", "send the prefix key itself to the session"),
+    Action("grid", "every session's screen at once (type to filter, arrows, Enter)", "w", aliases=("choose-tree",)),
+    Action("last", "focus the session focused before this one", "l", aliases=("last-window",)),
+    Action("find", "find a session by part of its name or its number", "f", aliases=("find-window",)),
+    Action("find-number", "focus a session by its number (or part of its name)", "'", method="find"),
 )
 # fmt: on
 

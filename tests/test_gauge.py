@@ -9,13 +9,16 @@ import asyncio
 import json
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from e2e.isolated import IsolatedServer
 from termux.client import Client, TermuxError
 from termux.server import gauge
-from termux.server.gauge import BUCKET, BUCKETS, LoopGauge, SlowCallbackMonitor, TimedSelector
+from termux.server.gauge import BUCKET, BUCKETS, LoopGauge, SlowCallbackMonitor
+from termux.server.server import Server
+from tests.loops import in_watched_loop, watched
 
 
 class FakeClock:
@@ -127,11 +130,9 @@ def loop() -> Iterator[asyncio.AbstractEventLoop]:
         loop.close()
 
 
-def test_install_wraps_the_selector_and_the_loop_still_works(loop: asyncio.AbstractEventLoop) -> None:
-    g = gauge.install(loop)
-    assert g is not None
-    assert isinstance(loop._selector, TimedSelector)  # type: ignore[attr-defined]
-    assert gauge.install(loop) is g  # once only
+def test_a_metered_loop_tells_its_gauge_and_still_works() -> None:
+    g = LoopGauge()
+    loop = gauge.metered_loop(g)
 
     async def ping_pong() -> bytes:
         a, b = socket.socketpair()
@@ -144,23 +145,25 @@ def test_install_wraps_the_selector_and_the_loop_still_works(loop: asyncio.Abstr
         finally:
             b.close()
 
-    assert loop.run_until_complete(ping_pong()) == b"ping\n"
+    try:
+        assert loop.run_until_complete(ping_pong()) == b"ping\n"
+    finally:
+        loop.close()
     assert g.iterations >= 2  # one stretch per select
 
 
-def test_the_gauge_arms_no_timer(loop: asyncio.AbstractEventLoop) -> None:
-    g = gauge.install(loop)
-    assert g is not None
-    loop.run_until_complete(asyncio.sleep(0))
-    assert not loop._scheduled  # type: ignore[attr-defined]
-    assert not loop._ready  # type: ignore[attr-defined]
+@in_watched_loop
+async def test_the_gauge_arms_no_timer() -> None:
+    loop = watched()  # a metered loop (the gauge's TimedSelector) that keeps account
+    await asyncio.sleep(0)
+    assert loop.passes >= 1  # the gauge counted the passes
+    assert not loop.pending_timers()
+    assert not loop.queued()
 
 
-def test_install_declines_a_loop_without_a_selector() -> None:
-    class NoSelector:
-        pass
-
-    assert gauge.install(NoSelector()) is None  # type: ignore[arg-type]
+async def test_a_server_in_a_loop_it_did_not_make_has_no_gauge(tmp_path: Path) -> None:
+    # Only a loop made by metered_loop (termux server's) is measured: nothing of another is replaced.
+    assert Server(tmp_path / "sock").stats()["loop"] is None
 
 
 # -- the slow-callback monitor --------------------------------------------------------------------

@@ -17,7 +17,6 @@ programs that load msgspec anyway. Framing, limits and errors are the same for b
 
 from __future__ import annotations
 
-import base64
 import itertools
 import json
 from collections import deque
@@ -90,6 +89,8 @@ PlainMessage = PlainReply | dict[str, Any]  # a dict is a push: its kind is its 
 
 def _bytes_as_base64(value: object) -> str:
     if isinstance(value, bytes | bytearray | memoryview):
+        import base64  # only when bytes are sent: `termux ls` never needs it
+
         return base64.b64encode(value).decode("ascii")
     raise TypeError(f"cannot send a {type(value).__name__} to the server")
 

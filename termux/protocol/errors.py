@@ -37,9 +37,6 @@ class ProtocolError(Exception):
         self.message = message
         self.extra = extra
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message, **self.extra}
-
 
 class TermuxError(ProtocolError):
     """An error reply from the server, or a failure to talk to one. The client's own codes:

@@ -20,56 +20,6 @@ import msgspec
 from termux.protocol import event_types as types
 
 
-class EventData(msgspec.Struct):
-    """Base of every event's `data`."""
-
-
-class NoData(EventData):
-    pass
-
-
-class CreatedData(EventData):
-    command: list[str]
-    pid: int
-
-
-class ExitedData(EventData):
-    exit_code: int | None = None  # the status, when it exited normally
-    exit_signal: int | None = None  # the signal number, when a signal ended it
-    signal_name: str | None = None  # "SIGTERM", when a signal ended it
-
-
-class RenamedData(EventData):
-    old: str  # the event's `name` is the new one
-
-
-class ResizedData(EventData):
-    cols: int
-    rows: int
-
-
-class TitleData(EventData):
-    title: str
-
-
-class QuietData(EventData):
-    seconds: float
-
-
-class ClientData(EventData):
-    pid: int | None  # the client's process (None where the kernel did not say)
-
-
-class BufferChangedData(EventData):
-    buffer: str  # its name
-    size: int
-
-
-class BufferDeletedData(EventData):
-    buffer: str
-    reason: Literal["deleted", "limit"]
-
-
 class EventBase(msgspec.Struct, tag_field="type", kw_only=True):
     """What every event carries. `seq` and `time` are given by the log when it commits."""
 
@@ -86,24 +36,60 @@ class EventBase(msgspec.Struct, tag_field="type", kw_only=True):
         return tag
 
 
+class EventData(msgspec.Struct):
+    """Base of every event's `data`."""
+
+
+class NoData(EventData):
+    """The `data` of an event that says all by its type."""
+
+
+class CreatedData(EventData):
+    command: list[str]
+    pid: int
+
+
 class SessionCreated(EventBase, tag=types.SESSION_CREATED, kw_only=True):
     data: CreatedData
 
 
+class ExitedData(EventData):
+    exit_code: int | None = None  # the status, when it exited normally
+    exit_signal: int | None = None  # the signal number, when a signal ended it
+    signal_name: str | None = None  # "SIGTERM", when a signal ended it
+
+
 class SessionExited(EventBase, tag=types.SESSION_EXITED, kw_only=True):
+    """Sent once all the session's output is parsed."""
+
     data: ExitedData = msgspec.field(default_factory=ExitedData)
 
 
 class SessionClosed(EventBase, tag=types.SESSION_CLOSED, kw_only=True):
+    """Killed or removed: the id names no session any more."""
+
     data: NoData = msgspec.field(default_factory=NoData)
+
+
+class RenamedData(EventData):
+    old: str  # the event's `name` is the new one
 
 
 class SessionRenamed(EventBase, tag=types.SESSION_RENAMED, kw_only=True):
     data: RenamedData
 
 
+class ResizedData(EventData):
+    cols: int
+    rows: int
+
+
 class SessionResized(EventBase, tag=types.SESSION_RESIZED, kw_only=True):
     data: ResizedData
+
+
+class TitleData(EventData):
+    title: str
 
 
 class SessionTitle(EventBase, tag=types.SESSION_TITLE, kw_only=True):
@@ -115,11 +101,21 @@ class SessionBell(EventBase, tag=types.SESSION_BELL, kw_only=True):
 
 
 class SessionActivity(EventBase, tag=types.SESSION_ACTIVITY, kw_only=True):
+    """Output after a quiet spell, or the first output."""
+
     data: NoData = msgspec.field(default_factory=NoData)
+
+
+class QuietData(EventData):
+    seconds: float  # no output for that long
 
 
 class SessionQuiet(EventBase, tag=types.SESSION_QUIET, kw_only=True):
     data: QuietData
+
+
+class ClientData(EventData):
+    pid: int | None  # the client's process (None where the kernel did not say)
 
 
 class ClientAttached(EventBase, tag=types.CLIENT_ATTACHED, kw_only=True):
@@ -130,8 +126,20 @@ class ClientDetached(EventBase, tag=types.CLIENT_DETACHED, kw_only=True):
     data: ClientData
 
 
+class BufferChangedData(EventData):
+    buffer: str  # its name
+    size: int
+
+
 class BufferChanged(EventBase, tag=types.BUFFER_CHANGED, kw_only=True):
+    """A paste buffer was set or appended to; it is now the newest."""
+
     data: BufferChangedData
+
+
+class BufferDeletedData(EventData):
+    buffer: str
+    reason: Literal["deleted", "limit"]  # buffer.delete (or paste with delete), or the bounds
 
 
 class BufferDeleted(EventBase, tag=types.BUFFER_DELETED, kw_only=True):

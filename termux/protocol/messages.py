@@ -140,6 +140,7 @@ class SessionInfo(msgspec.Struct):
     title: str
     background_nice: int  # its CPU priority while no view shows it (0: never lowered)
     nice: int | None  # the nice of its scheduling group now; None where termux cannot set it
+    quiet_since: float | None = None  # when its output stopped, while the server counts it quiet
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,16 +72,14 @@ class OutputPush(PushBase, tag="output"):
     data: bytes
 
 
-class SnapshotPush(PushBase, tag="snapshot"):
+class SnapshotPush(Snapshot, PushBase, tag="snapshot", kw_only=True):
+    """A session's screen, as `session.snapshot` returns it; its output continues from `offset`."""
+
     session: str
-    offset: int
-    cols: int
-    rows: int
-    data: bytes
 
     @classmethod
     def of(cls, session: str, snapshot: Snapshot) -> SnapshotPush:
-        return cls(session, snapshot.offset, snapshot.cols, snapshot.rows, snapshot.data)
+        return cls(**msgspec.structs.asdict(snapshot), session=session)
 
 
 class EventPush(PushBase, tag="event"):

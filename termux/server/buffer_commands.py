@@ -13,6 +13,7 @@ from termux import keys
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.events import BufferChanged, BufferChangedData, BufferDeleted, BufferDeletedData
 from termux.protocol.messages import Args, NoArgs, SendArgs, Target
+from termux.protocol.results import BufferDataResult, BufferResult, BuffersResult
 from termux.server.buffers import Buffer, PasteBuffers
 from termux.server.commands import Context, session_send
 
@@ -60,17 +61,17 @@ def _deleted(server: Server, buffer: Buffer, why: Literal["deleted", "limit"]) -
     server.events.commit(BufferDeleted(data=BufferDeletedData(buffer.name, why)))
 
 
-def buffer_list(ctx: Context, args: NoArgs) -> dict[str, Any]:
-    return {"buffers": [buffer.info(i) for i, buffer in enumerate(ctx.server.buffers)]}
+def buffer_list(ctx: Context, args: NoArgs) -> BuffersResult:
+    return BuffersResult([buffer.info(i) for i, buffer in enumerate(ctx.server.buffers)])
 
 
-def buffer_get(ctx: Context, args: WhichArgs) -> dict[str, Any]:
+def buffer_get(ctx: Context, args: WhichArgs) -> BufferDataResult:
     buffers = ctx.server.buffers
     buffer = _which(buffers, args)
-    return {"buffer": buffer.info(buffers.index(buffer)), "data": buffer.data}
+    return BufferDataResult(buffer.info(buffers.index(buffer)), buffer.data)
 
 
-def buffer_set(ctx: Context, args: SetArgs) -> dict[str, Any]:
+def buffer_set(ctx: Context, args: SetArgs) -> BufferResult:
     if (args.data is None) == (args.text is None):
         raise ProtocolError(ErrorCode.BAD_ARGS, "give exactly one of `data` (base64) or `text`")
     if args.data is not None:
@@ -82,16 +83,16 @@ def buffer_set(ctx: Context, args: SetArgs) -> dict[str, Any]:
     for old in dropped:
         _deleted(ctx.server, old, "limit")
     ctx.server.events.commit(BufferChanged(data=BufferChangedData(buffer.name, len(buffer.data))))
-    return {"buffer": buffer.info(0)}
+    return BufferResult(buffer.info(0))
 
 
-def buffer_delete(ctx: Context, args: WhichArgs) -> dict[str, Any]:
+def buffer_delete(ctx: Context, args: WhichArgs) -> BufferResult:
     buffers = ctx.server.buffers
     buffer = _which(buffers, args)
     info = buffer.info(buffers.index(buffer))
     buffers.delete(name=buffer.name)
     _deleted(ctx.server, buffer, "deleted")
-    return {"buffer": info}
+    return BufferResult(info)
 
 
 def buffer_paste(ctx: Context, args: PasteArgs) -> Any:

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from termux.protocol.errors import ErrorCode, ProtocolError
+from termux.protocol.results import BufferInfo
 
 BUFFER_LIMIT = 50
 MAX_BUFFER_BYTES = 8 << 20
@@ -32,16 +33,9 @@ class Buffer:
     created: float  # Unix time it was set
     automatic: bool  # named by termux (`bufferN`), not by whoever set it
 
-    def info(self, index: int) -> dict[str, object]:
+    def info(self, index: int) -> BufferInfo:
         sample = self.data[: SAMPLE_CHARS * 4].decode("utf-8", "replace")[:SAMPLE_CHARS]
-        return {
-            "index": index,
-            "name": self.name,
-            "size": len(self.data),
-            "created": self.created,
-            "automatic": self.automatic,
-            "sample": sample,
-        }
+        return BufferInfo(index, self.name, len(self.data), self.created, self.automatic, sample)
 
 
 class PasteBuffers:

@@ -28,7 +28,17 @@ from termux.protocol.messages import (
     SendArgs,
     TargetArgs,
 )
-from termux.protocol.results import AttachResult, SnapshotResult
+from termux.protocol.results import (
+    AttachResult,
+    CaptureResult,
+    Cursor,
+    Empty,
+    HelloResult,
+    SentResult,
+    SessionResult,
+    SessionsResult,
+    SnapshotResult,
+)
 from termux.server.scheduler import FOCUSED_BUDGET
 from termux.server.session import INPUT_LOW
 from termux.server.slices import CHECK_ROWS, in_slices
@@ -47,40 +57,36 @@ class Context:
 # -- server --------------------------------------------------------------------------------------
 
 
-def server_hello(ctx: Context, args: NoArgs) -> dict[str, Any]:
+def server_hello(ctx: Context, args: NoArgs) -> HelloResult:
     from termux.server import dispatch  # (it is built from this module's handlers)
 
-    return {
-        "version": VERSION,
-        "server": f"termux {__version__}",
-        "pid": os.getpid(),
-        "capabilities": sorted(dispatch.COMMANDS),  # what this server answers, as dispatched
-    }
+    # `capabilities`: what this server answers, as dispatched
+    return HelloResult(VERSION, f"termux {__version__}", os.getpid(), sorted(dispatch.COMMANDS))
 
 
 def server_stats(ctx: Context, args: NoArgs) -> dict[str, Any]:
     return ctx.server.stats()
 
 
-def server_kill(ctx: Context, args: NoArgs) -> dict[str, Any]:
+def server_kill(ctx: Context, args: NoArgs) -> Empty:
     ctx.server.request_shutdown()
-    return {}
+    return Empty()
 
 
 # -- sessions ------------------------------------------------------------------------------------
 
 
-def session_new(ctx: Context, args: NewArgs) -> dict[str, Any]:
+def session_new(ctx: Context, args: NewArgs) -> SessionResult:
     session = ctx.server.new_session(args)
-    return {"session": session.info()}
+    return SessionResult(session.info())
 
 
-def session_list(ctx: Context, args: NoArgs) -> dict[str, Any]:
-    return {"sessions": [s.info() for s in ctx.server.sessions.values()]}
+def session_list(ctx: Context, args: NoArgs) -> SessionsResult:
+    return SessionsResult([s.info() for s in ctx.server.sessions.values()])
 
 
-def session_get(ctx: Context, args: TargetArgs) -> dict[str, Any]:
-    return {"session": ctx.server.find(args.target).info()}
+def session_get(ctx: Context, args: TargetArgs) -> SessionResult:
+    return SessionResult(ctx.server.find(args.target).info())
 
 
 def session_send(ctx: Context, args: SendArgs) -> Any:
@@ -97,12 +103,12 @@ def session_send(ctx: Context, args: SendArgs) -> Any:
         ctx.server.view_typed(ctx.conn, session.id)
         if session.input_pending > INPUT_LOW:
             return _sent_once_taken(session, len(data))  # the client goes at the program's pace
-    return {"sent": len(data)}
+    return SentResult(len(data))
 
 
-async def _sent_once_taken(session: Session, sent: int) -> dict[str, Any]:
+async def _sent_once_taken(session: Session, sent: int) -> SentResult:
     await session.input_taken()
-    return {"sent": sent}
+    return SentResult(sent)
 
 
 # A capture of more rows than this renders in slices.
@@ -116,19 +122,17 @@ def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     # though rendering them may take several loop passes.
     rows = emulator.capture_rows(screen, args.start, args.end)
     x, y = emulator.cursor_position(screen)
-    head = {
-        "cols": screen.columns,
-        "rows": screen.lines,
-        "cursor": {"x": x, "y": y, "hidden": screen.cursor.hidden},
-        "offset": session.bytes_parsed,
-        "history": len(screen.history),  # lines of scrollback: line -history is the oldest
-    }
+    # The lines are filled in below; the rest is this moment's.
+    result = CaptureResult(
+        [], screen.columns, screen.lines, Cursor(x, y, screen.cursor.hidden), session.bytes_parsed, len(screen.history)
+    )
     if len(rows) <= CAPTURE_CHECK_ROWS:
-        return {"lines": [emulator.render_row(row, args.escapes) for row in rows], **head}
-    return _render_in_slices(rows, args.escapes, head)
+        result.lines = [emulator.render_row(row, args.escapes) for row in rows]
+        return result
+    return _render_in_slices(rows, args.escapes, result)
 
 
-async def _render_in_slices(rows: list[Any], escapes: bool, head: dict[str, Any]) -> dict[str, Any]:
+async def _render_in_slices(rows: list[Any], escapes: bool, result: CaptureResult) -> CaptureResult:
     """Render rows a slice at a time (as long as a parse slice of the focused session), yielding
     to the loop between slices: a long capture never holds up other requests or keystrokes."""
     lines: list[str] = []
@@ -138,7 +142,8 @@ async def _render_in_slices(rows: list[Any], escapes: bool, head: dict[str, Any]
         lines.extend(render(row, escapes) for row in rows[start:stop])
 
     await in_slices(len(rows), render_rows, FOCUSED_BUDGET)
-    return {"lines": lines, **head}
+    result.lines = lines
+    return result
 
 
 def session_snapshot(ctx: Context, args: TargetArgs) -> SnapshotResult:
@@ -146,22 +151,22 @@ def session_snapshot(ctx: Context, args: TargetArgs) -> SnapshotResult:
     return SnapshotResult.of(session.info(), ctx.server.snapshot(session))
 
 
-def session_resize(ctx: Context, args: ResizeArgs) -> dict[str, Any]:
+def session_resize(ctx: Context, args: ResizeArgs) -> SessionResult:
     session = ctx.server.find(args.target)
     ctx.server.resize(session, args.cols, args.rows)
-    return {"session": session.info()}
+    return SessionResult(session.info())
 
 
-def session_rename(ctx: Context, args: RenameArgs) -> dict[str, Any]:
+def session_rename(ctx: Context, args: RenameArgs) -> SessionResult:
     session = ctx.server.find(args.target)
     ctx.server.rename(session, args.name)
-    return {"session": session.info()}
+    return SessionResult(session.info())
 
 
-async def session_kill(ctx: Context, args: TargetArgs) -> dict[str, Any]:
+async def session_kill(ctx: Context, args: TargetArgs) -> SessionResult:
     session = ctx.server.find(args.target)
     await ctx.server.kill_session(session)
-    return {"session": session.info()}
+    return SessionResult(session.info())
 
 
 # -- attached clients ----------------------------------------------------------------------------
@@ -171,10 +176,10 @@ def client_attach(ctx: Context, args: AttachArgs) -> AttachResult:
     return ctx.server.attach(ctx.conn, args)
 
 
-def client_focus(ctx: Context, args: FocusArgs) -> dict[str, Any]:
+def client_focus(ctx: Context, args: FocusArgs) -> Empty:
     session = ctx.server.find(args.target)
     ctx.server.set_focus(ctx.conn, session.id, view_size(args.cols, args.rows))
-    return {}
+    return Empty()
 
 
 def view_size(cols: int | None, rows: int | None) -> tuple[int, int] | None:

@@ -16,6 +16,7 @@ import msgspec
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.event_types import MAX_WAIT_MS, MAX_WAIT_SECONDS, SESSION_CLOSED, SESSION_EXITED
 from termux.protocol.messages import Args, Target
+from termux.protocol.results import EventsPage, StreamStart, WaitExit, WaitMatch, WaitQuiet
 from termux.server.commands import Context
 from termux.server.event_io import EventStream
 from termux.server.events import (
@@ -34,6 +35,8 @@ from termux.server.matcher import Pattern, ScreenWatch, compile_pattern
 if TYPE_CHECKING:
     from termux.server.server import Server
     from termux.server.session import Session
+
+WaitResult = WaitExit | WaitMatch | WaitQuiet
 
 # -- arguments -----------------------------------------------------------------------------------
 
@@ -78,8 +81,8 @@ def _filter(server: Server, types: Types, session: str | None) -> EventFilter:
     return EventFilter(parse_types(types), session_id)
 
 
-def _page(result: ReadResult) -> dict[str, Any]:
-    return {"events": [e.raw for e in result.events], "cursor": result.cursor, "more": result.more}
+def _page(result: ReadResult) -> EventsPage[msgspec.Raw]:
+    return EventsPage([e.raw for e in result.events], result.cursor, result.more)
 
 
 # -- events.read ---------------------------------------------------------------------------------
@@ -114,7 +117,7 @@ async def _long_poll(
     limit: int,
     filter: EventFilter,
     timeout: float,
-) -> dict[str, Any]:
+) -> EventsPage[msgspec.Raw]:
     try:
         await asyncio.wait_for(woken, timeout)
     except TimeoutError:
@@ -127,7 +130,7 @@ async def _long_poll(
 # -- events.stream -------------------------------------------------------------------------------
 
 
-def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
+def events_stream(ctx: Context, args: EventsStreamArgs) -> StreamStart[msgspec.Raw]:
     conn = ctx.conn
     if conn.stream is not None:
         raise ProtocolError(ErrorCode.BUSY, "this connection already has an event stream")
@@ -138,7 +141,7 @@ def events_stream(ctx: Context, args: EventsStreamArgs) -> dict[str, Any]:
     # the backlog's cursor lands in its queue and is written after this reply, exactly once.
     sub, backlog = ctx.server.events.subscribe(parse_cursor(args.cursor), filter)
     conn.stream = EventStream(conn, sub)
-    return {**_page(backlog), "in_sync": True}
+    return StreamStart([e.raw for e in backlog.events], backlog.cursor, backlog.more, in_sync=True)
 
 
 # -- session.wait --------------------------------------------------------------------------------
@@ -148,8 +151,8 @@ def _no_match(session: Session) -> ProtocolError:
     return ProtocolError(ErrorCode.NOT_RUNNING, f"session {session.name!r} exited without a match")
 
 
-def _exit_result(session: Session) -> dict[str, Any]:
-    return {"session": session.info(), "exit_code": session.exit_code, "exit_signal": session.exit_signal}
+def _exit_result(session: Session) -> WaitExit:
+    return WaitExit(session.info(), session.exit_code, session.exit_signal)
 
 
 def session_wait(ctx: Context, args: WaitArgs) -> Any:
@@ -165,14 +168,14 @@ def session_wait(ctx: Context, args: WaitArgs) -> Any:
 
 def _arm_wait(
     server: Server, session: Session, args: WaitArgs, pattern: Pattern | None
-) -> tuple[asyncio.Future[dict[str, Any]], list[Callable[[], None]]]:
+) -> tuple[asyncio.Future[WaitResult], list[Callable[[], None]]]:
     """Register every trigger now, synchronously, so nothing between this request and the
     coroutine's first step is missed: the end of the session, its output, the quiet timer."""
     loop = asyncio.get_running_loop()
-    done: asyncio.Future[dict[str, Any]] = loop.create_future()
+    done: asyncio.Future[WaitResult] = loop.create_future()
     cleanups: list[Callable[[], None]] = []
 
-    def finish(result: dict[str, Any] | ProtocolError) -> None:
+    def finish(result: WaitResult | ProtocolError) -> None:
         if done.done():
             return
         if isinstance(result, ProtocolError):
@@ -194,7 +197,7 @@ def _arm_wait(
             server.matcher,
             pattern,
             screen=session.screen_text,
-            found=lambda where, text: finish({"session": session.info(), "match": text, "where": where}),
+            found=lambda where, text: finish(WaitMatch(session.info(), text, where)),
             ended=lambda: finish(_no_match(session)),
         )
         cleanups.append(watch.close)
@@ -216,7 +219,8 @@ def _arm_wait(
     if args.quiet is not None:
         # Quiet counts from the later of the last output and the start of the wait. One timer,
         # re-armed lazily: output only moves the deadline; the timer checks it when it fires.
-        quiet = ActivityTracker(args.quiet)
+        seconds = args.quiet
+        quiet = ActivityTracker(seconds)
         quiet.output(session.id, loop.time())
         timer: list[asyncio.TimerHandle] = []
 
@@ -227,7 +231,7 @@ def _arm_wait(
 
         def fire(deadline: float) -> None:
             if quiet.expire(max(loop.time(), deadline)):
-                finish({"session": session.info(), "quiet": args.quiet})
+                finish(WaitQuiet(session.info(), seconds))
             else:
                 arm()
 
@@ -243,8 +247,8 @@ def _arm_wait(
 
 
 async def _finish_wait(
-    done: asyncio.Future[dict[str, Any]], cleanups: list[Callable[[], None]], timeout: float | None, name: str
-) -> dict[str, Any]:
+    done: asyncio.Future[WaitResult], cleanups: list[Callable[[], None]], timeout: float | None, name: str
+) -> WaitResult:
     try:
         return await asyncio.wait_for(done, timeout)
     except TimeoutError:

@@ -15,6 +15,7 @@ waiting for.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -102,6 +103,7 @@ class ActivityMonitor:
         """Called by the server for every parsed chunk (the screen already shows it)."""
         loop = asyncio.get_running_loop()
         if self.tracker.output(session.id, loop.time()):
+            session.quiet_since = None
             self.log.commit(SessionActivity(session=session.id, name=session.name))
         if self._timer is None:
             self._arm(loop)
@@ -121,6 +123,8 @@ class ActivityMonitor:
         for session_id in self.tracker.expire(max(loop.time(), self._deadline)):
             session = self._lookup(session_id)
             name = session.name if session else None
+            if session is not None:  # (the output stopped quiet_after ago; said in the session's info)
+                session.quiet_since = time.time() - self.tracker.quiet_after
             self.log.commit(SessionQuiet(session=session_id, name=name, data=QuietData(self.tracker.quiet_after)))
         self._arm(loop)
 

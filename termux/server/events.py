@@ -50,16 +50,6 @@ class Event:
     json: bytes = b""  # the event object, encoded once at commit
     _push: bytes | None = field(default=None, repr=False)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq,
-            "time": self.time,
-            "type": self.type,
-            "session": self.session,
-            "name": self.name,
-            "data": msgspec.to_builtins(self.data),
-        }
-
     @property
     def raw(self) -> msgspec.Raw:
         """The encoded event, to embed in a reply without encoding it again."""

@@ -1,10 +1,10 @@
 """How busy the server's event loop is, measured at the selector, plus opt-in debugging aids.
 
 - `LoopGauge` — the loop's utilisation over the last few seconds, from the time spent outside the
-  selector: the loop's `select()` is wrapped (`TimedSelector`), so the cost is two clock reads and
-  a few additions per loop iteration, nothing per callback, and nothing at all while idle (no timer:
-  the window is brought up to date when the loop wakes or when someone asks). `server.stats`
-  reports it under `loop`.
+  selector: `termux server` makes its loop with `metered_loop`, over a selector whose `select()`
+  tells the gauge (`TimedSelector`), so the cost is two clock reads and a few additions per loop
+  iteration, nothing per callback, and nothing at all while idle (no timer: the window is brought
+  up to date when the loop wakes or when someone asks). `server.stats` reports it under `loop`.
 - `SlowCallbackMonitor` — times every callback and logs the ones over a threshold. It costs
   something on every callback, so it exists only when `TERMUX_DEBUG_SLOW_MS` is set.
 - `server.profile {action: "start"|"stop"}` — pyinstrument over a window chosen by a benchmark
@@ -126,16 +126,11 @@ class TimedSelector(selectors.BaseSelector):
         self.inner.close()
 
 
-def install(loop: asyncio.AbstractEventLoop, clock: Clock = time.perf_counter) -> LoopGauge | None:
-    """Wrap `loop`'s selector with a gauge (selector loops only; returns None for others)."""
-    selector = getattr(loop, "_selector", None)
-    if not isinstance(selector, selectors.BaseSelector):
-        return None
-    if isinstance(selector, TimedSelector):
-        return selector.gauge
-    gauge = LoopGauge(clock)
-    loop._selector = TimedSelector(selector, gauge)  # type: ignore[attr-defined]
-    return gauge
+def metered_loop(gauge: LoopGauge, selector: selectors.BaseSelector | None = None) -> asyncio.SelectorEventLoop:
+    """A selector event loop that tells `gauge` when it goes idle and wakes. asyncio's public
+    constructor takes the selector, so nothing of the loop is replaced after the fact; a server
+    running in a loop made otherwise (a test's, a host program's) has no gauge."""
+    return asyncio.SelectorEventLoop(TimedSelector(selector or selectors.DefaultSelector(), gauge))
 
 
 # -- slow callbacks (opt-in) -----------------------------------------------------------------------
@@ -232,10 +227,6 @@ class Instruments:
         self.gauge = gauge
         self.slow = slow
         self.profiler: Any = None
-
-    @classmethod
-    def start(cls, loop: asyncio.AbstractEventLoop) -> Instruments:
-        return cls(install(loop), slow_monitor_from_env())
 
     def report(self) -> dict[str, Any]:
         out: dict[str, Any] = {"loop": self.gauge.report() if self.gauge else None}

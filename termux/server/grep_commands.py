@@ -14,6 +14,7 @@ import termux.emulator as emulator
 from termux.patterns import MAX_PATTERN, PatternError, grep, grep_pattern
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import Args, Target
+from termux.protocol.results import GrepMatch, GrepResult
 from termux.server.commands import Context
 from termux.server.scheduler import FOCUSED_BUDGET
 from termux.server.slices import CHECK_ROWS, in_slices
@@ -37,22 +38,19 @@ def session_grep(ctx: Context, args: GrepArgs) -> Any:
     start = -history if args.start is None else args.start
     rows = emulator.capture_rows(screen, start, args.end)
     first = max(-history, min(start, screen.lines - 1))  # the number of rows[0], as capture clamps
-    head = {"history": history, "offset": session.bytes_parsed}
-    matches: list[dict[str, Any]] = []
+    result = GrepResult([], history, session.bytes_parsed)
 
     def match(lo: int, hi: int) -> None:
         texts = [emulator.render_row(row) for row in rows[lo:hi]]
-        matches.extend({"line": n, "text": text} for n, text in grep(texts, first + lo, pattern))
+        result.matches.extend(GrepMatch(n, text) for n, text in grep(texts, first + lo, pattern))
 
     if len(rows) <= CHECK_ROWS:
         match(0, len(rows))
-        return {"matches": matches, **head}
-    return _in_slices(len(rows), match, matches, head)
+        return result
+    return _in_slices(len(rows), match, result)
 
 
-async def _in_slices(
-    count: int, match: Callable[[int, int], None], matches: list[dict[str, Any]], head: dict[str, Any]
-) -> dict[str, Any]:
+async def _in_slices(count: int, match: Callable[[int, int], None], result: GrepResult) -> GrepResult:
     await in_slices(count, match, FOCUSED_BUDGET)
-    return {"matches": matches, **head}
+    return result
 

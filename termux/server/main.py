@@ -12,6 +12,7 @@ from typing import Any
 from termux.defaults import HISTORY
 from termux.heap import freeze_startup_objects
 from termux.paths import log_path, open_side_file
+from termux.server import gauge
 from termux.server.server import Server, ServerError
 
 
@@ -49,8 +50,10 @@ def run(
             os.close(ready_fd)
 
     freeze_startup_objects()
+    loop_gauge = gauge.LoopGauge()
     try:
-        asyncio.run(Server(socket_path, history=history, **options).serve(ready))
+        with asyncio.Runner(loop_factory=lambda: gauge.metered_loop(loop_gauge)) as runner:
+            runner.run(Server(socket_path, history=history, loop_gauge=loop_gauge, **options).serve(ready))
     except ServerError as exc:
         print(f"termux server: {exc}", file=sys.stderr)
         return 1

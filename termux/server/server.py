@@ -345,7 +345,10 @@ class Server:
         max_streams: int = MAX_STREAMS,
         quiet_after: float = QUIET_AFTER,
         background_nice: int = BACKGROUND_NICE,
+        loop_gauge: gauge.LoopGauge | None = None,
     ) -> None:
+        """`loop_gauge`: the gauge of the loop this server will run in, if that loop was made by
+        `gauge.metered_loop` (`termux server` does); `server.stats` reports it as `loop`."""
         self.socket_path = socket_path
         self.history = history
         self.background_nice = background_nice
@@ -373,7 +376,7 @@ class Server:
         self.bytes_forwarded = 0
         self.clients_dropped = 0
         self.matcher = MatchWorker()  # session.wait's regular expressions, off the loop
-        self.instruments = gauge.Instruments(None, None)  # the loop gauge, once serving
+        self.instruments = gauge.Instruments(loop_gauge, None)
         self.child_nofile, self.fd_limit = raise_descriptor_limit()
         self._listener: socket.socket | None = None
         self._accepting = False
@@ -699,7 +702,7 @@ class Server:
     async def serve(self, ready: Any = None) -> None:
         """Listen on the socket until shut down. `ready` is called once the socket accepts."""
         loop = asyncio.get_running_loop()
-        self.instruments = gauge.Instruments.start(loop)
+        self.instruments.slow = gauge.slow_monitor_from_env()
         with _bind_lock(self.socket_path):
             _claim_socket(self.socket_path)
             self._listener = _listen(self.socket_path)

@@ -117,6 +117,7 @@ class Session:
         self.exit_code: int | None = None
         self.exit_signal: int | None = None
         self.title = ""
+        self.quiet_since: float | None = None  # Unix time its output stopped, while it is quiet (event_io.py)
         self.bells = 0
         self.cpu: Group | None = None  # its scheduling group, when the server manages it
         # The server's snapshot of the screen and the bytes_parsed it was made at; a resize drops it.
@@ -132,7 +133,6 @@ class Session:
         self.resting = False  # reading rests until the server calls wake()
         self._loop = asyncio.get_running_loop()
         self._reaped = self._loop.create_future()
-        self._exited = self._loop.create_future()
         try:
             child = spawn(config.argv, config.cwd, config.env, config.cols, config.rows, config.nofile)
         except SpawnError as exc:
@@ -390,8 +390,6 @@ class Session:
         if self.state == "exited":
             return
         self.state = "exited"
-        if not self._exited.done():
-            self._exited.set_result(None)
         self.hooks.exited(self)
 
     async def kill(self, grace: float = KILL_GRACE) -> None:
@@ -420,9 +418,6 @@ class Session:
         except PermissionError:
             os.kill(self.pid, sig)
 
-    async def wait_exited(self) -> None:
-        await asyncio.shield(self._exited)
-
     # -- views -----------------------------------------------------------------------------------
 
     def screen_text(self) -> str:
@@ -450,4 +445,5 @@ class Session:
             title=self.title,
             background_nice=self.config.background_nice,
             nice=None if self.cpu is None else self.cpu.applied,
+            quiet_since=self.quiet_since,
         )

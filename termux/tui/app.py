@@ -44,6 +44,8 @@ from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
 from termux.tui.feed import Feeder
+from termux.tui.finder import FindScreen
+from termux.tui.grid import GridScreen
 from termux.tui.model import Changes, SessionModel
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
@@ -87,7 +89,7 @@ class MainScreen(Screen[None]):
         self.view = TerminalView(Palette(config.palette, config.foreground, config.background), id="terminal")
         self.activity = ActivityView(id="activity")
         self.activity.set_class(not config.activity, "-hidden")
-        self.status = StatusLine(config.prefix, id="status")
+        self.status = StatusLine(config.prefix, config.status_left, config.status_right, id="status")
         self.banner = Static("", id="banner")
 
     def compose(self) -> ComposeResult:
@@ -98,6 +100,9 @@ class MainScreen(Screen[None]):
                 yield self.view
                 yield self.activity
         yield self.status
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.sidebar.fit(self.config.sidebar_width, event.size.width)
 
     def show_banner(self, shown: bool) -> None:
         """No session to show: say so in place of the terminal view."""
@@ -139,6 +144,7 @@ class TermuxApp(App[str]):
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
         self._main = MainScreen(self.config)
+        self._grid: GridScreen | None = None  # made on first use (prefix w)
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
 
@@ -395,8 +401,16 @@ class TermuxApp(App[str]):
         rows, tails = self.model.take_marks()
         for row in rows:
             self.sidebar.update_row(row)  # a no-op when the row shows nothing new
+        if isinstance(self.screen, GridScreen):
+            self.screen.touched(row.id for row in rows)  # (their tiles, if in view)
         for sid, tail in tails.items():
             self.activity.observe(sid, tail)
+        self._count_marks()
+
+    def _count_marks(self) -> None:
+        """The status line's counts of sessions with unseen output and bells, if it shows them."""
+        if self.status.shows("unseen") or self.status.shows("bells"):
+            self.status.unseen, self.status.bells = self.model.marked()
 
     # -- focus and size -------------------------------------------------------------------------
 
@@ -410,6 +424,8 @@ class TermuxApp(App[str]):
             self.client.send_nowait("client.focus", target=sid, **self._view_size())
         self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
         self.view.focus()
+        self.status.index = self.model.number(sid)
+        self._count_marks()
         self._apply(changes)
 
     def _view_size(self) -> dict[str, int]:
@@ -567,6 +583,35 @@ class TermuxApp(App[str]):
     def prefix_send_prefix(self) -> None:
         self.send_bytes(self.router.prefix)
 
+    def prefix_grid(self) -> None:
+        """Every session's screen at once, drawn from the shadows."""
+
+        def screen_of(sid: str) -> Any:
+            shadow = self.model.shadow(sid)
+            return shadow.screen if shadow is not None else None
+
+        if self._grid is None:
+            self._grid = GridScreen(self.model.ordered(), screen_of, self.model.focused, self.view.palette)
+            self.install_screen(self._grid, "grid")  # kept, so that opening it again lays out nothing new
+        else:
+            self._grid.reopen(self.model.ordered(), self.model.focused)
+        self.push_screen(self._grid, self._chosen)
+
+    def prefix_last(self) -> None:
+        last = self.model.last_focus
+        if last in self.model.rows:
+            self.focus_session(last)
+        else:
+            self.status.message = "no session was focused before this one"
+
+    def prefix_find(self) -> None:
+        self.push_screen(FindScreen(self.model.ordered()), self._chosen)
+
+    def _chosen(self, sid: str | None) -> None:
+        """The grid or the finder closed: focus the session chosen, if any."""
+        if sid is not None and sid in self.model.rows:
+            self.focus_session(sid)
+
     async def new_session(self) -> None:
         """A session at this view's size, in the focused session's current directory (tmux's
         `-c '#{pane_current_path}'`), else in the directory termux was started in."""
@@ -599,8 +644,14 @@ class TermuxApp(App[str]):
     # -- sidebar --------------------------------------------------------------------------------
 
     def _refresh_sidebar(self) -> None:
-        self.sidebar.set_rows(self.model.ordered(), self.model.focused)
+        rows = self.model.ordered()
+        self.sidebar.set_rows(rows, self.model.focused)
         self.activity.names = {sid: row.name for sid, row in self.model.rows.items()}
+        if isinstance(self.screen, GridScreen):
+            self.screen.set_rows(rows)
+        self.status.sessions = len(rows)
+        self.status.index = self.model.number(self.model.focused)
+        self._count_marks()
 
     async def on_unmount(self) -> None:
         for timer in (self._frame_timer, self._marks_timer, self._background_timer):

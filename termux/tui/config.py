@@ -2,6 +2,7 @@
 
     prefix = "ctrl+b"            # or tmux style: "C-b"
     sidebar = true               # shown at start
+    sidebar_width = 28           # columns; at most two fifths of a narrow terminal
     activity = false             # the activity view, shown at start
     escape_delay_ms = 5          # how long a lone ESC waits for the rest of a key sequence
     window_size = "latest"       # sessions shown by views of different sizes: latest, smallest, largest
@@ -13,6 +14,10 @@
     [scrollback]
     lines = 10000                # history lines the scrollback view shows (the server keeps it)
     wheel_lines = 3              # lines per wheel step
+
+    [status]                     # templates: termux/tui/statusline.py
+    left = " [{session}] {prefix} then: c new  n next  d detach  ? help"
+    right = "{marks} {host} {time}"
 
     [colours]
     foreground = "#d0d0d0"       # default foreground/background (unset: the terminal's own)
@@ -40,11 +45,16 @@ from termux.commands import action_names, bindable
 from termux.defaults import HISTORY, MAX_HISTORY
 from termux.keys import encode_key, encode_textual, parse_key_name, textual_key_model
 from termux.server.sizing import DEFAULT_POLICY, Policy
+from termux.tui.statusline import DEFAULT_LEFT, DEFAULT_RIGHT, Template, TemplateError, parse_template
 
 # What a binding may name: the commands with a key's help and the TUI's actions (termux/commands.py).
 ACTIONS = tuple(action.name for action in bindable())
 ACTION_HELP = {action.name: action.help for action in bindable()}
 DEFAULT_BINDINGS: dict[str, str] = {action.key: action.name for action in bindable() if action.key is not None}
+
+
+MIN_SIDEBAR = 12  # columns; a terminal too narrow for this many leaves the sidebar out
+MAX_SIDEBAR = 100
 
 
 class ConfigError(Exception):
@@ -56,6 +66,7 @@ class Config:
     prefix: str = "ctrl+b"
     bindings: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_BINDINGS))
     sidebar: bool = True
+    sidebar_width: int = 28  # columns, its border included; narrower on a narrow terminal
     activity: bool = False
     escape_delay_ms: int = 5
     window_size: Policy = DEFAULT_POLICY  # the server's size policy (termux/server/sizing.py), sent on attach
@@ -64,6 +75,8 @@ class Config:
     foreground: str | None = None
     background: str | None = None
     palette: dict[int, str] = field(default_factory=dict)
+    status_left: Template = field(default_factory=lambda: parse_template(DEFAULT_LEFT))
+    status_right: Template = field(default_factory=lambda: parse_template(DEFAULT_RIGHT))
     path: Path | None = None
 
 
@@ -89,14 +102,23 @@ class Colours(msgspec.Struct, forbid_unknown_fields=True):
     palette: Annotated[list[Colour], msgspec.Meta(max_length=16, description="a list of up to 16 colours")] = []
 
 
+class Status(msgspec.Struct, forbid_unknown_fields=True):
+    left: Annotated[str, _said('a template such as " [{session}]"')] = DEFAULT_LEFT
+    right: Annotated[str, _said('a template such as "{marks} {time}"')] = DEFAULT_RIGHT
+
+
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     prefix: Annotated[str, _said('a key such as "ctrl+b"')] = Config.prefix
     sidebar: Annotated[bool, _said("true or false")] = Config.sidebar
+    sidebar_width: Annotated[
+        int, msgspec.Meta(ge=MIN_SIDEBAR, le=MAX_SIDEBAR, description="a number of columns")
+    ] = Config.sidebar_width
     activity: Annotated[bool, _said("true or false")] = Config.activity
     escape_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=1000, description="milliseconds")] = Config.escape_delay_ms
     window_size: Policy = Config.window_size
     bindings: Annotated[dict[str, Any], _said("a table")] = {}  # each action is checked against the table
     scrollback: Annotated[Scrollback, _said("a table")] = msgspec.field(default_factory=Scrollback)
+    status: Annotated[Status, _said("a table")] = msgspec.field(default_factory=Status)
     colours: Annotated[Colours, _said("a table")] | None = None
     colors: Annotated[Colours, _said("a table")] | None = None  # the American spelling, as well
 
@@ -246,10 +268,19 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
 
     colours = file.colours or file.colors or Colours()
     config = Config(
-        prefix=key_name("prefix", file.prefix), sidebar=file.sidebar, activity=file.activity,
+        prefix=key_name("prefix", file.prefix), sidebar=file.sidebar, sidebar_width=file.sidebar_width,
+        activity=file.activity,
         escape_delay_ms=file.escape_delay_ms, window_size=file.window_size, scrollback_lines=file.scrollback.lines,
         wheel_lines=file.scrollback.wheel_lines, path=path,
     )  # fmt: skip
+    try:
+        config.status_left = parse_template(file.status.left)
+    except TemplateError as exc:
+        raise fail("left", str(exc)) from None
+    try:
+        config.status_right = parse_template(file.status.right)
+    except TemplateError as exc:
+        raise fail("right", str(exc)) from None
     if colours.foreground is not None:
         config.foreground = colour("foreground", colours.foreground)
     if colours.background is not None:

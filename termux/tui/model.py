@@ -23,10 +23,12 @@ import msgspec
 from termux import emulator
 from termux.protocol.events import (
     Event,
+    SessionActivity,
     SessionBell,
     SessionClosed,
     SessionCreated,
     SessionExited,
+    SessionQuiet,
     SessionRenamed,
     SessionResized,
     SessionTitle,
@@ -60,6 +62,7 @@ class SessionRow:
     bell: bool = False
     preview: str = ""
     title: str = ""
+    quiet_since: float | None = None  # when its output stopped (the server's session.quiet), else None
 
 
 @dataclass
@@ -149,7 +152,8 @@ class SessionModel:
         record = msgspec.structs.asdict(info) if isinstance(info, SessionInfo) else info
         sid = record["id"]
         self.infos[sid] = record
-        self.rows[sid] = SessionRow(sid, record.get("name") or sid, title=record.get("title") or "")
+        quiet = record.get("quiet_since")  # (quiet before this TUI attached: no event will say so)
+        self.rows[sid] = SessionRow(sid, record.get("name") or sid, title=record.get("title") or "", quiet_since=quiet)
         self._apply_state(sid)
         if snap is None:
             # An empty screen that buffers its output until the snapshot arrives and replaces it
@@ -200,7 +204,7 @@ class SessionModel:
                 self.feeder.push(sid, push.offset, push.data, visible)
                 return Changes(wake=True, end_rest=True) if sid in visible else Changes(batch=True)
             case SnapshotPush(session=sid):
-                return self.reset_from(sid, Snapshot(push.offset, push.cols, push.rows, push.data))
+                return self.reset_from(sid, push)  # a SnapshotPush is a Snapshot
             case EventPush(event=event):
                 return self.event(event)
             case ErrorPush(error=error):
@@ -228,12 +232,14 @@ class SessionModel:
                 )
                 self._apply_state(sid)
                 changes.rows.add(sid)
+                self._touch(sid, changes)  # (its tile in the grid)
                 changes.refocus = sid == self.focused
             case SessionClosed():
                 return self.remove(sid)
             case SessionRenamed():
                 self.infos[sid]["name"] = self.rows[sid].name = event.name or sid
                 changes.rows.add(sid)
+                self._touch(sid, changes)  # (its tile in the grid)
                 changes.name = sid == self.focused
             case SessionResized(data=size):
                 shadow = self.feeder.shadows.get(sid)
@@ -242,6 +248,12 @@ class SessionModel:
                     changes.wake = True
             case SessionTitle(data=title):
                 self.rows[sid].title = title.title
+                self._touch(sid, changes)
+            case SessionQuiet(data=quiet):
+                self.rows[sid].quiet_since = event.time - quiet.seconds  # when its output stopped
+                self._touch(sid, changes)
+            case SessionActivity():
+                self.rows[sid].quiet_since = None
                 self._touch(sid, changes)
             case SessionBell():
                 if sid == self.focused:
@@ -257,7 +269,7 @@ class SessionModel:
             self.infos[sid].update(msgspec.structs.asdict(reply.session))
             self.rows[sid].name = reply.session.name
             self._apply_state(sid)
-        return self.reset_from(sid, reply.snapshot)
+        return self.reset_from(sid, reply)  # a SnapshotResult is a Snapshot
 
     def reset_from(self, sid: str, snap: Snapshot) -> Changes:
         """A snapshot (pushed, or the reply to a resync) replaces the session's screen."""
@@ -383,6 +395,16 @@ class SessionModel:
             return None
         index = order.index(self.focused) if self.focused in order else -1
         return order[(index + step) % len(order)]
+
+    def marked(self) -> tuple[int, int]:
+        """How many sessions have output not seen yet, and a bell not seen yet."""
+        rows = self.rows.values()
+        return sum(row.unseen for row in rows), sum(row.bell for row in rows)
+
+    def number(self, sid: str | None) -> int | None:
+        """The session's number in the sidebar (None for no session)."""
+        order = list(self.infos)
+        return order.index(sid) if sid in order else None
 
     def numbered(self, n: int) -> str | None:
         order = list(self.infos)

@@ -194,6 +194,30 @@ def render_packed(row: Packed, columns: int, palette: Palette, cursor_x: int | N
     return strip if strip.cell_length == columns else strip.crop_extend(0, columns, None)
 
 
+def render_packed_columns(row: Packed, first: int, width: int, palette: Palette) -> Strip:
+    """Columns `first` to `first + width` of a row of runs (the grid's tiles show part of a
+    screen): only the runs in that stretch are styled, and no cursor is drawn."""
+    end = first + width
+    style = palette.style
+    default = row.default
+    segments: list[Segment] = []
+    x = row.start
+    if x > first:
+        segments.append(Segment(" " * (min(x, end) - first), style(*_attrs(default), default.ext)))
+    for text, cells in zip(row.texts, row.cells, strict=True):
+        after = x + len(text)
+        lo, hi = max(x, first), min(after, end)
+        if lo < hi:
+            attrs = cells.attrs
+            segments.append(Segment(text[lo - x : hi - x], style(*_attrs(attrs), attrs.ext)))
+        x = after
+        if x >= end:
+            break
+    if x < end:
+        segments.append(Segment(" " * (end - max(x, first)), style(*_attrs(default), default.ext)))
+    return Strip(segments, width)
+
+
 def render_cells(cells: list[Any], palette: Palette, cursor_x: int | None = None) -> Strip:
     """render_line for a line given as its cells."""
     columns = len(cells)

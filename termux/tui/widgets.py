@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import time
 from typing import Any, Self
 
 from rich.cells import cell_len, set_cell_size
@@ -10,6 +12,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.containers import Vertical
+from textual.css.scalar import Scalar
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -19,8 +22,10 @@ from textual.widget import Widget
 
 from termux.keys import ALT, CTRL, SHIFT, encode_mouse, mouse_tracking
 from termux.text import visible
+from termux.tui.config import MIN_SIDEBAR
 from termux.tui.model import SessionRow
 from termux.tui.render import Palette, ScreenRenderer
+from termux.tui.statusline import DEFAULT_LEFT, DEFAULT_RIGHT, Template, marks, next_change, parse_template
 
 
 class BaseStyled(Widget):
@@ -267,6 +272,16 @@ def fit_strip(pieces: list[Piece], width: int, base: Style) -> Strip:
     return Strip(segments, width)
 
 
+SIDEBAR_SHARE = 0.4  # the most of a narrow terminal's width the sidebar takes
+
+
+def fitted_width(configured: int, columns: int) -> int:
+    """The sidebar's width on a terminal `columns` wide: `configured`, or two fifths of a narrower
+    terminal; 0 (not shown) when that is under MIN_SIDEBAR."""
+    width = min(configured, int(columns * SIDEBAR_SHARE))
+    return width if width >= MIN_SIDEBAR else 0
+
+
 class Sidebar(KeptLines, BaseStyled):
     """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview."""
 
@@ -278,6 +293,7 @@ class Sidebar(KeptLines, BaseStyled):
         padding: 0 0;
     }
     Sidebar.-hidden { display: none; }
+    Sidebar.-narrow { display: none; }
     """
 
     class Selected(Message):
@@ -302,6 +318,14 @@ class Sidebar(KeptLines, BaseStyled):
     def notify_style_update(self) -> None:
         self._drawn.clear()  # drawn on the old base style
         super().notify_style_update()
+
+    def fit(self, configured: int, columns: int) -> None:
+        """Take `configured` columns of a terminal `columns` wide, fewer on a narrow one; left out
+        (until the terminal widens) when even the narrowest sidebar would not fit."""
+        width = fitted_width(configured, columns)
+        self.set_class(width == 0, "-narrow")
+        if width and self.styles.width != Scalar.parse(str(width)):
+            self.styles.width = width
 
     def set_rows(self, rows: list[SessionRow], focused_id: str | None) -> None:
         self.rows = rows
@@ -420,11 +444,18 @@ class Sidebar(KeptLines, BaseStyled):
 
 
 MESSAGE_SECONDS = 4.0  # how long a status-line message stays
+PENDING_HINTS = (
+    " c new  n/p next/prev  0-9 select  w grid  f find  l last  d detach  x kill  , rename  s sidebar  [ scroll  ? help"
+)
 
 
 class StatusLine(KeptLines):
-    """Key hints, the prefix state and short messages, drawn from its reactives. A message clears
-    itself after MESSAGE_SECONDS: one timer while a message shows, none otherwise."""
+    """The left and right templates (termux/tui/statusline.py) filled from its reactives, the
+    prefix's hints while it is pending, and short messages. Drawn again only when the text it
+    shows changes: a reactive the templates do not show changes nothing on screen. A message
+    clears itself after MESSAGE_SECONDS: one timer while a message shows, none otherwise; a
+    template with a time field has one more timer, due when the shown time turns, and one without
+    has none."""
 
     DEFAULT_CSS = """
     StatusLine {
@@ -435,15 +466,45 @@ class StatusLine(KeptLines):
     }
     """
 
-    # One line, as wide as the screen: its size never changes, so none of these lays anything out.
-    pending: reactive[bool] = reactive(False, layout=False)
-    session: reactive[str] = reactive("", layout=False)
-    message: reactive[str] = reactive("", layout=False, always_update=True)  # the same again restarts its timer
+    # One line, as wide as the screen: its size never changes, so none of these lays anything out;
+    # none repaints by itself either (`_changed` compares the text it would show).
+    pending: reactive[bool] = reactive(False, layout=False, repaint=False)
+    session: reactive[str] = reactive("", layout=False, repaint=False)
+    index: reactive[int | None] = reactive(None, layout=False, repaint=False)
+    sessions: reactive[int] = reactive(0, layout=False, repaint=False)
+    unseen: reactive[int] = reactive(0, layout=False, repaint=False)
+    bells: reactive[int] = reactive(0, layout=False, repaint=False)
+    # the same again restarts its timer
+    message: reactive[str] = reactive("", layout=False, repaint=False, always_update=True)
 
-    def __init__(self, prefix: str, **kwargs: Any) -> None:
+    def __init__(self, prefix: str, left: Template | None = None, right: Template | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.prefix = prefix
+        self.host = short_host()
+        self.left = left or parse_template(DEFAULT_LEFT)
+        self.right = right or parse_template(DEFAULT_RIGHT)
         self.message_timer: Timer | None = None
+        self.clock_timer: Timer | None = None
+        self.redraws = 0  # texts drawn (tests count them)
+        self._text = Text()
+        self._shown: tuple[Any, ...] | None = None
+        ticks = [t for t in (self.left.tick(), self.right.tick()) if t is not None]
+        self.tick = min(ticks) if ticks else None  # None: no clock, no timer
+
+    @property
+    def fields(self) -> frozenset[str]:
+        return self.left.fields | self.right.fields
+
+    def shows(self, name: str) -> bool:
+        """Whether either template has the field `name` (`{marks}` counts as unseen and bells)."""
+        return name in self.fields or (name in ("unseen", "bells") and "marks" in self.fields)
+
+    def values(self) -> dict[str, object]:
+        return {
+            "session": self.session, "index": "" if self.index is None else self.index, "sessions": self.sessions,
+            "host": self.host, "prefix": self.prefix, "unseen": self.unseen, "bells": self.bells,
+            "marks": marks(self.unseen, self.bells),
+        }  # fmt: skip
 
     def watch_message(self, message: str) -> None:
         if self.message_timer is not None:
@@ -451,20 +512,83 @@ class StatusLine(KeptLines):
             self.message_timer = None
         if message:
             self.message_timer = self.set_timer(MESSAGE_SECONDS, self._message_expired, name="status-message")
+        self._changed()
 
     def _message_expired(self) -> None:
         self.message_timer = None
         self.message = ""
 
-    def render(self) -> Text:
-        text = Text(no_wrap=True, overflow="ellipsis")
+    def watch_pending(self) -> None:
+        self._changed()
+
+    def watch_session(self) -> None:
+        self._changed()
+
+    def watch_index(self) -> None:
+        self._changed()
+
+    def watch_sessions(self) -> None:
+        self._changed()
+
+    def watch_unseen(self) -> None:
+        self._changed()
+
+    def watch_bells(self) -> None:
+        self._changed()
+
+    def on_mount(self) -> None:
+        self._changed()
+        self._arm_clock()
+
+    def on_unmount(self) -> None:
+        if self.clock_timer is not None:
+            self.clock_timer.stop()
+            self.clock_timer = None
+
+    def _arm_clock(self) -> None:
+        if self.tick is not None:
+            delay = next_change(self.tick, time.time())
+            self.clock_timer = self.set_timer(delay, self._clock_turned, name="status-clock")
+
+    def _clock_turned(self) -> None:
+        self.clock_timer = None
+        self._changed()
+        self._arm_clock()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._changed()
+
+    def _changed(self) -> None:
+        """Something it shows may have changed: draw it again if its text did."""
+        if not self.is_mounted:
+            return  # on_mount draws it
+        now = time.time()
+        values = self.values()
         if self.pending:
-            text.append(f" {self.prefix} ", style=Style(reverse=True, bold=True))
-            text.append(" c new  n/p next/prev  0-9 select  d detach  x kill  , rename  s sidebar  ")
-            text.append("r activity  [ scroll  ? help")
+            left, hints, right = f" {self.prefix} ", PENDING_HINTS, ""
         else:
-            text.append(f" [{visible(self.session)}] ", style=Style(bold=True))
-            text.append(f"{self.prefix} then: c new  n next  d detach  ? help")
-        if self.message:
-            text.append("  " + visible(self.message), style=Style(bold=True))
-        return text
+            left, hints, right = visible(self.left.render(values, now)), "", visible(self.right.render(values, now))
+        message = visible(self.message)
+        key = (self.pending, left, hints, right, message, self.size.width)
+        if key == self._shown:
+            return
+        self._shown = key
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(left, style=Style(reverse=True, bold=True) if self.pending else None)
+        text.append(hints)
+        if message:
+            text.append("  " + message, style=Style(bold=True))
+        room = self.size.width - text.cell_len - cell_len(right)
+        if right and room > 0:
+            text.append(" " * room + right)
+        self._text = text
+        self.redraws += 1
+        self.refresh()
+
+    def render(self) -> Text:
+        return self._text
+
+
+def short_host() -> str:
+    """This machine's name up to its first dot (tmux's #h)."""
+    return socket.gethostname().split(".", 1)[0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,3 +51,19 @@ def event_of(push: Push) -> Event:
     """The event an `event` push carries (anything else fails the test)."""
     assert isinstance(push, EventPush), push
     return push.event
+
+
+UNTIL_TIMEOUT = 30.0  # a failing bound for waits on the server, not a measure of its speed
+
+
+async def until(condition: Callable[[], object], what: str, timeout: float = UNTIL_TIMEOUT) -> None:
+    """Let the loop run until `condition()` holds; fail the test, saying `what` never happened,
+    after `timeout` seconds (a wait that pytest-timeout alone would end says nothing)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    passes = 0
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"{what} did not happen within {timeout:g} s")
+        passes += 1
+        await asyncio.sleep(0 if passes < 100 else 0.01)  # a few passes at once, then a gentler pace

@@ -1,6 +1,6 @@
 """Idle costs nothing, and delivery needs no tick (issue 4, item 6).
 
-The server runs in this test's loop with timer creation instrumented: every `call_at` (which
+The server runs in this test's loop, a WatchedLoop (tests/loops.py): every `call_at` (which
 `call_later`, `asyncio.sleep` and `wait_for` go through) is recorded, and so is every loop pass.
 With sessions and subscribers open and nothing happening, no timer may be armed and the loop must
 not spin; a committed event must reach the subscribers within a few loop passes with no timer fired.
@@ -8,53 +8,43 @@ not spin; a committed event must reach the subscribers within a few loop passes 
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
-from typing import Any
 
 from event_helpers import event_of, serve_in_loop, shutdown
 
 from termux.client import AsyncClient
+from tests.loops import Timer, WatchedLoop, in_watched_loop, watched
 
 
 class LoopSpy:
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    """What the loop did since the spy was made: timers armed and fired, and the loop's passes."""
+
+    def __init__(self, loop: WatchedLoop) -> None:
         self.loop = loop
-        self.armed: list[asyncio.TimerHandle] = []
-        self.fired = 0
-        self.passes = 0
-        self._call_at = loop.call_at
-        self._run_once = loop._run_once  # type: ignore[attr-defined]
+        self._timers_before = len(loop.timers)
+        self._fired_before = loop.fired
 
-        def call_at(when: float, callback: Any, *args: Any, context: Any = None) -> asyncio.TimerHandle:
-            def fire(*a: Any) -> None:
-                self.fired += 1
-                callback(*a)
+    @property
+    def armed(self) -> list[Timer]:
+        return self.loop.timers[self._timers_before :]
 
-            handle = self._call_at(when, fire, *args, context=context)
-            self.armed.append(handle)
-            return handle
+    @property
+    def fired(self) -> int:
+        return self.loop.fired - self._fired_before
 
-        def run_once() -> None:
-            self.passes += 1
-            self._run_once()
+    @property
+    def passes(self) -> int:
+        return self.loop.passes
 
-        loop.call_at = call_at  # type: ignore[method-assign]
-        loop._run_once = run_once  # type: ignore[attr-defined]
-
-    def pending(self) -> list[asyncio.TimerHandle]:
+    def pending(self) -> list[Timer]:
         """Timers armed and neither cancelled nor run — ours and any the loop already held."""
-        scheduled = getattr(self.loop, "_scheduled", [])
-        return [h for h in {*self.armed, *scheduled} if not h.cancelled() and h.when() > 0 and h in scheduled]
-
-    def remove(self) -> None:
-        del self.loop.call_at  # type: ignore[attr-defined]
-        del self.loop._run_once  # type: ignore[attr-defined]
+        return self.loop.pending_timers()
 
 
+@in_watched_loop
 async def test_no_timer_while_idle_and_delivery_without_a_tick(socket_dir: Path) -> None:
-    loop = asyncio.get_running_loop()
+    loop = watched()
     server, task = await serve_in_loop(socket_dir / "s", quiet_after=0.2)
     clients: list[AsyncClient] = []
     spy: LoopSpy | None = None
@@ -110,8 +100,6 @@ async def test_no_timer_while_idle_and_delivery_without_a_tick(socket_dir: Path)
             assert (event.type, event.name) == ("session.renamed", "renamed")
         assert spy.fired == 0 and spy.armed == []
     finally:
-        if spy is not None:
-            spy.remove()
         for client in clients:
             await client.close()
         await shutdown(server, task)

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from event_helpers import event_of, serve_in_loop, shutdown
+from event_helpers import event_of, serve_in_loop, shutdown, until
 
 from termux.client import AsyncClient, TermuxError
 from termux.protocol.events import Event
-from termux.server.server import Server
+from termux.server.server import Connection, Server
 
 
 async def connect(server: Server) -> AsyncClient:
@@ -79,8 +79,7 @@ async def test_events_read_pages_filters_and_long_poll_wakes_on_commit(live: Ser
 
         # A long poll parks on the server (no timer but its own deadline) until a matching commit.
         poll = asyncio.create_task(client.request("events.read", cursor=6, wait_ms=600_000, types="session.exited"))
-        while live.events.waiter_count == 0:
-            await asyncio.sleep(0)
+        await until(lambda: live.events.waiter_count == 1, "the long poll parking")
         bell(live)  # not a match: the poll keeps waiting
         await asyncio.sleep(0)
         assert not poll.done() and live.events.waiter_count == 1
@@ -96,14 +95,26 @@ async def test_events_read_pages_filters_and_long_poll_wakes_on_commit(live: Ser
         await client.close()
 
 
-async def test_long_poll_of_a_closed_connection_leaves_no_waiter(live: Server) -> None:
+async def test_long_poll_of_a_closed_connection_leaves_no_waiter(
+    live: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    closed = asyncio.Event()
+    close = live.connection_closed
+
+    def closing(conn: Connection) -> None:
+        close(conn)
+        closed.set()
+
+    monkeypatch.setattr(live, "connection_closed", closing)
     client = await connect(live)
     client.send_nowait("events.read", wait_ms=600_000)
-    while live.events.waiter_count == 0:
-        await asyncio.sleep(0)
+    await until(lambda: live.events.waiter_count == 1, "the long poll parking")
+    (conn,) = [c for c in live.connections if c.tasks]
     await client.close()
-    while live.events.waiter_count:
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(closed.wait(), 30)  # the server saw the connection go
+    assert all(task.cancelling() for task in conn.tasks)  # its long poll was cancelled with it...
+    await asyncio.gather(*conn.tasks, return_exceptions=True)
+    assert live.events.waiter_count == 0  # ...and the waiter left the log: nothing parked for nobody
 
 
 async def test_cursor_errors_have_their_own_codes(socket_dir: Path) -> None:
@@ -157,8 +168,7 @@ async def test_stream_cap_answers_capacity_and_closing_frees_a_slot(live: Server
         assert doubled.value.code == "busy"  # an attached view gets every event already
         await attached.close()
         await clients[0].close()  # EOF is the unsubscribe
-        while live.events.stream_count == 3:
-            await asyncio.sleep(0.01)
+        await until(lambda: live.events.stream_count == 2, "the closed connection's stream ending")
         await clients[3].request("events.stream")
         assert live.events.stream_count == 3
     finally:
@@ -193,8 +203,7 @@ async def test_a_subscriber_that_stops_reading_is_dropped_with_its_queue_bound_k
     slow.setblocking(False)
     await asyncio.get_running_loop().sock_connect(slow, str(live.socket_path))
     slow.send(b'{"id": 1, "cmd": "events.stream"}\n')
-    while live.events.stream_count < 2:
-        await asyncio.sleep(0.01)
+    await until(lambda: live.events.stream_count == 2, "the slow peer subscribing")
     slow_sub = next(s for s in live.events._streams if s is not next(iter(live.events._streams)))
     payload = "x" * 4000
     received: list[int] = []

@@ -12,7 +12,7 @@ import pytest
 from termux.client import AsyncClient
 from termux.protocol.events import SessionExited
 from termux.protocol.pushes import EventPush, Push
-from tests.events.event_helpers import serve_in_loop, shutdown
+from tests.events.event_helpers import serve_in_loop, shutdown, until
 
 
 def _is_exit(push: Push) -> bool:
@@ -50,8 +50,7 @@ async def answered_midway(
         while not _is_exit(await asyncio.wait_for(client.pushes.get(), 60)):
             pass
         pending = asyncio.ensure_future(client.request(cmd, **args))
-        while rendered[0] == 0:
-            await asyncio.sleep(0)
+        await until(lambda: rendered[0] > 0, f"{cmd} rendering a row")
         await client.request("session.list")
         at_list = rendered[0]
         reply = await pending

@@ -117,7 +117,7 @@ def test_info_samples_the_start_as_text() -> None:
     buffers = PasteBuffers()
     buffer, _ = buffers.set("é".encode() * 100 + b"\xff", now=5)
     info = buffer.info(0)
-    assert info["sample"] == "é" * 50 and info["size"] == 201 and info["index"] == 0
+    assert info.sample == "é" * 50 and info.size == 201 and info.index == 0
 
 
 def test_a_paste_drops_raw_c1_bytes_as_it_drops_escapes() -> None:

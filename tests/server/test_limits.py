@@ -336,8 +336,12 @@ async def test_send_is_busy_only_when_the_program_reads_nothing(
     try:
         # A program that never reads: the PTY takes a few KiB, the rest stays queued.
         await client.request("session.new", name="deaf", command=["sh", "-c", "stty raw -echo; echo ok; exec sleep 60"])
-        while not any("ok" in line for line in (await client.request("session.capture", target="deaf"))["lines"]):
+        for _ in range(600):  # at most 30 s: the program prints "ok" at once
+            if any("ok" in line for line in (await client.request("session.capture", target="deaf"))["lines"]):
+                break
             await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the program never printed ok")
         data = base64.b64encode(b"x" * (600 << 10)).decode()
         with pytest.raises(TermuxError) as error:
             await client.request("session.send", target="deaf", data=data)

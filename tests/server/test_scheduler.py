@@ -31,6 +31,7 @@ from termux.server.scheduler import (
 )
 from termux.server.server import Connection, Server
 from termux.server.session import HIGH_WATERMARK, LOW_WATERMARK, READ_SIZE, Session
+from tests.loops import in_watched_loop, watched
 
 
 def test_focused_sessions_go_first_and_the_rest_take_turns() -> None:
@@ -47,17 +48,14 @@ def test_focused_sessions_go_first_and_the_rest_take_turns() -> None:
 
 
 def _reading(session: Session) -> bool:
-    selector = asyncio.get_running_loop()._selector  # type: ignore[attr-defined]
-    try:
-        return bool(selector.get_key(session.fd).events & 1)
-    except KeyError:
-        return False
+    return watched().reading(session.fd)
 
 
 async def _flooding_session(server: Server) -> Session:
     return server.new_session(NewArgs(name="flood", command=["yes", "x" * 200]))
 
 
+@in_watched_loop
 async def test_a_flood_pauses_reads_above_the_high_watermark_and_resumes_below_the_low(
     tmp_path: Path,
 ) -> None:
@@ -110,15 +108,16 @@ async def test_the_pump_yields_to_the_loop_after_every_batch(tmp_path: Path) -> 
         await server.kill_session(session)
 
 
+@in_watched_loop
 async def test_with_nothing_to_parse_the_pump_sleeps_without_a_timer(tmp_path: Path) -> None:
     server = Server(tmp_path / "sock")
-    loop = asyncio.get_running_loop()
+    loop = watched()
     pump = asyncio.create_task(server.pump.run())
     await asyncio.sleep(0)
     await asyncio.sleep(0)
-    timers = [h for h in loop._scheduled if not h.cancelled()]  # type: ignore[attr-defined]
+    timers = loop.pending_timers()
     assert timers == []
-    assert not loop._ready  # type: ignore[attr-defined]  # nothing is scheduled to run again
+    assert not loop.queued()  # nothing is scheduled to run again
     pump.cancel()
 
 
@@ -253,8 +252,9 @@ def test_background_slices_are_followed_by_a_rest_only_while_someone_types() -> 
     assert pump.rest_after(background) == 0  # typing ended
 
 
+@in_watched_loop
 async def test_output_for_a_shown_session_ends_a_rest_at_once() -> None:
-    loop = asyncio.get_running_loop()
+    loop = watched()
     flood, shown = _Backlog("%0", 1 << 30), _Backlog("%1", 0)
     # Each clock read is a second later: a background slice "takes" seconds, so its rest would
     # last many seconds of real time if nothing ended it.
@@ -266,7 +266,7 @@ async def test_output_for_a_shown_session_ends_a_rest_at_once() -> None:
     for _ in range(3):
         await asyncio.sleep(0)
     assert len(flood.calls) == 1  # one slice, then resting:
-    assert [h for h in loop._scheduled if not h.cancelled()]  # type: ignore[attr-defined]  # on a timer
+    assert loop.pending_timers()  # on a timer
     shown.left = 100
     pump.notify("%1")
     for _ in range(10):
@@ -404,8 +404,7 @@ async def _first_output(*sessions: Session) -> None:
 
 
 def _rest_ticks(server: Server) -> list[asyncio.TimerHandle]:
-    scheduled = asyncio.get_running_loop()._scheduled  # type: ignore[attr-defined]
-    return [h for h in scheduled if h._callback == server._end_rests and not h.cancelled()]
+    return [t.handle for t in watched().pending_timers() if t.callback == server._end_rests and t.handle]
 
 
 def _tick(server: Server) -> None:
@@ -415,6 +414,7 @@ def _tick(server: Server) -> None:
     server._end_rests()
 
 
+@in_watched_loop
 async def test_a_background_session_printing_a_little_rests_its_reads_and_a_focus_wakes_it(tmp_path: Path) -> None:
     server = Server(tmp_path / "sock")
     command = ["sh", "-c", "echo a line; exec cat"]
@@ -434,6 +434,7 @@ async def test_a_background_session_printing_a_little_rests_its_reads_and_a_focu
         await server.kill_session(session)
 
 
+@in_watched_loop
 async def test_the_tick_reads_what_waited_in_one_go_and_the_session_rests_again(tmp_path: Path) -> None:
     server = Server(tmp_path / "sock")
     program = "stty -echo; echo one; read x; echo two; exec cat"

@@ -53,6 +53,10 @@ def test_settings(tmp_path: Path) -> None:
         ('sidebar = true\nwindow_size = "biggest"\n', 2, '"latest", "smallest" or "largest"'),
         ('sidebar = true\nprefix = "bogus"\n', 2, "unknown key 'bogus'"),
         ('[bindings]\nc = "new"\n"ctrl+nope" = "help"\n', 3, "unknown key 'ctrl+nope'"),
+        ("sidebar = true\nsidebar_width = 5\n", 2, "between 12 and 100"),
+        ('[status]\nleft = "x"\nright = "{clock}"\n', 3, "right: unknown field {clock}"),
+        ('[status]\nleft = "{session"\n', 2, "unbalanced braces"),
+        ('[status]\nmiddle = ""\n', 2, "unknown status setting"),
     ],
 )
 def test_bad_file_names_the_line(tmp_path: Path, text: str, line: int, words: str) -> None:
@@ -133,3 +137,15 @@ def test_bindings_take_tmux_names_for_commands_and_tui_actions(tmp_path: Path) -
     config = load_config(write(tmp_path, '[bindings]\nD = "detach-client"\nC = "new-session"\n"?" = "list-keys"\n'))
     assert (config.bindings["D"], config.bindings["C"], config.bindings["?"]) == ("detach", "new", "help")
     assert config.bindings["c"] == "new" and config.bindings["d"] == "detach"  # the defaults stay
+
+
+def test_status_templates_and_sidebar_width(tmp_path: Path) -> None:
+    config = load_config(
+        write(tmp_path, 'sidebar_width = 40\n[status]\nleft = "[{index}:{session}]"\nright = "{marks} {time:%H:%M}"\n')
+    )
+    assert config.sidebar_width == 40
+    assert config.status_left.render({"index": 2, "session": "db"}) == "[2:db]"
+    assert config.status_left.tick() is None and config.status_right.tick() == 60.0
+    default = load_config(tmp_path / "none.toml")
+    assert default.status_left.tick() is None and default.status_right.tick() is None  # no clock by default
+    assert [default.bindings[k] for k in ("w", "l", "f", "'")] == ["grid", "last", "find", "find-number"]

@@ -1,0 +1,138 @@
+"""Navigation at scale in the real app (a real server, real PTYs, under Pilot): the grid, finding a
+session by name or number, the last session, the sidebar's width, and the status line's fields."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from termux.client import AsyncClient
+from termux.tui.app import TermuxApp
+from termux.tui.config import Config
+from termux.tui.finder import FindScreen
+from termux.tui.grid import GridScreen
+from termux.tui.statusline import parse_template
+from tests.conftest import RunningServer
+from tests.tui.helpers import screen_text, wait_until
+from tests.tui.test_model_marks import event as quiet_event
+
+SIZE = (100, 30)
+
+
+async def start(server: RunningServer, **kwargs: Any) -> tuple[TermuxApp, AsyncClient]:
+    client = await AsyncClient.connect(server.path, autostart=False)
+    app = TermuxApp(client, config=kwargs.pop("config", Config()), **kwargs)
+    return app, client
+
+
+def sessions(server: RunningServer, count: int) -> list[str]:
+    with server.client() as c:
+        return [
+            c.request("session.new", name=f"s{n}", command=["/bin/sh", "-c", f"echo hello-{n}; exec cat"])["session"][
+                "id"
+            ]
+            for n in range(count)
+        ]
+
+
+def grid_text(grid: GridScreen) -> str:
+    tiles = grid.grid
+    return "\n".join(tiles.render_line(y).text for y in range(tiles.size.height))
+
+
+async def test_the_grid_shows_every_session_live_and_enter_focuses_the_chosen(server: RunningServer) -> None:
+    ids = sessions(server, 12)
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: all("hello-" in screen_text(app.model.feeder.shadows[s].screen) for s in ids))
+        await pilot.press("ctrl+b", "w")
+        grid = app.screen
+        assert isinstance(grid, GridScreen)
+        text = grid_text(grid)
+        assert all(f"hello-{n}" in text for n in range(12))  # every screen, from the shadows
+        # live: output of a session in the grid reaches its tile, at the marks' bounded rate
+        app.client.send_nowait("session.send", target=ids[7], data="bGl2ZS1vdXRwdXQK")  # "live-output\n"
+        await wait_until(pilot, lambda: "live-output" in grid_text(grid))
+        await pilot.press(*"s1")  # s1, s10, s11
+        assert [grid.grid.rows[p].name for p in grid.grid.shown] == ["s1", "s10", "s11"]
+        await pilot.press("right", "enter")
+        await wait_until(pilot, lambda: app.screen is app._main)
+        assert app.model.focused == ids[10]
+        await pilot.press("ctrl+b", "w")  # the same screen again, afresh: no filter, the focus chosen
+        assert app.screen is grid and grid.grid.filter_text == "" and grid.grid.selected_id == ids[10]
+        assert all(f"hello-{n}" in grid_text(grid) for n in range(12))
+        await pilot.press("escape")  # Escape leaves, focus unchanged
+        assert app.screen is app._main and app.model.focused == ids[10]
+        assert app.sent == []  # no key in the grid reached a session
+    await client.close()
+
+
+async def test_find_by_name_or_number_and_back_to_the_last_session(server: RunningServer) -> None:
+    ids = sessions(server, 14)
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.press("ctrl+b", "f")
+        assert isinstance(app.screen, FindScreen)
+        await pilot.press(*"s13", "enter")
+        await wait_until(pilot, lambda: app.model.focused == ids[13])
+        await pilot.press("ctrl+b", "apostrophe")  # past 9: by its number, as tmux's select-window -t
+        await pilot.press("1", "2", "enter")
+        await wait_until(pilot, lambda: app.model.focused == ids[12])
+        await pilot.press("ctrl+b", "l")  # the last session: back and forth
+        assert app.model.focused == ids[13]
+        await pilot.press("ctrl+b", "l")
+        assert app.model.focused == ids[12]
+        await pilot.press("ctrl+b", "f", *"nothing", "enter", "escape")  # no match: Enter does nothing
+        await wait_until(pilot, lambda: app.screen is app._main)
+        assert app.model.focused == ids[12] and app.sent == []
+        assert app.status.index == 12  # the status line's {index}
+    await client.close()
+
+
+async def test_the_sidebar_width_is_configured_and_shrinks_on_a_narrow_terminal(server: RunningServer) -> None:
+    sessions(server, 1)
+    app, client = await start(server, config=Config(sidebar_width=40))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: app.sidebar.outer_size.width == 40)
+        assert app.view.size.width == 60
+        await pilot.resize_terminal(60, 30)  # two fifths of 60
+        await wait_until(pilot, lambda: app.sidebar.outer_size.width == 24 and app.view.size.width == 36)
+        await pilot.resize_terminal(25, 30)  # too narrow for any sidebar: the session takes it all
+        await wait_until(pilot, lambda: app.view.size.width == 25)
+        assert app.sidebar.has_class("-narrow") and not app.sidebar.has_class("-hidden")
+        await pilot.resize_terminal(100, 30)
+        await wait_until(pilot, lambda: app.sidebar.outer_size.width == 40)
+        await pilot.press("ctrl+b", "s")  # hidden and back
+        await wait_until(pilot, lambda: app.view.size.width == 100)
+        await pilot.press("ctrl+b", "s")
+        await wait_until(pilot, lambda: app.view.size.width == 60)
+    await client.close()
+
+
+async def test_status_counts_unseen_and_bells_and_tiles_say_quiet_since(server: RunningServer) -> None:
+    ids = sessions(server, 3)
+    left, right = parse_template("[{index}:{session}] {sessions}"), parse_template("{marks}")
+    config = Config(status_left=left, status_right=right)
+    app, client = await start(server, config=config, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.status.clock_timer is None  # no {time}: no timer
+        assert str(app.status.render()).startswith("[0:s0] 3")
+        for sid in ids[1:]:
+            app.client.send_nowait("session.send", target=sid, data="YmVsbAcK")  # "bell\a\n"
+        await wait_until(pilot, lambda: str(app.status.render()).rstrip().endswith("2* 2!"))
+        await pilot.press("ctrl+b", "1")  # seen now
+        await wait_until(pilot, lambda: str(app.status.render()).rstrip().endswith("1* 1!"))
+        assert str(app.status.render()).startswith("[1:s1] 3")
+        # the server says a session went quiet: its tile says since when
+        since = time.time() - 5
+        app.handle_push(quiet_event("session.quiet", ids[2], since + 5, seconds=5))
+        assert app.model.rows[ids[2]].quiet_since == since
+        await pilot.press("ctrl+b", "w")
+        assert "quiet since " + time.strftime("%H:%M", time.localtime(since)) in grid_text(app.screen)  # type: ignore[arg-type]
+        app.handle_push(quiet_event("session.activity", ids[2], since + 9))
+        assert app.model.rows[ids[2]].quiet_since is None
+    await client.close()
