@@ -25,14 +25,20 @@ def twelve_sessions(server: IsolatedServer) -> None:
         server.run("new", "-d", "-s", f"job{n}", "--", "/bin/sh", "-c", f"echo hello-from-{n}; exec cat")
 
 
+def on_job0(tui: Start, server: IsolatedServer) -> Terminal:
+    """The TUI over twelve sessions, showing the first."""
+    twelve_sessions(server)
+    term = started(tui, "attach", "-t", "job0")
+    term.wait_for(lambda t: "hello-from-0" in terminal_area(t))
+    return term
+
+
 def terminal_area(term: Terminal) -> str:
     return "\n".join(line[SIDEBAR:] for line in term.display[:-1])
 
 
 def test_the_grid_shows_twelve_sessions_and_enter_focuses_the_one_picked(tui: Start, server: IsolatedServer) -> None:
-    twelve_sessions(server)
-    term = started(tui, "attach", "-t", "job0")
-    term.wait_for(lambda t: "hello-from-0" in terminal_area(t))
+    term = on_job0(tui, server)
     term.write(PREFIX + b"w")
     term.wait_for("type to filter")
     # every session's screen in its tile, side by side: four tiles to a row on 100 columns
@@ -52,9 +58,7 @@ def test_the_grid_shows_twelve_sessions_and_enter_focuses_the_one_picked(tui: St
 
 
 def test_find_a_session_by_name_and_go_back_to_the_last(tui: Start, server: IsolatedServer) -> None:
-    twelve_sessions(server)
-    term = started(tui, "attach", "-t", "job0")
-    term.wait_for(lambda t: "hello-from-0" in terminal_area(t))
+    term = on_job0(tui, server)
     term.write(PREFIX + b"f")
     term.wait_for("Find a session")
     term.write(b"b11\r")

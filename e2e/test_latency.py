@@ -12,7 +12,10 @@ echo (`echo #N C`) visible is read back from what the multiplexer draws. Phases:
 background sessions flooding `yes` or a coloured log generator, N chatty sessions (50 short log lines
 a second each), N agents (each redrawing a 120x40 screen 20 times a second), all started over the
 socket with `termux new -d` (for tmux with `new-window -d` on its own -L socket) and never typed
-into the TUI. A phase whose key does not settle within the bound stops and is reported SATURATED.
+into the TUI; and N visible panes flooding `yes` beside the focused echo pane (termux: split with
+prefix % and ", tiled with prefix space; tmux: `split-window -d` and `select-layout tiled`; the
+socket view shows them with `client.view`). A phase whose key does not settle within the bound
+stops and is reported SATURATED.
 
 Prints one markdown table: a row per phase, termux and tmux as columns (p50/p95/p99/max in ms, the
 p50 ratio to the same multiplexer's idle phase, and the CPU the multiplexer's own processes used
@@ -77,6 +80,7 @@ class Settings:
     floods: list[int] = field(default_factory=lambda: _ints(os.environ.get("TERMUX_BENCH_FLOODS", "4,16")))
     chatty: list[int] = field(default_factory=lambda: _ints(os.environ.get("TERMUX_BENCH_CHATTY", "16,48")))
     agents: list[int] = field(default_factory=lambda: _ints(os.environ.get("TERMUX_BENCH_AGENTS", "4,16")))
+    panes: list[int] = field(default_factory=lambda: _ints(os.environ.get("TERMUX_BENCH_PANES", "4")))
     programs: list[str] = field(default_factory=lambda: list(FLOOD_PROGRAMS))
     settle: float = float(os.environ.get("TERMUX_BENCH_SETTLE", "5"))  # per key, else SATURATED
     warmup: float = 1.0  # floods run this long before the first key of their phase
@@ -128,6 +132,13 @@ class Multiplexer(Protocol):
 
     def stop_flood(self, handle: str) -> None: ...
 
+    def pane(self, argv: Sequence[str], index: int) -> str:
+        """A pane beside the focused echo pane, running `argv`, shown (the echo keeps the focus
+        once `panes_shown` is called); a handle for `stop_flood`."""
+        ...
+
+    def panes_shown(self) -> None: ...
+
     def diagnose(self) -> str | None: ...
 
     def processes(self) -> dict[str, int]:
@@ -161,7 +172,16 @@ class Tmux:
         return {"server": server, "client": next((p for p in [term, *descendants(term)] if p != server), term)}
 
     def stop_flood(self, handle: str) -> None:
-        self.tmux.run("kill-window", "-t", handle)
+        kind = "kill-pane" if handle.startswith("%") else "kill-window"
+        self.tmux.run(kind, "-t", handle)
+
+    def pane(self, argv: Sequence[str], index: int) -> str:
+        pane = self.tmux.run("split-window", "-d", "-t", "main", "-P", "-F", "#{pane_id}", shlex.join(argv))
+        self.tmux.run("select-layout", "-t", "main", "tiled")  # room for the next split
+        return pane
+
+    def panes_shown(self) -> None:
+        pass  # -d: the echo pane kept the focus
 
     def diagnose(self) -> str | None:
         return None
@@ -217,7 +237,35 @@ class Termux:
         return {"server": self.server.pid, "TUI": self.tui.pid}
 
     def stop_flood(self, handle: str) -> None:
-        self._termux("kill", "-t", handle)
+        self._termux("kill", "-t", handle)  # a pane's session: its pane closes with it
+
+    def _sessions(self) -> list[dict[str, Any]]:
+        listed: list[dict[str, Any]] = json.loads(self._termux("ls", "--json"))
+        return listed
+
+    def pane(self, argv: Sequence[str], index: int) -> str:
+        """prefix % (or ", in turn) in the TUI: a new session in a new pane, focused; the flood is
+        typed into its shell through the socket, then the pane is waited for on screen."""
+        assert self.tui is not None, "not started"
+        before = {s["id"] for s in self._sessions()}
+        self.tui.write(b"\x02" + (b"%" if index % 2 == 0 else b'"'))
+        deadline = time.monotonic() + 30
+        while not (new := [s for s in self._sessions() if s["id"] not in before]):
+            if time.monotonic() > deadline:
+                raise RuntimeError("prefix % made no session")
+            time.sleep(0.05)
+        name = new[0]["name"]
+        mark = f"▌ {name} "  # its pane is there and focused (a predicate: the whole screen is looked at)
+        self.tui.wait_for(lambda t: any(mark in line for line in t.display), timeout=30)
+        self._termux("send", "-t", name, "exec " + shlex.join(argv), "Enter")
+        return str(name)
+
+    def panes_shown(self) -> None:
+        """Back to the echo pane (the first: prefix o from the last), then the tiled preset (the
+        fifth of prefix space)."""
+        assert self.tui is not None, "not started"
+        self.tui.write(b"\x02o" + b"\x02 " * 5)
+        self.tui.wait_for(lambda t: "layout tiled" in t.display[-1], timeout=30)
 
     def diagnose(self) -> str | None:
         """The server's loop gauge (termux stats), read while the phase's floods still run."""
@@ -260,6 +308,12 @@ class SocketView:
         snapshot = reply["result"]["snapshots"].get(self.session, {}).get("data", "")
         self.seen = base64.b64decode(snapshot)
         self.target = target
+        self.panes: list[str] = []  # sessions shown beside the echo (client.view)
+
+    def show_panes(self) -> None:
+        """client.view: the echo focused, the panes beside it (the reply is read with the pushes)."""
+        panes = [{"target": t, "cols": COLS // 2, "rows": ROWS // 3} for t in [self.target, *self.panes]]
+        self._send("client.view", focus=self.target, panes=panes)
 
     @staticmethod
     def _id_of(reply: dict[str, Any], target: str) -> str:
@@ -344,6 +398,23 @@ class TermuxSocket(Termux):
     def processes(self) -> dict[str, int]:
         return {"server": self.server.pid}
 
+    def pane(self, argv: Sequence[str], index: int) -> str:
+        """A session shown beside the echo: the view lists it with `client.view`."""
+        assert self.view is not None, "not started"
+        name = self.flood(argv, (COLS // 2, ROWS // 3))
+        self.view.panes.append(name)
+        return name
+
+    def panes_shown(self) -> None:
+        assert self.view is not None, "not started"
+        self.view.show_panes()
+
+    def stop_flood(self, handle: str) -> None:
+        super().stop_flood(handle)
+        if self.view is not None and handle in self.view.panes:
+            self.view.panes.remove(handle)
+            self.view.show_panes()
+
     def close(self) -> None:
         if self.view is not None:
             self.view.close()
@@ -380,7 +451,11 @@ class Typist:
 
 
 def run_phase(mux: Multiplexer, typist: Typist, phase: Phase, cfg: Settings) -> PhaseResult:
-    handles = [mux.flood(phase.argv, phase.size) for _ in range(phase.count)] if phase.argv else []
+    if phase.panes and phase.argv:
+        handles = [mux.pane(phase.argv, n) for n in range(phase.count)]
+        mux.panes_shown()
+    else:
+        handles = [mux.flood(phase.argv, phase.size) for _ in range(phase.count)] if phase.argv else []
     result = PhaseResult(phase.name, [], cfg.keys)
     try:
         if handles:
@@ -426,6 +501,7 @@ class Phase:
     argv: list[str] | None  # what each background session runs (None: idle)
     count: int
     size: tuple[int, int] | None = None  # termux's session size, when not the default
+    panes: bool = False  # shown in panes beside the focused echo, not hidden sessions
 
 
 def phases(cfg: Settings) -> list[Phase]:
@@ -434,6 +510,7 @@ def phases(cfg: Settings) -> list[Phase]:
         argv = FLOOD_PROGRAMS.get(program) or CONTROL_PROGRAMS[program]
         counts = {"chatty": cfg.chatty, "agent": cfg.agents}.get(program, cfg.floods)
         out += [Phase(f"{n}× {program}", argv, n, SESSION_SIZE.get(program)) for n in counts]
+    out += [Phase(f"{n}× yes in panes", FLOOD_PROGRAMS["yes"], n, panes=True) for n in cfg.panes]
     return out
 
 
@@ -564,6 +641,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floods", default="4,16", help="flood (and spin) session counts, comma-separated")
     parser.add_argument("--chatty", default="16,48", help="chatty session counts, comma-separated")
     parser.add_argument("--agents", default="4,16", help="agent session counts, comma-separated")
+    parser.add_argument("--panes", default="4", help="visible panes flooding beside the echo, comma-separated")
     parser.add_argument(
         "--programs",
         default=",".join(FLOOD_PROGRAMS),
@@ -588,6 +666,7 @@ def main(argv: list[str] | None = None) -> int:
         floods=_ints(args.floods),
         chatty=_ints(args.chatty),
         agents=_ints(args.agents),
+        panes=_ints(args.panes),
         programs=[p for p in args.programs.split(",") if p],
         settle=args.settle,
         trace=args.trace,

@@ -116,10 +116,9 @@ def cmd_attach(args: argparse.Namespace, request: dict[str, Any]) -> int:
 
 
 def cmd_new(args: argparse.Namespace, request: dict[str, Any]) -> int:
-    command = request.get("command", [])
+    command = request.pop("command", [])
     if command[:1] == ["--"]:
         command = command[1:]
-    request.pop("command", None)
     if command:
         request["command"] = command
     request["cwd"] = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
@@ -185,7 +184,10 @@ def cmd_capture(args: argparse.Namespace, request: dict[str, Any]) -> int:
     if args.grep is not None:
         if args.escapes:
             raise UsageError("--grep matches the text: give it without -e")
+        if args.join:
+            raise UsageError("--grep numbers the rows as -S takes them: give it without -J")
         request.pop("escapes")
+        request.pop("join", None)
         with connect(args) as client:
             matches = client.request("session.grep", pattern=args.grep, **request)["matches"]
         if args.json:

@@ -188,7 +188,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "client.attach", "attach the TUI (focused on -t TARGET)", args=f"{_M}:AttachArgs",
         handler=f"{_C}:client_attach", verb="attach", aliases=("attach-session", "a"), target=FOCUS,
-        run=f"{_CLI}:cmd_attach", starts_server=True, doc="attach the TUI, focused on TARGET",
+        run=f"{_CLI}:cmd_attach", starts_server=True,
+        opts=(
+            Opt("layout", ("--layout",), "open the config file's layout NAME ([layouts.NAME])", "NAME",
+                field=None),
+        ),
+        doc="attach the TUI, focused on TARGET; `--layout` opens the config file's layout NAME, creating its"
+            " sessions ([tui.md](tui.md), \"Layouts\"); an unknown NAME exits 1 saying which layouts there are",
     ),
     CommandSpec(
         "session.new", "create a session (and attach, unless -d)", args=f"{_M}:NewArgs",
@@ -243,17 +249,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
             Opt("escapes", ("-e",), "keep colours and attributes as escapes", switch=True),
             Opt("start", ("-S",), "first line (negative: scrollback)", "START", int),
             Opt("end", ("-E",), "last line", "END", int),
+            Opt("join", ("-J",), "join the lines the terminal wrapped", switch=True),
             Opt("grep", ("--grep",), "only the lines that match, numbered (-S: history's start)", "REGEX",
                 field=None),
         ),
-        doc="print the screen, trailing blanks trimmed; `-e` keeps colours and attributes as SGR escapes; negative "
+        doc="print the screen, trailing blanks trimmed; `-e` keeps colours and attributes as SGR escapes; `-J` "
+        "joins the lines the terminal wrapped (a line longer than the screen prints as one, as tmux's "
+        "`capture-pane -J`; `-S`/`-E` still count rows); negative "
         "line numbers reach into scrollback (`-S -100` adds the last 100 history lines). With `--grep REGEX`: "
         "the lines that match REGEX as `NUMBER:LINE`, numbered as `-S` takes them (negative in scrollback: "
         "`capture -S N -E N` prints line N again); `-S` defaults to the oldest history line; `--json`: "
         "`{\"matches\": [{\"line\", \"text\"}]}`. REGEX is RE2 syntax (Python's, without backreferences and "
         "lookaround; matching time is linear in the text whatever the pattern), case-sensitive; `^` and `$` match "
         "at each line's ends. The server matches (`session.grep`, in slices): a REGEX it refuses is exit 1 with "
-        "its reason; `-e` with `--grep` is bad usage (exit 2). No match prints nothing, exit 0",
+        "its reason; `-e` or `-J` with `--grep` is bad usage (exit 2). No match prints nothing, exit 0",
     ),
     CommandSpec(
         "session.grep", "the lines of a session that match a regular expression",
@@ -288,11 +297,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "session.resize", "resize a session", args=f"{_M}:ResizeArgs", handler=f"{_C}:session_resize",
         verb="resize", target=SESSION,
         opts=(Opt("cols", (), None, "COLS", int), Opt("rows", (), None, "ROWS", int)),
-        doc="resize (the program gets SIGWINCH)",
+        doc="resize (the program gets SIGWINCH); the main screen and scrollback reflow as in tmux (lines the "
+        "terminal wrapped re-wrap at the new width)",
     ),
     CommandSpec("session.snapshot", "a session's screen, for a view", args=f"{_M}:TargetArgs",
                 handler=f"{_C}:session_snapshot"),
     CommandSpec("client.focus", "the session a view shows", args=f"{_M}:FocusArgs", handler=f"{_C}:client_focus"),
+    CommandSpec("client.view", "every session a view shows, in panes, and their sizes", args=f"{_M}:ViewArgs",
+                handler=f"{_C}:client_view"),
     # -- events
     CommandSpec(
         "events.stream", "print events as they happen (pushed by the server)", args=f"{_E}:EventsStreamArgs",
@@ -410,6 +422,20 @@ ACTIONS: tuple[Action, ...] = (
     Action("last", "focus the session focused before this one", "l", aliases=("last-window",)),
     Action("find", "find a session by part of its name or its number", "f", aliases=("find-window",)),
     Action("find-number", "focus a session by its number (or part of its name)", "'", method="find"),
+    # panes (docs/tui.md, "Panes"); `dismiss-pane` is Enter on an ended session's pane
+    Action("split-right", "split the pane left/right: a new session beside it, in its directory", "%"),
+    Action("split-down", "split the pane top/bottom: a new session below it, in its directory", '"',
+           aliases=("split-window",)),
+    *(Action(f"pane-{side}", f"focus the pane {where}", side)
+      for side, where in (("left", "to the left"), ("right", "to the right"), ("up", "above"), ("down", "below"))),
+    Action("next-pane", "focus the next pane", "o"),
+    Action("zoom", "zoom the pane to the whole area, or back", "z"),
+    *(Action(f"resize-{side}-{n}", f"move the pane's border {side} by {n} cell{'s' if n > 1 else ''}",
+             f"{mod}+{side}", method=f"resize_{side}", args=(n,))
+      for side in ("left", "right", "up", "down") for n, mod in ((1, "ctrl"), (5, "alt"))),
+    Action("break-pane", "close the pane; its session keeps running", "!"),
+    Action("next-layout", "arrange the panes by the next preset layout", "space"),
+    Action("dismiss-pane", "close the pane of an ended session (Enter on it)"),
 )
 # fmt: on
 

@@ -4,7 +4,7 @@ One encoder serves the CLI/socket (`encode_send`, tmux send-keys names), pastes 
 and the TUI (`encode_textual`, Textual key names). All of them reduce to `encode_key(key, mods,
 mode)`, where `key` is a canonical name (`"Up"`, `"F5"`, `"Enter"`, `"KP7"`, …) or one character,
 `mods` is a bit set of SHIFT/ALT/CTRL/META, and `mode` is the session's `screen.mode` (pyte stores
-private mode N as `N << 5`).
+private mode N as `N << 5`; named in termux.modes).
 """
 
 from __future__ import annotations
@@ -12,18 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from termux.modes import APP_CURSOR, APP_KEYPAD, BRACKETED_PASTE, MOUSE_CLICKS, MOUSE_DRAG, MOUSE_MOTION, MOUSE_SGR
+
 __all__ = [
     "ALT",
     "CTRL",
     "META",
     "SHIFT",
-    "MODE_APP_CURSOR",
-    "MODE_APP_KEYPAD",
-    "MODE_BRACKETED_PASTE",
-    "MODE_MOUSE_ANY",
-    "MODE_MOUSE_BUTTON",
-    "MODE_MOUSE_DRAG",
-    "MODE_MOUSE_SGR",
     "encode_key",
     "encode_mouse",
     "encode_paste",
@@ -39,13 +34,6 @@ ALT = 2
 CTRL = 4
 META = 8
 
-MODE_APP_CURSOR = 1 << 5  # DECCKM
-MODE_APP_KEYPAD = 66 << 5  # DECNKM / DECKPAM (ESC =)
-MODE_BRACKETED_PASTE = 2004 << 5
-MODE_MOUSE_BUTTON = 1000 << 5  # press and release
-MODE_MOUSE_DRAG = 1002 << 5  # + motion while a button is held
-MODE_MOUSE_ANY = 1003 << 5  # + any motion
-MODE_MOUSE_SGR = 1006 << 5  # CSI < b;x;y M/m instead of the 223-column X10 form
 
 ESC = "\x1b"
 CSI = "\x1b["
@@ -133,7 +121,7 @@ def _encode_key(key: str, mods: int, mode: Collection[int]) -> str:
         final = _CURSOR[key]
         if param > 1:
             return f"{CSI}1;{param}{final}"
-        return (SS3 if _has(mode, MODE_APP_CURSOR) else CSI) + final
+        return (SS3 if _has(mode, APP_CURSOR) else CSI) + final
     if key in _TILDE:
         n = _TILDE[key]
         return f"{CSI}{n};{param}~" if param > 1 else f"{CSI}{n}~"
@@ -145,7 +133,7 @@ def _encode_key(key: str, mods: int, mode: Collection[int]) -> str:
         return f"{CSI}{n};{param}~" if param > 1 else f"{CSI}{n}~"
     if key in _KEYPAD:
         text, final = _KEYPAD[key]
-        out = SS3 + final if _has(mode, MODE_APP_KEYPAD) else text
+        out = SS3 + final if _has(mode, APP_KEYPAD) else text
         return ESC + out if alt else out
     prefix = ESC if alt else ""
     if key == "BTab" or (key == "Tab" and mods & SHIFT):
@@ -219,7 +207,7 @@ def encode_paste(text: str, mode: Collection[int] = ()) -> bytes:
     """A paste: line ends become CR (as terminals send them), escapes removed, bracketed if enabled."""
     clean = _PASTE_UNSAFE.sub("", text).replace("\r\n", "\r").replace("\n", "\r")
     data = clean.encode("utf-8", "surrogateescape")
-    if _has(mode, MODE_BRACKETED_PASTE):
+    if _has(mode, BRACKETED_PASTE):
         return b"\x1b[200~" + data + b"\x1b[201~"
     return data
 
@@ -318,11 +306,11 @@ def encode_textual(key: str, character: str | None, mode: Collection[int] = ()) 
 
 def mouse_tracking(mode: Collection[int]) -> int:
     """Which mouse mode the program enabled: 0 (none), 1000, 1002 or 1003."""
-    if _has(mode, MODE_MOUSE_ANY):
+    if _has(mode, MOUSE_MOTION):
         return 1003
-    if _has(mode, MODE_MOUSE_DRAG):
+    if _has(mode, MOUSE_DRAG):
         return 1002
-    if _has(mode, MODE_MOUSE_BUTTON):
+    if _has(mode, MOUSE_CLICKS):
         return 1000
     return 0
 
@@ -346,7 +334,7 @@ def encode_mouse(
     if kind == "move":
         if tracking == 1000 or (tracking == 1002 and button == 0):
             return b""
-    sgr = _has(mode, MODE_MOUSE_SGR)
+    sgr = _has(mode, MOUSE_SGR)
     if kind == "wheel":
         code = 64 + (0 if button == 4 else 1)
     elif kind == "move":

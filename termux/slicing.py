@@ -8,7 +8,8 @@ work the same way and use these names for it:
   when its time budget is spent, and the loop yields after it, so a keystroke or a request waits
   for at most one slice;
 - **focused** sessions (what a view shows) go first (`SliceOrder`), with the larger
-  `FOCUSED_BUDGET`; the others take turns, round robin, with `BACKGROUND_BUDGET`;
+  `FOCUSED_BUDGET`; then the **visible** ones (shown in a pane beside a focus); the others take
+  turns, round robin, with `BACKGROUND_BUDGET`;
 - after a background slice the loop may **rest** so that background work takes at most a share
   of the time (`rest_after`); output for a focused session ends a rest at once.
 """
@@ -25,12 +26,14 @@ BACKGROUND_BUDGET = 0.002
 
 
 class SliceOrder:
-    """Sessions waiting for a slice, in the order they will be served: a focused one first, else
-    the head of the round-robin queue; the chosen one moves to the back."""
+    """Sessions waiting for a slice, in the order they will be served: a focused one first, then
+    one shown in a pane beside a focus (`visible`), else the head of the round-robin queue; the
+    chosen one moves to the back (round robin within each tier)."""
 
     def __init__(self) -> None:
         self._waiting: dict[str, None] = {}  # insertion-ordered set: the round-robin queue
         self.focused: set[str] = set()
+        self.visible: set[str] = set()  # on view beside a focus, focused by none
 
     def __len__(self) -> int:
         return len(self._waiting)
@@ -49,6 +52,8 @@ class SliceOrder:
         if not self._waiting:
             return None
         chosen = next((sid for sid in self._waiting if sid in self.focused), None)
+        if chosen is None and self.visible:
+            chosen = next((sid for sid in self._waiting if sid in self.visible), None)
         if chosen is None:
             chosen = next(iter(self._waiting))
         del self._waiting[chosen]

@@ -127,7 +127,7 @@ def test_the_synopsis_comes_from_the_options() -> None:
     named = verb_names()
     assert cli.synopsis(named["wait"]) == "wait -t TARGET (--exit | --match REGEX | --quiet S) [--timeout S] [--json]"
     assert cli.synopsis(named["new"]).endswith("[-e KEY=VALUE]... [--background-nice N] [--json] [-- CMD [ARG...]]")
-    assert cli.synopsis(named["attach"]) == "attach [-t TARGET]"
+    assert cli.synopsis(named["attach"]) == "attach [-t TARGET] [--layout NAME]"
     assert cli.synopsis(named["server"]).startswith("server [--history N]")  # --daemon, --ready-fd are hidden
 
 
@@ -179,3 +179,24 @@ def test_tmux_names_run_their_verbs(server: RunningServer) -> None:
 def test_has_session_needs_a_target(server: RunningServer) -> None:
     done = server.run("has-session")
     assert done.returncode == 2 and "no target session" in done.stderr
+
+
+def test_a_verbs_request_is_read_from_its_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TERMUX", raising=False)
+
+    def request(*argv: str) -> dict[str, object]:
+        args = cli.build_parser(only=argv[0]).parse_args(list(argv))
+        return cli.request_of(args.spec, args)
+
+    assert request("paste-buffer", "-t", "w", "-b", "2", "-p") == {
+        "target": "w", "index": 2, "bracketed": True, "delete": False,
+    }  # fmt: skip
+    assert request("pasteb", "-t", "w", "-b", "clip") == {"target": "w", "name": "clip", "bracketed": False,
+                                                          "delete": False}  # fmt: skip
+    assert request("new", "-d", "-s", "x", "-e", "A=1", "-e", "B=2=3", "--", "cat") == {
+        "name": "x", "env": {"A": "1", "B": "2=3"}, "command": ["--", "cat"],  # cmd_new drops the "--"
+    }  # fmt: skip
+    assert request("events", "-t", "w", "--cursor", "3") == {"session": "w", "cursor": 3}
+    assert request("resize", "-t", "w", "100", "30") == {"target": "w", "cols": 100, "rows": 30}
+    with pytest.raises(cli.UsageError, match="no target session"):
+        request("kill")

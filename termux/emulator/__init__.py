@@ -5,28 +5,11 @@ key modes; never raises) and ByteStream, plus snapshot/capture/preview. See docs
 from .fast import ByteStream, Screen, Stream
 from .history import Scrollback
 from .render import capture, capture_rows, cursor_position, preview, render_row, sgr, snapshot, wrapped
-from .screen import (
-    BRACKETED_PASTE,
-    DECCKM,
-    DECNKM,
-    DECTCEM,
-    MOUSE_ANY,
-    MOUSE_BUTTON,
-    MOUSE_NORMAL,
-    MOUSE_SGR,
-    Char,
-    Ext,
-)
+from .screen import Char, Ext
+
+# The mode bits of `screen.mode` are named in termux.modes (shared with the key encoders).
 
 __all__ = [
-    "BRACKETED_PASTE",
-    "DECCKM",
-    "DECNKM",
-    "DECTCEM",
-    "MOUSE_ANY",
-    "MOUSE_BUTTON",
-    "MOUSE_NORMAL",
-    "MOUSE_SGR",
     "ByteStream",
     "Char",
     "Ext",

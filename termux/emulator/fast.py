@@ -48,8 +48,9 @@ from pyte import modes as mo
 from pyte.screens import Margins
 
 from .history import DEFAULT_STYLE, Stored, compact_line, intern_style, pack_line
-from .rows import Buffer, Cells, Packed, is_wrapped, stored_runs
+from .rows import Buffer, Cells, Packed, row_line, stored_runs, wrap_extent
 from .screen import Screen as _ReferenceScreen
+from .screen import _style_attrs
 from .stream import ByteStream as _ReferenceByteStream
 from .stream import Stream as _ReferenceStream
 
@@ -316,7 +317,7 @@ class FastScreenMixin(_ReferenceScreen):
         if top == 0 and bottom == lines - 1 and self._main_buffer is None and self.history.maxlen:
             row = rows[0]
             if row.__class__ is Packed:
-                self.history.append_stored(row.stored(self.default_char), row.wrapped)
+                self.history.append_stored(row.stored(self.default_char), (row.end or 1) if row.wrapped else 0)
             else:
                 self._scroll_into_history(row)
         self.dirty.update(range(lines))
@@ -401,6 +402,32 @@ class FastScreenMixin(_ReferenceScreen):
         for buffer in (self.buffer, self._main_buffer, self._alt_buffer):
             if isinstance(buffer, Buffer):
                 buffer.fit(self.lines)
+
+    # Reflow reads and writes rows as they are stored: a row of single-width text stays runs.
+
+    def _row_of(self, buffer: Any, y: int, columns: int) -> tuple[Any, int]:
+        row = buffer.peek(y)
+        return row_line(row, columns, self.default_char), wrap_extent(row)
+
+    def _make_row(self, line: Any, wrap: int, columns: int) -> Any:
+        texts = [text for text, _ in line]
+        if not "".join(texts).isascii():
+            return super()._make_row(line, wrap, columns)  # wide or combining characters: cells
+        if not texts and not wrap:
+            return None
+        cells = [self._cells(_style_attrs(style)) for _, style in line]
+        length = sum(map(len, texts))
+        if wrap > length:  # its trailing blanks, so that it spans its columns again
+            texts.append(" " * (min(wrap, columns) - length))
+            cells.append(self._cells(self.default_char))
+            length = min(wrap, columns)
+        row = Packed.of_runs(self.default_char, texts, cells, length)
+        row.wrapped = wrap > 0
+        return row
+
+    def _store_rows(self, buffer: Any, rows: list[Any], lines: int) -> None:
+        buffer.rows[:] = rows
+        buffer.fit(lines)
 
     def _peek_row(self, y: int) -> Any:
         return self.buffer.view(y)  # (display reads rows without turning them into cells)
@@ -501,11 +528,19 @@ class FastScreenMixin(_ReferenceScreen):
         if self._scrolls_into_history(top, bottom):
             default = self.default_char
             leaving = old[:m]
+            try:  # rows of runs (the usual rows): their wraps inline, without a call per row
+                wraps = [(row.end or 1) if row.wrapped else 0 for row in leaving]  # (as wrap_extent)
+            except AttributeError:  # a row of cells among them
+                wraps = list(map(wrap_extent, leaving))
             self.history.extend_stored(
-                [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in leaving],
-                [i for i, row in enumerate(leaving) if getattr(row, "wrapped", False)],
+                [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in leaving], wraps
             )
-            self.history.extend_stored(gone_lines, gone_wrapped)
+            gone_wraps = None
+            if gone_wrapped:
+                gone_wraps = [0] * len(gone_lines)
+                for i in gone_wrapped:
+                    gone_wraps[i] = self.columns  # (every row that wraps on the way fills the width)
+            self.history.extend_stored(gone_lines, gone_wraps)
         rows[top:bottom] = [*old[m:], *new]
         rows[bottom] = None
         self._fill_rows(rows, top, bottom)
@@ -519,7 +554,7 @@ class FastScreenMixin(_ReferenceScreen):
 
     def _scroll_into_history(self, line: Any) -> None:
         """The reference's, for a row as stored: runs go as they are, cells are grouped at C level."""
-        self.history.append_stored(self._stored(line), is_wrapped(line))
+        self.history.append_stored(self._stored(line), wrap_extent(line))
 
     def _stored(self, line: Any) -> Stored:
         """A row as stored (None, runs or cells) in its scrollback form."""
@@ -582,12 +617,28 @@ class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
 
 _CSI_PARAMS_MAX = 64
 _SGR_CACHE_LIMIT = 1024
+_SGR_STEPS_LIMIT = 64  # transitions remembered per SgrState
 _PLAN_CACHE_LIMIT = 1024
 _SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
 _PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
+# After a CUP: a row redrawn whole, as top and other full-screen programs do: SGR, text, SGR, EL 0.
+_ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-9;]{0,64}m)*)\x1b\[0?K")
 DECSCNM = mo.DECSCNM
 _MAX_PARAMS = 32
 _MAX_VALUE = 9999
+
+
+class SgrState:
+    """Drawing attributes as the styled-line path walks SGR sequences: the cell attributes, their
+    cells, and the state each SGR string seen after them leads to (a transition depends only on
+    the attributes, the string and DECSCNM, so it is looked up once per string and state)."""
+
+    __slots__ = ("after", "attrs", "cells")
+
+    def __init__(self, attrs: Any, cells: Cells) -> None:
+        self.attrs = attrs
+        self.cells = cells
+        self.after: dict[str, SgrState] = {}
 
 
 class FastStreamMixin(_ReferenceStream):
@@ -606,10 +657,12 @@ class FastStreamMixin(_ReferenceStream):
         # The one-row ASCII draw can skip the screen's draw() when that is FastScreenMixin's own.
         self._f_inline = getattr(type(listener), "draw", None) is FastScreenMixin.draw and "draw" not in own
         # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
-        # (the cells of the resulting attrs, once a styled block has asked for them)
-        self._f_sgr: dict[tuple[int, str, bool], list[Any]] = {}
+        self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
+        # id(attrs), DECSCNM -> the styled-line path's state for them (see SgrState)
+        self._f_states: dict[tuple[int, bool], SgrState] = {}
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
         self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
+        self._f_cup = self._csi_table["H"][0]  # CUP's handler, after which a row may be redrawn whole
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
         block = (
             rf"(?<=\n)((?:(?:[\x20-\x7e]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+\r\n){{2,}})"
@@ -640,6 +693,8 @@ class FastStreamMixin(_ReferenceStream):
         sgr_cache = self._f_sgr
         plans = self._f_plans
         inline = self._f_inline
+        cup = self._f_cup
+        row_match = _ROW_REDRAW.match
         m: re.Match[str] | None = None
         try:
             while i < n:
@@ -667,7 +722,7 @@ class FastStreamMixin(_ReferenceStream):
                         # (SGR 0 depends on DECSCNM, hence the key).
                         if len(sgr_cache) >= _SGR_CACHE_LIMIT:
                             sgr_cache.clear()
-                        sgr_cache[sgr_key] = [current, listener.cursor.attrs, None]
+                        sgr_cache[sgr_key] = (current, listener.cursor.attrs)
                     if text and not (inline and self._draw_row(listener, text)):
                         draw(text)
                 elif kind == 2:
@@ -685,6 +740,10 @@ class FastStreamMixin(_ReferenceStream):
                     how, fn, args = plan
                     if how == 0:
                         fn(*args)
+                        if fn is cup and inline:  # a row redrawn whole after it (as top does)?
+                            row = row_match(data, i)
+                            if row is not None and self._redraw_row(listener, row):
+                                i = row.end()
                     elif how == 1:
                         fn(*args, private=True)
                     else:
@@ -747,6 +806,74 @@ class FastStreamMixin(_ReferenceStream):
         screen.dirty.add(y)
         return True
 
+    def _redraw_row(self, screen: Any, row: re.Match[str]) -> bool:
+        """Right after a CUP to column 1: SGR, printable ASCII, SGR, EL 0 (`_ROW_REDRAW`), the way
+        full-screen programs redraw a row, as the per-token calls would leave it but with the row
+        made at once from its two runs (text, then blanks to the edge). False, with nothing done,
+        when the fast path does not apply (the tokens are then handled one by one)."""
+        cursor = screen.cursor
+        text = row.group(2)
+        columns = screen.columns
+        rows = screen.buffer.rows
+        y = cursor.y
+        old = rows[y]
+        if (
+            cursor.x
+            or len(text) > columns
+            or (old is not None and old.__class__ is not Packed)
+            or screen.charset
+            or screen.g0_charset is not _LAT1
+            or IRM in screen.mode
+        ):
+            return False
+        before, after = row.group(1, 3)
+        if before:
+            self._sgr(screen, before)
+        drawn = cursor.attrs
+        caches = screen._cell_caches
+        entry = caches.get(id(drawn))
+        cells = entry[1] if entry is not None and entry[0] is drawn else screen._cells(drawn)
+        if after:
+            self._sgr(screen, after)
+        blank = cursor.attrs
+        n = len(text)
+        if blank.data != " ":  # (EL's fast path does not apply either: the calls one by one)
+            if text:
+                cursor.attrs = drawn
+                screen.draw(text)
+                cursor.attrs = blank
+            screen.erase_in_line(0)
+            return True
+        texts = [text] if n else []
+        runs = [cells] if n else []
+        if n < columns:
+            entry = caches.get(id(blank))
+            blanks = entry[1] if entry is not None and entry[0] is blank else screen._cells(blank)
+            if runs and blanks is cells:
+                texts[0] = text + " " * (columns - n)
+            else:
+                texts.append(" " * (columns - n))
+                runs.append(blanks)
+        rows[y] = Packed.of_runs(screen.default_char, texts, runs, columns)
+        cursor.x = n
+        if n:
+            screen._last_char = text[-1]
+        screen.dirty.add(y)
+        return True
+
+    def _sgr(self, screen: Any, sgrs: str) -> None:
+        """SGR sequences applied through the transition cache (as the `_run` loop's kind 5)."""
+        cursor = screen.cursor
+        current = cursor.attrs
+        key = (id(current), sgrs, DECSCNM in screen.mode)
+        hit = self._f_sgr.get(key)
+        if hit is not None and hit[0] is current:
+            cursor.attrs = hit[1]
+        elif self._apply_sgrs(sgrs):
+            if len(self._f_sgr) >= _SGR_CACHE_LIMIT:
+                self._f_sgr.clear()
+            self._f_sgr[key] = (current, cursor.attrs)
+
     def _styled_lines(self, block: str) -> None:
         """Lines of printable ASCII and SGR sequences, each ended by CR LF: as the per-token path
         would handle them, with rows that scroll away unseen (and unkept) never built."""
@@ -792,12 +919,10 @@ class FastStreamMixin(_ReferenceStream):
         # A row: its runs (texts, their cells) and its length; None for one never built.
         rows: list[tuple[list[str], list[Any], int] | None] = []
         wrapped: list[int] = []  # the rows autowrap continues on the next one
-        sgr_cache = self._f_sgr
-        cells_for = screen._cells
         default = screen.default_char
-        attrs = cursor.attrs
-        cells = cells_for(attrs)
         reverse = DECSCNM in screen.mode  # (SGR changes no mode)
+        state = self._sgr_state(screen, cursor.attrs, reverse)
+        cells = state.cells
         last_piece = ""
         for text, count in zip(lines, counts, strict=True):
             build = len(rows) + count > first_seen
@@ -805,18 +930,9 @@ class FastStreamMixin(_ReferenceStream):
             runs_c: list[Any] = []
             for sgrs, piece in _PIECE.findall(text):
                 if sgrs:
-                    sgr_key = (id(attrs), sgrs, reverse)
-                    hit = sgr_cache.get(sgr_key)
-                    if hit is None or hit[0] is not attrs:
-                        cursor.attrs = attrs
-                        self._apply_sgrs(sgrs)
-                        if len(sgr_cache) >= _SGR_CACHE_LIMIT:
-                            sgr_cache.clear()
-                        hit = sgr_cache[sgr_key] = [attrs, cursor.attrs, None]
-                    attrs = hit[1]
-                    cells = hit[2]
-                    if cells is None:
-                        cells = hit[2] = cells_for(attrs)
+                    after = state.after.get(sgrs)
+                    state = self._sgr_step(screen, state, sgrs, reverse) if after is None else after
+                    cells = state.cells
                 if piece:
                     last_piece = piece
                     if build:
@@ -841,7 +957,7 @@ class FastStreamMixin(_ReferenceStream):
                 head_t.append(runs_t[-1][-1])
                 head_c.append(runs_c[-1])
                 rows.append((head_t, head_c, columns))
-        cursor.attrs = attrs
+        cursor.attrs = state.attrs
         gone = max(0, len(rows) - (bottom - top))
         seen = bisect_left(wrapped, gone)
         gone_lines: list[Stored] = []
@@ -856,6 +972,26 @@ class FastStreamMixin(_ReferenceStream):
         screen.dirty.update(range(screen.lines))
         cursor.x = 0
         cursor.y = bottom
+
+    def _sgr_state(self, screen: Any, attrs: Any, reverse: bool) -> SgrState:
+        """The state for drawing with `attrs` (under DECSCNM or not), made once per attributes."""
+        key = (id(attrs), reverse)
+        state = self._f_states.get(key)
+        if state is None or state.attrs is not attrs:
+            if len(self._f_states) >= _SGR_CACHE_LIMIT:
+                self._f_states.clear()  # (states already linked stay valid: a transition never changes)
+            state = self._f_states[key] = SgrState(attrs, screen._cells(attrs))
+        return state
+
+    def _sgr_step(self, screen: Any, state: SgrState, sgrs: str, reverse: bool) -> SgrState:
+        """The state after the SGR sequences `sgrs` from `state`, remembered on it."""
+        screen.cursor.attrs = state.attrs
+        self._apply_sgrs(sgrs)  # (the reference SGR: `_styled_lines` checked)
+        after = self._sgr_state(screen, screen.cursor.attrs, reverse)
+        if len(state.after) >= _SGR_STEPS_LIMIT:
+            state.after.clear()
+        state.after[sgrs] = after
+        return after
 
     def _apply_sgrs(self, sgrs: str) -> bool:
         """Dispatch SGR sequences in order as the reference parser would; True when each went to the

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter, itemgetter
 from typing import Any
 
 import msgspec
+
+from .reflow import cut_stored, join_stored, rewrap, text_width
 
 
 class RunStyle(msgspec.Struct, frozen=True, gc=False):
@@ -162,76 +164,196 @@ def line_text(line: Line) -> str:
 class Scrollback:
     """Lines scrolled off the top of the main screen, oldest first; at most ``maxlen`` of them.
 
-    Policy when full: the oldest line is dropped (a deque with ``maxlen``). Read as runs (`Line`);
-    kept in the stored form (`Stored`), which the Screen's fast paths hand over directly. Which lines
-    were soft-wrapped (their text went on on the next line by autowrap) is kept beside them, as the
-    numbers of those lines counted from the first line ever kept.
+    Policy when full: the oldest line is dropped. Read as runs (`Line`); kept in the stored form
+    (`Stored`), which the Screen's fast paths hand over directly. Beside each line, its wrap: 0, or
+    the columns it spanned when autowrap carried its text on to the next line (soft-wrapped; reflow
+    and `capture -J` join it to the next, padded to that width).
+
+    Reflow (after the screen's width changed) goes in bounded steps: `retarget(width)` marks every
+    line pending, the Screen re-cuts the newest lines it shows at once, and `reflow_step` re-cuts the
+    rest, newest first, a bounded number of rows at a time. Pending lines (`_older`) come before the
+    re-cut ones (`_lines`) and read as they are meanwhile, at the width they were cut at.
     """
 
-    __slots__ = ("_added", "_lines", "_wraps")
+    __slots__ = ("_lines", "_older", "_older_wraps", "_wraps", "width")
 
     def __init__(self, maxlen: int = 10000) -> None:
         self._lines: deque[Stored] = deque(maxlen=max(0, int(maxlen)))
-        self._added = 0  # lines ever kept (the number of the next one)
-        self._wraps: deque[int] = deque()  # numbers of the soft-wrapped lines still kept, ascending
+        self._wraps: deque[int] = deque(maxlen=self._lines.maxlen)  # beside _lines, one per line
+        self._older: deque[Stored] = deque()  # lines still to be re-cut at `width`, oldest first
+        self._older_wraps: deque[int] = deque()
+        self.width = 0  # the width pending lines are re-cut at
 
     @property
     def maxlen(self) -> int:
         return self._lines.maxlen or 0
 
+    @property
+    def pending(self) -> int:
+        """Lines not yet re-cut at the screen's width (after a resize)."""
+        return len(self._older)
+
     def __len__(self) -> int:
-        return len(self._lines)
+        return len(self._older) + len(self._lines)
 
     def __iter__(self) -> Iterator[Line]:
-        return map(unpack_line, self._lines)
+        return map(unpack_line, chain(self._older, self._lines))
+
+    def _locate(self, index: int) -> tuple[deque[Stored], deque[int], int]:
+        older = len(self._older)
+        n = older + len(self._lines)
+        if not -n <= index < n:
+            raise IndexError(index)
+        index %= n
+        if index < older:
+            return self._older, self._older_wraps, index
+        return self._lines, self._wraps, index - older
 
     def __getitem__(self, index: int) -> Line:
-        return unpack_line(self._lines[index])
+        lines, _, i = self._locate(index)
+        return unpack_line(lines[i])
 
-    def append(self, line: Line, wrapped: bool = False) -> None:
-        self.append_stored(pack_line(line), wrapped)
+    def stored(self, index: int) -> Stored:
+        lines, _, i = self._locate(index)
+        return lines[i]
+
+    def wrap(self, index: int) -> int:
+        """Line `index`'s wrap (negative from the newest): 0, or the columns it spanned when it was
+        soft-wrapped."""
+        _, wraps, i = self._locate(index)
+        return wraps[i]
+
+    def wrapped(self, index: int) -> bool:
+        """Whether line `index` (negative from the newest) was soft-wrapped."""
+        return self.wrap(index) != 0
+
+    def append(self, line: Line, wrap: int = 0) -> None:
+        self.append_stored(pack_line(line), wrap)
 
     def extend(self, lines: Iterable[Line]) -> None:
         """Many lines at once, oldest first (none of them soft-wrapped)."""
         self.extend_stored(list(map(pack_line, lines)))
 
-    def append_stored(self, line: Stored, wrapped: bool = False) -> None:
-        if self._lines.maxlen:
-            self._lines.append(line)
-            if wrapped:
-                self._wraps.append(self._added)
-            self._added += 1
-            self._forget_wraps()
+    def append_stored(self, line: Stored, wrap: int = 0) -> None:
+        """One line; `wrap` as `wrap()` reads it."""
+        if self._older and len(self._older) + len(self._lines) >= self.maxlen:
+            self._older.popleft()  # the oldest line is a pending one
+            self._older_wraps.popleft()
+        self._lines.append(line)
+        self._wraps.append(wrap)
 
-    def extend_stored(self, lines: Sequence[Stored], wrapped: Iterable[int] = ()) -> None:
-        """Many lines at once, oldest first; `wrapped` are the positions in `lines` of the soft-wrapped ones."""
-        if self._lines.maxlen:
-            self._lines.extend(lines)
-            first = self._added
-            self._added += len(lines)
-            self._wraps.extend(map(first.__add__, wrapped))
-            self._forget_wraps()
+    def extend_stored(self, lines: Sequence[Stored], wraps: Sequence[int] | None = None) -> None:
+        """Many lines at once, oldest first; `wraps` beside them (None: none soft-wrapped)."""
+        if wraps is not None and len(wraps) != len(lines):
+            raise ValueError(f"one wrap per line: {len(wraps)} wraps for {len(lines)} lines")
+        if not self.maxlen:
+            return
+        if self._older:
+            self._drop_older(len(self._older) + len(self._lines) + len(lines) - self.maxlen)
+        self._lines.extend(lines)
+        self._wraps.extend(repeat(0, len(lines)) if wraps is None else wraps)
 
-    def _forget_wraps(self) -> None:
-        wraps = self._wraps
-        if wraps:
-            first = self._added - len(self._lines)
-            while wraps and wraps[0] < first:
-                wraps.popleft()
-
-    def wrapped(self, index: int) -> bool:
-        """Whether line `index` (negative from the newest) was soft-wrapped."""
-        n = len(self._lines)
-        if not -n <= index < n:
-            raise IndexError(index)
-        return (self._added - n + index % n) in self._wraps
-
-    def stored(self, index: int) -> Stored:
-        return self._lines[index]
+    def _drop_older(self, count: int) -> None:
+        for _ in range(min(count, len(self._older))):
+            self._older.popleft()
+            self._older_wraps.popleft()
 
     def clear(self) -> None:
         self._lines.clear()
         self._wraps.clear()
+        self._older.clear()
+        self._older_wraps.clear()
+
+    # -- reflow
+
+    def retarget(self, width: int) -> None:
+        """The screen's width changed: every line is to be re-cut at `width`."""
+        self._older.extend(self._lines)
+        self._older_wraps.extend(self._wraps)
+        self._lines.clear()
+        self._wraps.clear()
+        self.width = width
+
+    def take_pending(self) -> list[tuple[Line, int]] | None:
+        """The newest pending line, removed: its rows (runs and wrap), oldest first; None if none
+        is pending. A line whose end is not pending (it goes on in the re-cut part or on the screen)
+        is not whole: the caller takes it only when the rest is its own."""
+        older = self._older
+        if not older:
+            return None
+        wraps = self._older_wraps
+        rows = [(unpack_line(older.pop()), wraps.pop())]
+        while older and wraps[-1]:
+            rows.append((unpack_line(older.pop()), wraps.pop()))
+        rows.reverse()
+        return rows
+
+    def pop_row(self) -> tuple[Line, int] | None:
+        """The newest line, removed, cut at the current width (re-cutting pending lines first if
+        need be); None when there is none."""
+        if not self._lines and self._older:
+            self.reflow_step(1)
+        if not self._lines:
+            return None
+        return unpack_line(self._lines.pop()), self._wraps.pop()
+
+    def extend_rows(self, rows: Sequence[tuple[Line, int]]) -> None:
+        """Rows cut at the current width, oldest first, after the newest line."""
+        self.extend_stored([pack_line(line) for line, _ in rows], [wrap for _, wrap in rows])
+
+    def reflow_step(self, budget: int) -> bool:
+        """Re-cut pending lines at `width`, newest first, whole lines, until about `budget` rows are
+        made (at least one line); True while more are pending. The rows go before the re-cut ones;
+        if they make the scrollback longer than it may be, the oldest go."""
+        width = self.width
+        older = self._older
+        older_wraps = self._older_wraps
+        made: list[Stored] = []
+        made_wraps: list[int] = []
+        room = self.maxlen - len(self._lines)  # rows the bound leaves for lines older than the re-cut ones
+        while older and len(made) < min(budget, room):
+            if not older_wraps[-1] and (len(older_wraps) < 2 or not older_wraps[-2]):
+                # A line on one row (most lines), without unpacking it: as it is if it fits, else
+                # cut in its stored form if it is ASCII.
+                stored = older[-1]
+                if text_width(stored if stored.__class__ is str else stored[0]) <= width:  # type: ignore[arg-type]
+                    made.append(older.pop())
+                    made_wraps.append(older_wraps.pop())
+                    continue
+                pieces = cut_stored(stored, width, DEFAULT_STYLE)
+                if pieces is not None:
+                    older.pop()
+                    older_wraps.pop()
+                    made.extend(reversed(pieces))
+                    made_wraps.append(0)
+                    made_wraps.extend(repeat(width, len(pieces) - 1))
+                    continue
+            self._recut(width, made, made_wraps)
+        # Within the bound, the oldest go: pending lines first, then the oldest rows just made.
+        self._drop_older(len(older) + len(made) - room)
+        del made[room:], made_wraps[room:]
+        self._lines.extendleft(made)  # (made is newest first: extendleft reverses it back)
+        self._wraps.extendleft(made_wraps)
+        return bool(older)
+
+    def _recut(self, width: int, made: list[Stored], made_wraps: list[int]) -> None:
+        """Re-cut the newest pending line at `width`, its rows appended to `made` newest first."""
+        older = self._older
+        older_wraps = self._older_wraps
+        rows: list[tuple[Stored, int]] = [(older.pop(), older_wraps.pop())]
+        while older and older_wraps[-1]:
+            rows.append((older.pop(), older_wraps.pop()))
+        rows.reverse()
+        joined = join_stored(rows, DEFAULT_STYLE)
+        pieces = None if joined is None else cut_stored(joined, width, DEFAULT_STYLE)
+        if pieces is not None:  # ASCII: cut as stored
+            made.extend(reversed(pieces))
+            made_wraps.append(0)
+            made_wraps.extend(repeat(width, len(pieces) - 1))
+            return
+        for line, wrap in reversed(rewrap([(unpack_line(s), w) for s, w in rows], width, DEFAULT_STYLE)):
+            made.append(pack_line(line))
+            made_wraps.append(wrap)
 
     def __repr__(self) -> str:
         return f"Scrollback({len(self)}/{self.maxlen} lines)"

@@ -9,9 +9,12 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import wcwidth
 
-from .history import Line, RunStyle, compact_line, line_text, style_key
-from .rows import Packed, is_wrapped
-from .screen import ALT_SCREEN_MODES, DECCOLM, DEFAULT_CHAR, Screen
+from termux.modes import ALT_SCREEN_MODES, COLUMNS_132
+
+from .history import Line, RunStyle, compact_line, intern_style, line_text, style_key
+from .reflow import join as join_rows
+from .rows import Packed, is_wrapped, wrap_extent
+from .screen import DEFAULT_CHAR, Screen
 
 _FG_CODES = {name: code for code, name in {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}.items()}
 _BG_CODES = {name: code for code, name in {**pyte.graphics.BG_ANSI, **pyte.graphics.BG_AIXTERM}.items()}
@@ -139,17 +142,20 @@ def _styled(line: Line) -> str:
     return "".join(out)
 
 
-def capture(screen: Screen, start: int | None = None, end: int | None = None, escapes: bool = False) -> list[str]:
+def capture(
+    screen: Screen, start: int | None = None, end: int | None = None, escapes: bool = False, join: bool = False
+) -> list[str]:
     """Lines `start`..`end` inclusive, tmux-style: 0 is the top visible line, -1 the newest history
     line; defaults are the visible screen. Out-of-range bounds are clamped; trailing blanks trimmed;
     `escapes=True` keeps colours and attributes as SGR sequences (each line starts from a reset and
-    ends reset)."""
-    return [render_row(line, escapes) for line in capture_rows(screen, start, end)]
+    ends reset); `join=True` joins soft-wrapped lines (tmux's `capture-pane -J`)."""
+    return [render_row(line, escapes) for line in capture_rows(screen, start, end, join)]
 
 
-def capture_rows(screen: Screen, start: int | None = None, end: int | None = None) -> list[Line]:
+def capture_rows(screen: Screen, start: int | None = None, end: int | None = None, join: bool = False) -> list[Line]:
     """The rows `capture` renders, as immutable runs: a copy of the screen as it is now, cheap to
-    take, that can be rendered later (`render_row`, in slices) whatever the screen does meanwhile."""
+    take, that can be rendered later (`render_row`, in slices) whatever the screen does meanwhile.
+    `join`: a soft-wrapped row and the rows it goes on on are one (the last row asked for ends one)."""
     history = screen.history
     first = -len(history)
     last = screen.lines - 1
@@ -158,7 +164,27 @@ def capture_rows(screen: Screen, start: int | None = None, end: int | None = Non
     rows: list[Line] = [history[len(history) + n] for n in range(lo, min(hi, -1) + 1)]
     default = screen.default_char
     rows.extend(_screen_line(screen, n, default) for n in range(max(lo, 0), hi + 1))
-    return rows
+    if not join:
+        return rows
+    wraps = [history.wrap(n) for n in range(lo, min(hi, -1) + 1)]
+    wraps.extend(wrap_extent(_stored_row(screen.buffer, n)) for n in range(max(lo, 0), hi + 1))
+    blank = intern_style(default)
+    joined: list[Line] = []
+    group: list[tuple[Line, int]] = []
+    for row, wrap in zip(rows, wraps, strict=True):
+        group.append((row, wrap))
+        if not wrap:
+            joined.append(join_rows(group, blank))
+            group = []
+    if group:
+        joined.append(join_rows(group, blank))
+    return joined
+
+
+def _stored_row(buffer: Any, y: int) -> Any:
+    """Row y as stored, for reading only (the fast Screen's rows are not turned into cells)."""
+    peek = getattr(buffer, "peek", None)
+    return peek(y) if peek is not None else buffer.get(y)
 
 
 def render_row(line: Line, escapes: bool = False) -> str:
@@ -172,8 +198,7 @@ def wrapped(screen: Screen, n: int) -> bool:
     reflow join)."""
     if n < 0:
         return screen.history.wrapped(n)
-    peek = getattr(screen.buffer, "peek", None)
-    return is_wrapped(peek(n) if peek is not None else screen.buffer.get(n))
+    return is_wrapped(_stored_row(screen.buffer, n))
 
 
 def cursor_position(screen: Screen) -> tuple[int, int]:
@@ -362,7 +387,7 @@ def snapshot(screen: Screen) -> bytes:
     alternate screen is shown, the main screen underneath it. Scrollback is not included."""
     cols, rows = screen.columns, screen.lines
     mode = screen.mode
-    out: list[str] = ["\x1bc\x1b[?3h" if DECCOLM in mode else "\x1bc"]
+    out: list[str] = ["\x1bc\x1b[?3h" if COLUMNS_132 in mode else "\x1bc"]
     if screen._main_buffer is not None:
         # The main screen first, then switch to the alternate screen as the program did.
         out += _draw_buffer(screen._main_buffer, cols, rows)

@@ -335,6 +335,17 @@ def is_wrapped(row: Any) -> bool:
     return row is not None and getattr(row, "wrapped", False) is True
 
 
+def wrap_extent(row: Any) -> int:
+    """A stored row's wrap, as the scrollback keeps it: 0 unless it is soft-wrapped, else the
+    columns it spans (up to its last written cell: trailing blanks a program wrote are text that
+    goes on on the next row, though the scrollback keeps no trailing blanks)."""
+    if row is None or getattr(row, "wrapped", False) is not True:
+        return 0
+    if row.__class__ is Packed:
+        return row.end or 1  # type: ignore[no-any-return]
+    return max(row, default=0) + 1  # type: ignore[no-any-return]
+
+
 def row_line(row: Any, columns: int, default: Any) -> Line:
     """Any stored row (None, `Packed`, cell dict) as scrollback runs."""
     if row is None:
@@ -344,4 +355,4 @@ def row_line(row: Any, columns: int, default: Any) -> Line:
     return compact_line(row, columns, default)
 
 
-__all__ = ["Buffer", "Cells", "Packed", "is_wrapped", "row_line", "stored_runs"]
+__all__ = ["Buffer", "Cells", "Packed", "is_wrapped", "row_line", "stored_runs", "wrap_extent"]

@@ -21,29 +21,20 @@ import pyte
 from pyte import modes as mo
 from pyte.screens import Margins, Savepoint, StaticDefaultDict, wcwidth
 
-from .history import Scrollback, compact_line
+from termux.modes import (
+    ALT_SCREEN,
+    ALT_SCREEN_MODES,
+    APP_CURSOR,
+    APP_KEYPAD,
+    COLUMNS_132,
+    REPORTED_ANSI,
+    REPORTED_PRIVATE,
+    SAVE_CURSOR,
+)
 
-# Private modes as pyte stores them (mode N is kept as N << 5 in `screen.mode`).
-DECCKM = 1 << 5
-DECCOLM = 3 << 5
-DECOM = mo.DECOM
-DECAWM = mo.DECAWM
-DECTCEM = mo.DECTCEM
-DECNKM = 66 << 5  # application keypad; also set by ESC = and cleared by ESC >
-MOUSE_X10 = 9 << 5
-MOUSE_NORMAL = 1000 << 5
-MOUSE_BUTTON = 1002 << 5
-MOUSE_ANY = 1003 << 5
-FOCUS_EVENTS = 1004 << 5
-MOUSE_UTF8 = 1005 << 5
-MOUSE_SGR = 1006 << 5
-ALT_SCROLL = 1007 << 5
-BRACKETED_PASTE = 2004 << 5
-ALT_SCREEN_MODES = (47, 1047, 1049)
-ALT_SCREEN_BITS = frozenset(m << 5 for m in ALT_SCREEN_MODES)
-SAVE_CURSOR_MODE = 1048 << 5
-# Modes a snapshot carries and DECRQM reports (private, unshifted numbers).
-TRACKED_PRIVATE_MODES = (1, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047, 1049, 2004)
+from .history import Line, RunStyle, Scrollback, compact_line, intern_style
+from .reflow import Row, offset_of, position_of, rewrap
+from .rows import wrap_extent
 
 
 class Ext(NamedTuple):
@@ -67,7 +58,10 @@ class Char(pyte.screens.Char):
     ext: Ext | None = None
 
     def _replace(self, /, **kwargs: Any) -> Char:
-        new: Char = super()._replace(**kwargs)
+        if len(kwargs) == 1 and "data" in kwargs:  # a cell of these attributes: what drawing asks
+            new: Char = tuple.__new__(type(self), (kwargs["data"], *self[1:]))
+        else:
+            new = super()._replace(**kwargs)
         ext = self.ext
         if ext is not None:
             new.ext = ext
@@ -99,11 +93,6 @@ DA1_REPLY = "\x1b[?1;2c"
 # DA2 and DA3 as xterm (patch 390).
 DA2_REPLY = "\x1b[>41;390;0c"
 DA3_REPLY = "\x1bP!|00000000\x1b\\"
-# Modes DECRQM reports as set/reset; anything else is "not recognised" (0).
-DECRQM_PRIVATE = frozenset(
-    (1, 3, 5, 6, 7, 9, 12, 25, 47, 66, 1000, 1002, 1003, 1004, 1005, 1006, 1007, 1047, 1049, 2004)
-)
-DECRQM_ANSI = frozenset((4, 20))
 MAX_LINK = 4096
 MAX_TITLE_STACK = 10
 # Zero-width characters (combining marks, ZWJ, variation selectors) one cell keeps after its own
@@ -205,12 +194,12 @@ class Screen(pyte.Screen):
         self.bell_count += 1
 
     def keypad_application(self) -> None:
-        """ESC = (DECKPAM): recorded as mode 66 (DECNKM), which is what key encoders look at."""
-        self.mode.add(DECNKM)
+        """ESC = (DECKPAM): recorded as mode 66 (DECNKM, `APP_KEYPAD`), which key encoders read."""
+        self.mode.add(APP_KEYPAD)
 
     def keypad_numeric(self) -> None:
         """ESC > (DECKPNM)."""
-        self.mode.discard(DECNKM)
+        self.mode.discard(APP_KEYPAD)
 
     def next_line(self) -> None:
         """ESC E (NEL). xterm: always a carriage return and a line feed (pyte's honours LNM only)."""
@@ -227,7 +216,7 @@ class Screen(pyte.Screen):
 
     def _scroll_into_history(self, line: Any) -> None:
         """Keep the line leaving the top of the main screen (compactly)."""
-        self.history.append(compact_line(line, self.columns, self.default_char), getattr(line, "wrapped", False))
+        self.history.append(compact_line(line, self.columns, self.default_char), wrap_extent(line))
 
     def _mark_wrapped(self, y: int, wrapped: bool = True) -> None:
         """Row y's text goes on on the next row by autowrap (soft-wrapped), or no longer does. Kept on
@@ -252,35 +241,35 @@ class Screen(pyte.Screen):
         bits = _mode_bits(modes, bool(kwargs.get("private")))
         # xterm: DECCOLM never changes the width (a multiplexer's pane size is not the program's to
         # choose); as on a VT100 it clears the screen and homes the cursor.
-        deccolm = DECCOLM in bits
+        deccolm = COLUMNS_132 in bits
         if mo.DECSCNM in bits:
             self.dirty.update(range(self.lines))
-        super().set_mode(*(b for b in bits if b != DECCOLM))
+        super().set_mode(*(b for b in bits if b != COLUMNS_132))
         if deccolm:
-            self.mode.add(DECCOLM)
+            self.mode.add(COLUMNS_132)
             self.erase_in_display(2)
             self.cursor_position()
         for bit in bits:
-            if bit in ALT_SCREEN_BITS:
+            if bit in ALT_SCREEN:
                 self._enter_alternate(bit >> 5)
-            elif bit == SAVE_CURSOR_MODE:  # xterm: save the cursor as DECSC does
-                self.mode.discard(SAVE_CURSOR_MODE)
+            elif bit == SAVE_CURSOR:  # xterm: save the cursor as DECSC does
+                self.mode.discard(SAVE_CURSOR)
                 self.save_cursor()
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
         bits = _mode_bits(modes, bool(kwargs.get("private")))
-        deccolm = DECCOLM in bits
+        deccolm = COLUMNS_132 in bits
         if mo.DECSCNM in bits:
             self.dirty.update(range(self.lines))
-        super().reset_mode(*(b for b in bits if b != DECCOLM))
+        super().reset_mode(*(b for b in bits if b != COLUMNS_132))
         if deccolm:
-            self.mode.discard(DECCOLM)
+            self.mode.discard(COLUMNS_132)
             self.erase_in_display(2)
             self.cursor_position()
         for bit in bits:
-            if bit in ALT_SCREEN_BITS:
+            if bit in ALT_SCREEN:
                 self._leave_alternate(bit >> 5)
-            elif bit == SAVE_CURSOR_MODE:  # xterm: restore the cursor as DECRC does
+            elif bit == SAVE_CURSOR:  # xterm: restore the cursor as DECRC does
                 self.restore_cursor()
 
     # ------------------------------------------------------------------ alternate screen
@@ -321,7 +310,7 @@ class Screen(pyte.Screen):
         self.dirty.update(range(self.lines))
 
     def _leave_alternate(self, mode: int) -> None:
-        self.mode.difference_update(ALT_SCREEN_BITS)
+        self.mode.difference_update(ALT_SCREEN)
         if self._main_buffer is None:
             return
         # 1047 and 1049 clear the alternate screen when leaving; 47 keeps it for next time.
@@ -528,12 +517,12 @@ class Screen(pyte.Screen):
         """DECRQM (CSI ? Ps $ p, CSI Ps $ p): CSI [?] Ps ; Pm $ y with 1 set, 2 reset, 0 unknown."""
         private = bool(kwargs.get("private"))
         if private:
-            known = mode in DECRQM_PRIVATE
+            known = mode in REPORTED_PRIVATE
             on = (mode << 5) in self.mode
             if mode in ALT_SCREEN_MODES:
                 on = on and self.alternate
         else:
-            known = mode in DECRQM_ANSI
+            known = mode in REPORTED_ANSI
             on = mode in self.mode
         state = (1 if on else 2) if known else 0
         self.write_process_input(f"\x1b[{'?' if private else ''}{mode};{state}$y")
@@ -626,7 +615,7 @@ class Screen(pyte.Screen):
         """DECSTR (CSI ! p), as xterm: cursor visible, replace mode, origin and cursor/keypad
         application modes off, autowrap on, full margins, default charsets and SGR, saved cursor
         forgotten. The screen and the cursor position are untouched (stock pyte printed "p")."""
-        self.mode.difference_update({mo.IRM, mo.DECOM, DECCKM, DECNKM})
+        self.mode.difference_update({mo.IRM, mo.DECOM, APP_CURSOR, APP_KEYPAD})
         self.mode.update({mo.DECAWM, mo.DECTCEM})
         self.cursor.hidden = False
         self.margins = None
@@ -637,7 +626,7 @@ class Screen(pyte.Screen):
     def save_modes(self, *modes: int) -> None:
         """XTSAVE (CSI ? Pm s)."""
         for m in modes[:64]:
-            if m in DECRQM_PRIVATE:
+            if m in REPORTED_PRIVATE:
                 self._saved_modes[m] = (m << 5) in self.mode
 
     def restore_modes(self, *modes: int) -> None:
@@ -659,29 +648,35 @@ class Screen(pyte.Screen):
     # ------------------------------------------------------------------ resize
 
     def resize(self, lines: int | None = None, columns: int | None = None) -> None:
-        """Resize both screens. No reflow: a narrower screen cuts lines on the right (a wide character
-        cut in half becomes a space), a wider one adds blanks. A shorter screen first drops blank lines
-        below the cursor, then moves top lines into scrollback (main screen only), as tmux does."""
+        """Resize both screens. The main screen reflows, as tmux's does: lines that autowrap cut are
+        joined and cut anew at the new width, in the scrollback too (in bounded steps, newest first:
+        `reflow_step`), and the cursor stays on its character. A shorter screen first drops blank
+        rows below the cursor, then moves top rows into the scrollback; a taller one brings rows back
+        from it, then adds blank rows. The alternate screen is not reflowed (programs redraw it): a
+        narrower one cuts rows on the right (a wide character cut in half becomes a space)."""
         lines = max(1, int(lines or self.lines))
         columns = max(1, int(columns or self.columns))
         if lines == self.lines and columns == self.columns:
             return
         old_lines, old_columns = self.lines, self.columns
         self.dirty.update(range(lines))
-        main_is_active = self._main_buffer is None
-        # The active screen, relative to the cursor.
-        shift = self._resize_buffer(self.buffer, old_lines, lines, columns, self.cursor.y, to_history=main_is_active)
-        self.cursor.y -= shift
-        # The parked screen(s): main (while on the alternate screen) and a kept 47 alternate buffer.
-        if self._main_buffer is not None:
+        cursor = self.cursor
+        if self._main_buffer is None:
+            cursor.x, cursor.y = self._reflow_main(self.buffer, lines, columns, cursor.x, cursor.y)
+        else:
+            # The alternate screen is cut; the main screen under it reflows with its saved cursor.
+            cursor.y -= self._cut_buffer(self.buffer, old_lines, lines, columns, cursor.y)
+            cursor.x = min(cursor.x, columns - 1)
             sp = self._alt_savepoint
-            cy = sp.cursor.y if sp is not None else old_lines - 1
-            shift = self._resize_buffer(self._main_buffer, old_lines, lines, columns, cy, to_history=True)
             if sp is not None:
-                sp.cursor.y = max(0, min(sp.cursor.y - shift, lines - 1))
+                sp.cursor.x, sp.cursor.y = self._reflow_main(
+                    self._main_buffer, lines, columns, sp.cursor.x, sp.cursor.y
+                )
                 sp.cursor.x = min(sp.cursor.x, columns - 1)
+            else:
+                self._reflow_main(self._main_buffer, lines, columns, 0, old_lines - 1)
         if self._alt_buffer is not None:
-            self._resize_buffer(self._alt_buffer, old_lines, lines, columns, 0, to_history=False)
+            self._cut_buffer(self._alt_buffer, old_lines, lines, columns, 0)
         self.lines, self.columns = lines, columns
         if columns > old_columns:
             # xterm: default tab stops every 8 columns extend over the new width.
@@ -691,14 +686,110 @@ class Screen(pyte.Screen):
             sp.cursor.y = min(sp.cursor.y, lines - 1)
             sp.cursor.x = min(sp.cursor.x, columns - 1)
         self.margins = None
-        self.cursor.y = max(0, min(self.cursor.y, lines - 1))
-        if self.cursor.x > columns - 1:
-            self.cursor.x = columns - 1
+        cursor.y = max(0, min(cursor.y, lines - 1))
 
-    def _resize_buffer(
-        self, buffer: Any, old_lines: int, lines: int, columns: int, cursor_y: int, *, to_history: bool
-    ) -> int:
-        """Resize one buffer in place; return how many lines moved off its top."""
+    def reflow_step(self, budget: int = 1000) -> bool:
+        """Reflow about `budget` more rows of scrollback after a change of width (whole lines,
+        newest first); True while more remain (`history.pending`)."""
+        return self.history.reflow_step(budget)
+
+    def _reflow_main(self, buffer: Any, lines: int, columns: int, x: int, y: int) -> tuple[int, int]:
+        """Resize a main screen's buffer (now `self.lines` x `self.columns`) to `lines` x `columns`,
+        reflowing it and the scrollback; (x, y) is its cursor, whose new place is returned."""
+        history = self.history
+        old_columns = self.columns
+        blank = intern_style(self.default_char)
+        rows: list[Row] = [self._row_of(buffer, n, old_columns) for n in range(self.lines)]
+        pending_wrap = x >= old_columns
+        excess = len(rows) - lines
+        while excess > 0 and len(rows) - 1 > y and rows[-1] == _BLANK_ROW:
+            rows.pop()  # blank rows below the cursor go first
+            excess -= 1
+        if columns != old_columns:
+            history.retarget(columns)
+            head: list[Row] = []
+            if len(history) and history.wrapped(-1):
+                head = history.take_pending() or []  # the screen's first line started in history
+            y += len(head)
+            rows[:0] = head
+            out: list[Row] = []
+            group: list[Row] = []  # the rows of one line
+            new_y = 0
+            for n, row in enumerate(rows):
+                group.append(row)
+                if row[1] and n < len(rows) - 1:
+                    continue  # the line goes on on the next row
+                cut = rewrap(group, columns, blank)
+                first = n - len(group) + 1
+                if first <= y <= n:  # the cursor's line: the same character, in its new place
+                    ny, x = position_of(cut, offset_of(group, y - first, x))
+                    new_y = len(out) + ny
+                out.extend(cut)
+                group = []
+            y = new_y
+            while len(out) < lines:  # wider: lines from the scrollback fill the screen again
+                taken = history.take_pending()
+                if taken is None:
+                    break
+                cut = rewrap(taken, columns, blank)
+                out[:0] = cut
+                y += len(cut)
+            rows = out
+            if x > columns or (x == columns and not pending_wrap):
+                x = columns - 1  # past the end of its line: the last column
+        else:
+            while len(rows) < lines:  # taller: rows come back from the scrollback
+                back = history.pop_row()
+                if back is None:
+                    break
+                rows.insert(0, back)
+                y += 1
+        excess = len(rows) - lines
+        if excess > 0:  # the top rows go into the scrollback
+            history.extend_rows(rows[:excess])
+            del rows[:excess]
+            y -= excess
+        if y < 0:
+            x = y = 0  # the cursor's line went into the scrollback (as tmux)
+        self._store_rows(buffer, [self._make_row(line, wrap, columns) for line, wrap in rows], lines)
+        return x, y
+
+    def _row_of(self, buffer: Any, y: int, columns: int) -> Row:
+        """Row y of a buffer as runs and its wrap (see `reflow`)."""
+        row = buffer.get(y)
+        return compact_line(row, columns, self.default_char), wrap_extent(row)
+
+    def _make_row(self, line: Line, wrap: int, columns: int) -> Any:
+        """A row of cells from runs (None for an empty row that a line ends on); a wrapped row is
+        padded with blanks to the columns it spans, so that it spans them again."""
+        if not line and not wrap:
+            return None
+        default = self.default_char
+        row: StaticDefaultDict[int, Char] = StaticDefaultDict(default)
+        x = 0
+        for text, style in line:
+            attrs = _style_attrs(style)
+            for data, width in _cells_of(text):
+                if x >= columns:
+                    break
+                row[x] = attrs._replace(data=data)
+                if width == 2 and x + 1 < columns:
+                    row[x + 1] = attrs._replace(data="")
+                x += width
+        for blank in range(x, min(wrap, columns)):
+            row[blank] = default
+        if wrap:
+            row.wrapped = True  # type: ignore[attr-defined]
+        return row
+
+    def _store_rows(self, buffer: Any, rows: list[Any], lines: int) -> None:
+        """Make `rows` (None: no row) the buffer's rows 0.. (the buffer keeps `lines` of them)."""
+        buffer.clear()
+        buffer.update({y: row for y, row in enumerate(rows) if row is not None})
+
+    def _cut_buffer(self, buffer: Any, old_lines: int, lines: int, columns: int, cursor_y: int) -> int:
+        """Resize an alternate screen's buffer in place, without reflow and without scrollback:
+        return how many lines moved off its top."""
         shift = 0
         if lines < old_lines:
             excess = old_lines - lines
@@ -710,9 +801,6 @@ class Screen(pyte.Screen):
                 y -= 1
             shift = excess
             if shift:
-                if to_history:
-                    for y in range(shift):
-                        self._scroll_into_history(buffer.get(y))
                 moved = {y - shift: line for y, line in buffer.items() if shift <= y < old_lines}
                 buffer.clear()
                 buffer.update(moved)
@@ -822,6 +910,31 @@ def _has_content(line: Any) -> bool:
         return False
     default = DEFAULT_CHAR
     return any(c != default or getattr(c, "ext", None) is not None for c in line.values())
+
+
+_BLANK_ROW: Row = ((), 0)
+
+
+def _style_attrs(style: RunStyle) -> Char:
+    """The cell attributes of a scrollback style (data a space)."""
+    cell = Char(" ", style.fg, style.bg, style.bold, style.italics, style.underscore, style.strikethrough,
+                style.reverse, style.blink)
+    return cell.with_ext(style.ext)
+
+
+def _cells_of(text: str) -> list[tuple[str, int]]:
+    """The cells of a row's text: each character with the zero-width ones after it, and its width."""
+    if text.isascii():
+        return [(char, 1) for char in text]
+    out: list[tuple[str, int]] = []
+    for char in text:
+        w = wcwidth(char)
+        if w <= 0 and out:
+            data, width = out[-1]
+            out[-1] = (data + char, width)
+        else:
+            out.append((char, 2 if w > 1 else 1))
+    return out
 
 
 def _printable(text: str) -> str:

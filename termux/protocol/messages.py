@@ -87,6 +87,7 @@ class CaptureArgs(Args):
     start: int | None = None
     end: int | None = None
     escapes: bool = False
+    join: bool = False  # soft-wrapped lines joined (tmux's capture-pane -J)
 
 
 class ResizeArgs(Args):
@@ -119,6 +120,26 @@ class FocusArgs(Args):
     target: Target
     cols: Cols | None = None
     rows: Rows | None = None
+
+
+MAX_VIEW_PANES = 256  # the panes one view may show (the TUI's layout bound, termux/tui/layout.py)
+
+
+class ViewPane(Args):
+    """One pane of a view: the session it shows and the size it offers it (both or neither)."""
+
+    target: Target
+    cols: Cols | None = None
+    rows: Rows | None = None
+
+
+class ViewArgs(Args):
+    """Everything a view shows: `panes` (the focus among them, or none), each with its size;
+    `layout` an object the view wants back when it attaches again (`last_layout`)."""
+
+    panes: Annotated[list[ViewPane], msgspec.Meta(max_length=MAX_VIEW_PANES)]
+    focus: Target | None = None
+    layout: dict[str, Any] | None = None
 
 
 ArgsT = TypeVar("ArgsT", bound="Args")

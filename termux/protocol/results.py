@@ -8,7 +8,7 @@ the wire's (docs/protocol.md, "Commands"); `bytes` travel as base64. `server.sta
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
@@ -91,6 +91,7 @@ class AttachResult(msgspec.Struct):
     cursor: int  # the event cursor the pushed events continue from
     in_sync: bool
     last_focus: str | None  # the session a view focused most recently, if it is still there
+    last_layout: dict[str, Any] | None = None  # the layout a view saved last (client.view)
 
 
 class BufferInfo(msgspec.Struct):

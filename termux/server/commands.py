@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 import termux.emulator as emulator
 from termux import __version__, keys
 from termux.protocol.errors import ErrorCode, ProtocolError
@@ -27,6 +29,7 @@ from termux.protocol.messages import (
     ResizeArgs,
     SendArgs,
     TargetArgs,
+    ViewArgs,
 )
 from termux.protocol.results import (
     AttachResult,
@@ -120,7 +123,7 @@ def session_capture(ctx: Context, args: CaptureArgs) -> Any:
     screen = session.screen
     # The rows are copied now (immutable runs, cheap), so the reply is this moment's screen even
     # though rendering them may take several loop passes.
-    rows = emulator.capture_rows(screen, args.start, args.end)
+    rows = emulator.capture_rows(screen, args.start, args.end, args.join)
     x, y = emulator.cursor_position(screen)
     # The lines are filled in below; the rest is this moment's.
     result = CaptureResult(
@@ -180,6 +183,34 @@ def client_focus(ctx: Context, args: FocusArgs) -> Empty:
     session = ctx.server.find(args.target)
     ctx.server.set_focus(ctx.conn, session.id, view_size(args.cols, args.rows))
     return Empty()
+
+
+# A view's saved layout (client.view's `layout`) is kept for the next attach: bounded, encoded.
+MAX_LAYOUT_BYTES = 64 << 10
+
+
+def client_view(ctx: Context, args: ViewArgs) -> dict[str, Any]:
+    if not ctx.conn.attached:
+        raise ProtocolError(ErrorCode.BAD_REQUEST, "`client.view` is for a view: `client.attach` first")
+    panes: dict[str, tuple[int, int] | None] = {}
+    for pane in args.panes:
+        session = ctx.server.find(pane.target)
+        if session.id in panes:
+            raise ProtocolError(ErrorCode.BAD_ARGS, f"`panes`: session {session.id} is in two panes")
+        panes[session.id] = view_size(pane.cols, pane.rows)
+    focus = ctx.server.find(args.focus).id if args.focus is not None else None
+    if focus is not None and focus not in panes:
+        raise ProtocolError(ErrorCode.BAD_ARGS, f"`focus`: session {focus} is in none of the `panes`")
+    if args.layout is not None:
+        size = len(msgspec.json.encode(args.layout))
+        if size > MAX_LAYOUT_BYTES:
+            raise ProtocolError(
+                ErrorCode.TOO_LARGE, f"`layout` is {size} bytes encoded, over the limit of {MAX_LAYOUT_BYTES}"
+            )
+    ctx.server.set_view(ctx.conn, focus, panes)
+    if args.layout is not None:
+        ctx.server.last_layout = args.layout
+    return {}
 
 
 def view_size(cols: int | None, rows: int | None) -> tuple[int, int] | None:

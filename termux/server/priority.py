@@ -78,6 +78,12 @@ def write_group_nice(pid: int, nice: int) -> None:
         group.write(str(nice))
 
 
+def visible_nice(background: int) -> int:
+    """The nice of a session shown in a pane that is not focused: half its background nice, so
+    what a person watches beside the focus runs ahead of what nobody sees, behind the focus."""
+    return background // 2
+
+
 @dataclass
 class Group:
     """One session's group: its leader, its nice when shown (as it started) and in the background."""
@@ -123,20 +129,25 @@ class CpuPriority:
         self.groups.pop(session_id, None)
         self._waiting.pop(session_id, None)
 
-    def follow(self, shown: set[str], viewed: bool) -> None:
-        """Shown sessions (and every session while no view is attached) at their own nice, the
-        rest at their background nice. Only changed groups are written, shown ones first."""
+    def follow(self, shown: set[str], viewed: bool, visible: frozenset[str] | set[str] = frozenset()) -> None:
+        """Focused sessions (`shown`; every session while no view is attached) at their own nice,
+        sessions a view shows in another pane (`visible`) halfway to their background nice, the
+        rest at their background nice. Only changed groups are written, focused ones first."""
         wanted: dict[str, int] = {}
         for sid, group in self.groups.items():
-            lowered = viewed and sid not in shown and group.background > group.base
-            nice = group.background if lowered else group.base
+            if not viewed or sid in shown or group.background <= group.base:
+                nice = group.base
+            elif sid in visible:
+                nice = max(group.base, visible_nice(group.background))
+            else:
+                nice = group.background
             if nice != group.applied:
                 wanted[sid] = nice
             else:
                 self._waiting.pop(sid, None)  # it has what it needs already
         if not wanted:
             return
-        for sid in sorted(wanted, key=lambda s: s not in shown):  # raising the shown ones first
+        for sid in sorted(wanted, key=lambda s: (s not in shown, s not in visible)):  # raising the shown first
             self._waiting.pop(sid, None)
             self._waiting[sid] = wanted[sid]
         if self._retry is None:  # else the armed retry writes them
@@ -169,4 +180,3 @@ class CpuPriority:
     def waiting(self) -> list[str]:
         """Sessions whose group waits for a write, in the order they will get it."""
         return list(self._waiting)
-

@@ -253,6 +253,10 @@ class ReadPacer:
 # client decoding and parsing it (on a small machine, CPU that the keystroke path then waits for).
 FORWARD_RATE = 32 * 1024
 FORWARD_BURST = 64 * 1024
+# A session the client shows in a pane beside its focus is watched: it gets a larger budget, so a
+# pane printing steadily streams, and one flooding still costs the client snapshots, not every byte.
+FORWARD_VISIBLE_RATE = 64 * 1024
+FORWARD_VISIBLE_BURST = 64 * 1024
 FORWARD_CATCH_UP = 0.25
 
 

@@ -49,6 +49,8 @@ from termux.server.matcher import MatchWorker
 from termux.server.priority import CpuPriority
 from termux.server.scheduler import (
     FORWARD_CATCH_UP,
+    FORWARD_VISIBLE_BURST,
+    FORWARD_VISIBLE_RATE,
     ForwardBudget,
     OutputPump,
     Parseable,
@@ -106,12 +108,15 @@ class Connection(asyncio.Protocol):
         self.lagging = False
         self.stale: set[str] = set()  # background sessions whose output was skipped (lagging, or over budget)
         self.budget = ForwardBudget()
+        self.visible_budget = ForwardBudget(FORWARD_VISIBLE_RATE, FORWARD_VISIBLE_BURST)
         self._catch_up: asyncio.TimerHandle | None = None  # armed only while sessions are stale
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
         self.stream: EventStream | None = None  # set by events.stream
-        self.view_size: tuple[int, int] | None = None  # what this view offers its focus (sizing.py)
-        self.active = 0  # when it last attached, focused, resized or typed (for `latest`)
+        # Every session this view shows (the focus and the other panes), with the size it offers
+        # each (None: none) and when it last showed it anew, focused, resized or typed into it.
+        self.shown: dict[str, sizing.ViewSize | None] = {}
+        self.view_size: tuple[int, int] | None = None  # a one-pane view's size (client.focus)
         self.queued: list[bytes] = []  # lines written while the server is corked (Server.corking)
         self._requests_paused = False  # its replies are over CLIENT_BUFFER_MAX: its requests wait
         self._lines: deque[bytes | Oversized] = deque()  # request lines read and not handled yet
@@ -291,7 +296,8 @@ class Connection(asyncio.Protocol):
             self.stale.add(session_id)  # a snapshot follows when the socket drains, the focus's first
             return False
         if session_id != self.focus:
-            if self.coalesce and not self.budget.take(session_id, nbytes, now):
+            budget = self.visible_budget if session_id in self.shown else self.budget
+            if self.coalesce and not budget.take(session_id, nbytes, now):
                 self.stale.add(session_id)
                 if self._catch_up is None:
                     self._catch_up = asyncio.get_running_loop().call_later(FORWARD_CATCH_UP, self._caught_up)
@@ -307,7 +313,7 @@ class Connection(asyncio.Protocol):
         """One snapshot push per stale session (or just `only`), the focused one first; forwarding
         resumes after it. Stops when the socket backs up again: the rest follow when it drains."""
         now = asyncio.get_running_loop().time()
-        order = sorted(self.stale, key=lambda sid: (sid != self.focus, sid)) if only is None else [only]
+        order = sorted(self.stale, key=self._rank) if only is None else [only]
         for session_id in order:
             if self.lagging:
                 break
@@ -321,14 +327,19 @@ class Connection(asyncio.Protocol):
                     self.flush()  # pushes queued before it go first
                 if self.transport is not None and not self.transport.is_closing():
                     self.transport.write(line)
-                self.budget.empty(session_id, now)
+                (self.visible_budget if session_id in self.shown else self.budget).empty(session_id, now)
         if not self.stale and self._catch_up is not None:
             self._catch_up.cancel()
             self._catch_up = None
 
+    def _rank(self, session_id: str) -> tuple[bool, bool, str]:
+        """The focus first, then the other panes, then what this view does not show."""
+        return session_id != self.focus, session_id not in self.shown, session_id
+
     def forget(self, session_id: str) -> None:
         self.stale.discard(session_id)
         self.budget.forget(session_id)
+        self.visible_budget.forget(session_id)
 
     @property
     def buffered(self) -> int:
@@ -372,6 +383,7 @@ class Server:
         self.queued: list[Connection] = []  # connections with lines queued while corked
         self.window_size: sizing.Policy = sizing.DEFAULT_POLICY
         self.last_focus: str | None = None  # the session a view focused last (a new view's default)
+        self.last_layout: dict[str, Any] | None = None  # the layout a view saved last (client.view)
         self._activity_stamps = itertools.count(1)
         self.bytes_forwarded = 0
         self.clients_dropped = 0
@@ -440,7 +452,7 @@ class Server:
         self._next_id += 1
         self.sessions[session_id] = session
         session.cpu = self.cpu.add(session.id, session.pid, config.background_nice)
-        self._follow_focus()
+        self._follow_views()
         self.events.commit(
             ev.SessionCreated(session=session.id, name=session.name, data=ev.CreatedData(config.argv, session.pid))
         )
@@ -593,46 +605,70 @@ class Server:
             cursor=self.events.cursor,
             in_sync=True,
             last_focus=self.last_focus if self.last_focus in self.sessions else None,
+            last_layout=self.last_layout,
         )
 
     def set_focus(self, conn: Connection, session_id: str | None, size: tuple[int, int] | None = None) -> None:
-        """`conn` now shows `session_id` (None: nothing); `size` is the view's, when it says."""
-        previous, conn.focus = conn.focus, session_id
-        if session_id is not None:
-            self.last_focus = session_id
+        """`conn` now shows `session_id` alone (None: nothing); `size` is the view's, when it says
+        (else the size it said last): `client.attach` and `client.focus`."""
         if size is not None:
-            conn.view_size, conn.active = size, next(self._activity_stamps)
-        self.pump.order.focused = {c.focus for c in self.connections if c.focus is not None}
-        if session_id is not None and (session := self.resting.pop(session_id, None)) is not None:
-            session.wake()  # what a view shows is read at once
-        self._follow_focus()
-        if session_id is not None and session_id in conn.stale and not conn.lagging:
-            conn.send_stale(only=session_id)  # the view is about to show it: bring it up to date now
-        if conn.view_size is not None:  # the views of these sessions changed: their sizes may too
-            if previous is not None and previous != session_id:
-                self.fit(previous)
-            if session_id is not None:
-                self.fit(session_id)
+            conn.view_size = size
+        panes = {} if session_id is None else {session_id: conn.view_size}
+        self.set_view(conn, session_id, panes, offered=size is not None)
+
+    def set_view(
+        self,
+        conn: Connection,
+        focus: str | None,
+        panes: dict[str, tuple[int, int] | None],
+        offered: bool = False,
+    ) -> None:
+        """`conn` now shows the sessions of `panes`, each offering its size (None: no offer), and
+        focuses `focus` (one of them, or None). A pane counts as active for `latest` when it is
+        new, resized or newly focused (`offered`: the focus's size was offered anew)."""
+        previous, before = conn.focus, conn.shown
+        shown: dict[str, sizing.ViewSize | None] = {}
+        for sid, size in panes.items():
+            old = before.get(sid)
+            if size is None:
+                shown[sid] = None
+            elif old is None or (old.cols, old.rows) != size or (sid == focus and (offered or previous != focus)):
+                shown[sid] = sizing.ViewSize(*size, next(self._activity_stamps))
+            else:
+                shown[sid] = old
+        conn.focus, conn.shown = focus, shown
+        if focus is not None:
+            self.last_focus = focus
+        self._follow_views()
+        for sid in sorted(shown.keys() - before.keys(), key=conn._rank):
+            if (session := self.resting.pop(sid, None)) is not None:
+                session.wake()  # what a view shows is read at once
+            if sid in conn.stale and not conn.lagging:
+                conn.send_stale(only=sid)  # the view is about to show it: bring it up to date now
+        if focus is not None and focus != previous and focus in conn.stale and not conn.lagging:
+            conn.send_stale(only=focus)
+        for sid in before.keys() | shown.keys():  # the views of these sessions changed: their sizes may too
+            if before.get(sid) != shown.get(sid):
+                self.fit(sid)
 
     def view_typed(self, conn: Connection, session_id: str) -> None:
-        """A view typed into the session it shows: under `latest`, its size is now the one."""
-        if self.window_size != "latest" or conn.focus != session_id or conn.view_size is None:
+        """A view typed into a session it shows: under `latest`, its size is now the one."""
+        offer = conn.shown.get(session_id)
+        if self.window_size != "latest" or conn.focus != session_id or offer is None:
             return
-        views = self._views(session_id)
-        if max(views, key=lambda c: c.active) is not conn:
-            conn.active = next(self._activity_stamps)
+        if max(self._offers(session_id), key=lambda v: v.active) is not offer:
+            conn.shown[session_id] = sizing.ViewSize(offer.cols, offer.rows, next(self._activity_stamps))
             self.fit(session_id)
 
-    def _views(self, session_id: str) -> list[Connection]:
-        return [c for c in self.connections if c.attached and c.focus == session_id and c.view_size is not None]
+    def _offers(self, session_id: str) -> list[sizing.ViewSize]:
+        return [o for c in self.connections if c.attached and (o := c.shown.get(session_id)) is not None]
 
     def fit(self, session_id: str) -> None:
         """Size the session from the views showing it, under the server's policy (sizing.py)."""
         session = self.sessions.get(session_id)
         if session is None or session.state != "running":
             return
-        offers = [sizing.ViewSize(*c.view_size, c.active) for c in self._views(session_id) if c.view_size]
-        size = sizing.choose(self.window_size, offers)
+        size = sizing.choose(self.window_size, self._offers(session_id))
         if size is not None:
             self.resize(session, *size)
 
@@ -642,9 +678,14 @@ class Server:
             resized = ev.ResizedData(cols, rows)
             self.events.commit(ev.SessionResized(session=session.id, name=session.name, data=resized))
 
-    def _follow_focus(self) -> None:
-        """CPU priority follows focus, while any view is attached (else every session has its own)."""
-        self.cpu.follow(self.pump.order.focused, any(c.attached for c in self.connections))
+    def _follow_views(self) -> None:
+        """The parse order and the CPU priority follow what views focus and show: the focused
+        sessions first, the other panes next, the rest last (while any view is attached; else
+        every session has its own nice)."""
+        focused = {c.focus for c in self.connections if c.focus is not None}
+        visible = {sid for c in self.connections for sid in c.shown} - focused
+        self.pump.order.focused, self.pump.order.visible = focused, visible
+        self.cpu.follow(focused, any(c.attached for c in self.connections), visible)
 
     def _push_event(self, event: Event) -> None:
         line = event.push_line

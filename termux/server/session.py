@@ -45,6 +45,9 @@ MAX_INPUT_BACKLOG = 1 << 20
 INPUT_LOW = 256 << 10
 INPUT_STALL = 10.0
 KILL_GRACE = 1.0  # seconds between SIGHUP, SIGTERM and SIGKILL
+# After a change of width, the scrollback is re-cut this many rows per pass of the loop (the screen
+# itself at once): a session with a long history never holds the loop for long.
+REFLOW_STEP = 500
 
 
 @dataclass
@@ -131,6 +134,8 @@ class Session:
         self._pty_eof = False  # the PTY reported end of file: no process holds it any more
         self._child_reaped = False
         self.resting = False  # reading rests until the server calls wake()
+        self._reflowing: asyncio.Handle | None = None  # the next step re-cutting scrollback after a resize
+        self.reflow_steps = 0  # steps run (for tests: they are bounded, and end)
         self._loop = asyncio.get_running_loop()
         self._reaped = self._loop.create_future()
         try:
@@ -345,12 +350,22 @@ class Session:
     def resize(self, cols: int, rows: int) -> None:
         self.snapshot_cache = None
         self.screen.resize(rows, cols)
+        if self.screen.history.pending and self._reflowing is None:
+            self._reflowing = self._loop.call_soon(self._reflow_step)
         self.config.cols, self.config.rows = cols, rows
         if self._pty_open:
             try:
                 set_window_size(self.fd, cols, rows)  # the kernel sends SIGWINCH
             except OSError:
                 pass
+
+    def _reflow_step(self) -> None:
+        """Re-cut a bounded part of the scrollback at the new width, one step per pass of the loop
+        until none is left (the visible screen was reflowed by the resize itself)."""
+        self._reflowing = None
+        self.reflow_steps += 1
+        if self.screen.reflow_step(REFLOW_STEP):
+            self._reflowing = self._loop.call_soon(self._reflow_step)
 
     # -- exit ----------------------------------------------------------------------------------
 

@@ -31,6 +31,7 @@ def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None)
         name=getattr(args, "socket_name", None),
         target=getattr(args, "target", None),
         new=new_session,
+        layout=getattr(args, "layout", None),
     )
 
 
@@ -41,11 +42,13 @@ def run(
     target: str | None = None,
     new: dict[str, Any] | None = None,
     create: bool = True,
+    layout: str | None = None,
 ) -> int:
     """Attach a TUI; returns the exit status for the `termux` command.
 
     `target` focuses that session; `new` (session.new arguments) creates a session and focuses it;
-    `create` starts a first session running `$SHELL` when the server has none.
+    `create` starts a first session running `$SHELL` when the server has none; `layout` opens the
+    config file's layout of that name (its sessions created as it says).
     """
     from termux.tui.config import ConfigError, load_config
 
@@ -53,6 +56,10 @@ def run(
         config = load_config()
     except ConfigError as exc:
         print(f"termux: bad config: {exc}", file=sys.stderr)
+        return 1
+    if layout is not None and layout not in config.layouts:
+        known = ", ".join(sorted(config.layouts)) or "none"
+        print(visible(f"termux: no layout named {layout!r} in {config.path} (layouts: {known})"), file=sys.stderr)
         return 1
     from termux.paths import inherited_session
 
@@ -71,7 +78,7 @@ def run(
         try:
             import asyncio  # after the server start began: everything from here overlaps it
 
-            reason = asyncio.run(_main(config, path, name, target, new, create, starting))
+            reason = asyncio.run(_main(config, path, name, target, new, create, starting, layout))
         finally:
             starting.close()
     except Exception as exc:  # the server is gone, a target is wrong, …
@@ -93,6 +100,7 @@ async def _main(
     new: dict[str, Any] | None,
     create: bool,
     starting: ServerStart,
+    layout_name: str | None = None,
 ) -> str:
     from termux.client import AsyncClient
     from termux.heap import freeze_startup_objects
@@ -104,7 +112,13 @@ async def _main(
     starting.wait()
     client = await AsyncClient.connect(path, name=name, autostart=True)
     try:
-        if new is not None:
+        layout = None
+        if layout_name is not None:
+            from termux.tui.layouts import open_layout
+
+            spec = config.layouts[layout_name]
+            layout = await open_layout(client, spec)  # its sessions, created as it says
+        elif new is not None:
             reply = await client.request("session.new", **new)
             target = reply["session"]["id"]
         elif target is not None:
@@ -116,7 +130,14 @@ async def _main(
 
                 cwd = start_directory()  # the first shell starts where termux was started
                 await client.request("session.new", **({"cwd": cwd} if cwd else {}))
-        app = TermuxApp(client, config=config, focus=target, driver_class=TermuxDriver)
+        app = TermuxApp(
+            client,
+            config=config,
+            focus=target,
+            driver_class=TermuxDriver,
+            layout=layout,
+            preset=spec.preset if layout is not None else None,
+        )
         result = await app.run_async()
         return result or app.exit_reason
     finally:

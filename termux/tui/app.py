@@ -33,7 +33,7 @@ from textual.app import App, ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from termux.commands import action_names
@@ -46,7 +46,9 @@ from termux.tui.config import Config
 from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
+from termux.tui.layout import Direction, Layout, LayoutError, Orientation
 from termux.tui.model import Changes, SessionModel
+from termux.tui.panes import PaneArea, PaneLabel, border_position
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen, ScrollbackScreen
@@ -86,7 +88,7 @@ class MainScreen(Screen[None]):
         self.config = config
         self.sidebar = Sidebar(id="sidebar")
         self.sidebar.set_class(not config.sidebar, "-hidden")
-        self.view = TerminalView(Palette(config.palette, config.foreground, config.background), id="terminal")
+        self.panes = PaneArea(Palette(config.palette, config.foreground, config.background), id="terminal")
         self.activity = ActivityView(id="activity")
         self.activity.set_class(not config.activity, "-hidden")
         self.status = StatusLine(config.prefix, config.status_left, config.status_right, id="status")
@@ -97,19 +99,26 @@ class MainScreen(Screen[None]):
             yield self.sidebar
             with KeptVertical(id="right"):
                 yield self.banner
-                yield self.view
+                yield self.panes
                 yield self.activity
         yield self.status
 
     def on_resize(self, event: events.Resize) -> None:
         self.sidebar.fit(self.config.sidebar_width, event.size.width)
 
+    def on_screen_suspend(self) -> None:
+        if not isinstance(self.app.screen, ModalScreen):  # (a modal one leaves the status line in view)
+            self.status.stop_clock()
+
+    def on_screen_resume(self) -> None:
+        self.status.start_clock()
+
     def show_banner(self, shown: bool) -> None:
         """No session to show: say so in place of the terminal view."""
         if shown:
             self.banner.update(NO_SESSIONS)
         self.banner.set_class(shown, "-shown")
-        self.view.display = not shown
+        self.panes.display = not shown
 
 
 class TermuxApp(App[str]):
@@ -127,6 +136,8 @@ class TermuxApp(App[str]):
         focus: str | None = None,
         feeder: Feeder | None = None,
         driver_class: Any = None,
+        layout: Layout | None = None,
+        preset: str | None = None,
     ) -> None:
         super().__init__(driver_class=driver_class, ansi_color=True)
         self.client = client
@@ -135,6 +146,13 @@ class TermuxApp(App[str]):
         self.model.observe_activity = self.config.activity
         self.router = InputRouter(self.config.prefix, self.config.bindings)
         self.initial_focus = focus
+        # The panes (termux/tui/layout.py): given (`--layout`), else restored from the server's
+        # last layout on attach, else one pane; None while no session is shown.
+        self.layout: Layout | None = layout
+        self._preset = preset  # the given layout's preset, applied once the area is known
+        self._view_sent: tuple[Any, ...] | None = None  # the last client.view sent (sent again on change)
+        self._undrawn: set[str] = set()  # panes beside the focus with output parsed and not drawn yet
+        self._pane_timer: asyncio.TimerHandle | None = None  # armed only while a pane's output is undrawn
         self.attached = asyncio.Event()
         self.exit_reason = ""
         self._work = asyncio.Event()
@@ -152,7 +170,12 @@ class TermuxApp(App[str]):
 
     @property
     def view(self) -> TerminalView:
-        return self._main.view
+        """The focused pane's view."""
+        return self._main.panes.focused_view()
+
+    @property
+    def panes(self) -> PaneArea:
+        return self._main.panes
 
     @property
     def sidebar(self) -> Sidebar:
@@ -165,12 +188,6 @@ class TermuxApp(App[str]):
     @property
     def activity(self) -> ActivityView:
         return self._main.activity
-
-    def views(self) -> dict[str, TerminalView]:
-        """The terminal views on screen, by the session each shows (the model's visible set):
-        for now the one view, of the focused session."""
-        focused = self.model.focused
-        return {focused: self.view} if focused is not None else {}
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -203,10 +220,15 @@ class TermuxApp(App[str]):
         """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
         # coalesce: background sessions come within a byte budget, as snapshots past it; the
         # sidebar and the activity view need their latest screens, not every byte of a flood.
+        # No size: the panes offer theirs with client.view once the layout is known.
         reply = await self.client.request_as(
-            AttachResult, "client.attach", coalesce=True, window_size=self.config.window_size, **self._view_size()
+            AttachResult, "client.attach", coalesce=True, window_size=self.config.window_size
         )
-        focus = self.model.attach(reply, self.initial_focus)
+        wanted = self.layout.focus if self.layout is not None else self.initial_focus
+        focus = self.model.attach(reply, wanted)
+        self.layout = self._first_layout(reply.last_layout, focus)
+        if self.layout is not None:
+            focus = self.layout.focus
         self._refresh_sidebar()
         self._spawn(self._read_pushes())
         self._spawn(self._watch_server())
@@ -215,6 +237,28 @@ class TermuxApp(App[str]):
         self.attached.set()
         for key, character in self.router.attached():
             self.route_key(events.Key(key, character))
+
+    def _first_layout(self, saved: Any, focus: str | None) -> Layout | None:
+        """The panes to start with: the ones given, else the last layout a view saved (panes of
+        gone sessions left out; a target asked for is shown in it), else `focus` alone."""
+        width, height = self.panes.size.width, self.panes.size.height
+        if self.layout is not None:
+            self.layout.resize_area(width, height)
+            if self._preset is not None:
+                self.layout.apply_preset(self._preset)
+            return self.layout
+        if focus is None:
+            return None
+        if saved is not None:
+            try:
+                layout = Layout.from_dict(saved, width, height)
+            except LayoutError:
+                layout = None  # written by another version: start afresh
+            if layout is not None and layout.keep_only(set(self.model.infos)):
+                if self.initial_focus is not None:
+                    layout.show(focus)
+                return layout
+        return Layout(focus, width, height)
 
     # -- carrying out what the model says -------------------------------------------------------
 
@@ -227,20 +271,24 @@ class TermuxApp(App[str]):
         for sid in changes.rows:
             if (row := model.rows.get(sid)) is not None:
                 self.sidebar.update_row(row)
-        views = self.views()
-        for sid in changes.screens & views.keys():
-            shadow = model.shadow(sid)
-            views[sid].show(shadow.screen if shadow is not None else None)
+        for sid in changes.screens:
+            view = self.panes.views.get(sid)
+            if view is not None:
+                shadow = model.shadow(sid)
+                view.show(shadow.screen if shadow is not None else None)
         if changes.name and model.focused in model.rows:
             self.status.session = model.rows[model.focused].name
         if changes.message is not None:
             self.status.message = changes.message
         if changes.bell:
             self.bell()
-        if changes.frames:
+        if model.focused in changes.frames:
             if TRACE.on:
                 TRACE.stamp("tui.parsed", model.focused)
             self._frame()
+        if others := changes.frames - {model.focused}:
+            self._undrawn |= others
+            self._pane_frame()
         if changes.marks is not None:
             self._arm_marks(changes.marks)
         if changes.wake:
@@ -249,6 +297,10 @@ class TermuxApp(App[str]):
             self._end_rest()
         if changes.batch:
             self._background_output()
+        if changes.gone and self.layout is not None:
+            self._panes_gone(changes.gone)
+        if changes.rows and self.layout is not None:
+            self._pane_rows_changed(changes.rows)
         if changes.refocus:
             self.call_later(self._focus_after_exit)
 
@@ -285,7 +337,12 @@ class TermuxApp(App[str]):
         self._apply(self.model.event(event))
 
     def _focus_after_exit(self) -> None:
-        """The focused session ended: move to a live one, or say none is left."""
+        """The focused session ended: move to a live one, or say none is left. With several panes
+        its pane stays until dismissed (or closes at once, `exited_pane = "close"`); the focus
+        stays with it meanwhile."""
+        layout = self.layout
+        if layout is not None and len(layout) > 1 and layout.focus == self.model.focused:
+            return
         what, sid = self.model.after_exit()
         if what == "focus":
             self.focus_session(sid)
@@ -379,11 +436,29 @@ class TermuxApp(App[str]):
         if self._frame_timer is not None:
             self._frame_timer.cancel()
             self._frame_timer = None
-        for view in self.views().values():
-            view.update_dirty()  # (a view whose screen did not change draws nothing)
+        if (view := self.panes.views.get(self.model.focused or "")) is not None:
+            view.update_dirty()
         if TRACE.on:
             TRACE.stamp("tui.drawn", self.model.focused)
         self.model.pacer.drawn()
+
+    def _pane_frame(self) -> None:
+        """Output of a pane beside the focus was parsed: drawn at most once per pane frame period,
+        and not while a key's echo is awaited (that frame goes first)."""
+        pacer = self.model.pane_pacer
+        delay = pacer.period if self.model.pacer.key_pending else pacer.delay()
+        if delay <= 0:
+            self._draw_panes()
+        elif self._pane_timer is None:
+            self._pane_timer = asyncio.get_running_loop().call_later(delay, self._draw_panes)
+
+    def _draw_panes(self) -> None:
+        self._pane_timer = None
+        undrawn, self._undrawn = self._undrawn, set()
+        for sid in undrawn:
+            if sid != self.model.focused and (view := self.panes.views.get(sid)) is not None:
+                view.update_dirty()
+        self.model.pane_pacer.drawn()
 
     # -- background marks: the sidebar's rows and the activity view, at a bounded rate -----------
 
@@ -415,31 +490,135 @@ class TermuxApp(App[str]):
     # -- focus and size -------------------------------------------------------------------------
 
     def focus_session(self, sid: str | None) -> None:
-        """Show `sid`, and offer it this view's size (the server sizes sessions, sizing.py)."""
+        """Show `sid`: its pane if it has one, else in the focused pane (None: no session)."""
+        if sid is not None and sid in self.model.rows:
+            if self.layout is None:
+                self.layout = Layout(sid, self.panes.size.width, self.panes.size.height)
+            else:
+                self.layout.show(sid)
+        elif sid is None:
+            self.layout = None
+        self._focus_changed()
+
+    def _focus_changed(self) -> None:
+        """The layout's focus (or its panes) changed: tell the model, the widgets, the server."""
+        layout = self.layout
+        sid = layout.focus if layout is not None else None
         changes = self.model.focus(sid)
         self._main.show_banner(sid is None)
+        self._place_panes()
         if sid is None:
             self.view.show(None)
-        if sid is not None and sid in self.model.rows:
-            self.client.send_nowait("client.focus", target=sid, **self._view_size())
         self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
         self.view.focus()
         self.status.index = self.model.number(sid)
         self._count_marks()
         self._apply(changes)
 
+    def _place_panes(self) -> None:
+        """Lay the panes out from the layout, show each one's screen, and tell the server what
+        this view shows and at which sizes (client.view; the server sizes the sessions)."""
+        layout = self.layout
+        panes = self.panes
+        if layout is None:
+            panes.clear()
+            self.model.show(set())
+            return
+        geometry = layout.geometry()
+        before = set(panes.views)
+        panes.place(geometry, self._labels(), layout.focus)
+        for box in geometry.panes:
+            view = panes.views[box.session]
+            if box.session not in before or view.screen_ is None:
+                shadow = self.model.shadow(box.session)
+                view.show(shadow.screen if shadow is not None else None)
+        self.model.show({box.session for box in geometry.panes})
+        self._send_view()
+
+    def _labels(self) -> dict[str, PaneLabel]:
+        labels = {}
+        for sid in self.layout.panes() if self.layout is not None else []:
+            row = self.model.rows.get(sid)
+            if row is None:
+                continue
+            ended = None
+            if row.state != "running":
+                ended = row.exit_signal or (f"exit {row.exit_code}" if row.exit_code is not None else "ended")
+            labels[sid] = PaneLabel(row.name, ended)
+        return labels
+
+    def _send_view(self) -> None:
+        """client.view, when what this view shows changed since it was last sent."""
+        layout = self.layout
+        if layout is None:
+            return
+        panes = []
+        for box in layout.geometry().panes:
+            if box.session not in self.model.rows:
+                continue
+            cols, rows = min(box.content.width, MAX_SIZE), min(box.content.height, MAX_SIZE)
+            offer = {"cols": cols, "rows": rows} if cols >= 2 and rows >= 1 else {}
+            panes.append({"target": box.session, **offer})
+        saved = layout.to_dict()
+        sent = (tuple((p["target"], p.get("cols"), p.get("rows")) for p in panes), repr(saved))
+        if sent == self._view_sent or not panes:
+            return
+        self._view_sent = sent
+        focus = layout.focus if any(p["target"] == layout.focus for p in panes) else None
+        self.client.send_nowait("client.view", panes=panes, focus=focus, layout=saved)
+
     def _view_size(self) -> dict[str, int]:
-        """`cols` and `rows` of the terminal view, once it has been laid out (else nothing: its
-        first layout offers it, on_terminal_view_resized)."""
+        """`cols` and `rows` of the focused pane, once it has been laid out (else nothing)."""
         width, height = self.view.size.width, self.view.size.height
         return {"cols": min(width, MAX_SIZE), "rows": min(height, MAX_SIZE)} if width >= 2 and height >= 1 else {}
 
-    def on_terminal_view_resized(self, message: TerminalView.Resized) -> None:
-        # The new size is offered to the focused session; the server decides (and says
-        # `session.resized`, which resyncs the shadow).
-        focused = self.model.focused
-        if focused is not None and focused in self.model.rows and (size := self._view_size()):
-            self.client.send_nowait("client.focus", target=focused, **size)
+    def on_pane_area_resized(self, message: PaneArea.Resized) -> None:
+        # The panes are laid out again and offer their new sizes; the server decides (and says
+        # `session.resized`, which resyncs the shadows).
+        if self.layout is not None:
+            self.layout.resize_area(message.width, message.height)
+            self._place_panes()
+
+    def on_pane_area_clicked(self, message: PaneArea.Clicked) -> None:
+        if self.layout is not None and message.session in self.layout:
+            self.layout.focus_pane(message.session)
+            self._focus_changed()
+
+    def on_pane_area_dragged(self, message: PaneArea.Dragged) -> None:
+        layout = self.layout
+        border = layout.border_now(message.border) if layout is not None else None
+        if layout is not None and border is not None:
+            if layout.move_border(border, message.position - border_position(border)):
+                self._place_panes()
+
+    def _panes_gone(self, gone: set[str]) -> None:
+        """Sessions went (killed, closed elsewhere): their panes close, the last one excepted
+        (the focus moves on in it, _focus_after_exit)."""
+        layout = self.layout
+        assert layout is not None
+        changed = False
+        for sid in gone:
+            if sid in layout and len(layout) > 1:
+                layout.close(sid)
+                changed = True
+        if changed:
+            self._focus_changed()
+
+    def _pane_rows_changed(self, rows: set[str]) -> None:
+        """Sessions that ended or were renamed: their panes' titles say so, and an ended one's pane
+        closes when the config says so (exited_pane)."""
+        layout = self.layout
+        assert layout is not None
+        if not any(sid in layout for sid in rows):
+            return
+        ended = [sid for sid in rows if sid in layout and not self.model.running(sid)]
+        if ended and self.config.exited_pane == "close" and len(layout) > 1:
+            for sid in ended:
+                if len(layout) > 1:
+                    layout.close(sid)
+            self._focus_changed()
+            return
+        self.panes.place(layout.geometry(), self._labels(), layout.focus)
 
     # -- input ----------------------------------------------------------------------------------
 
@@ -473,7 +652,8 @@ class TermuxApp(App[str]):
         """Every key while no modal screen is open: the router says where it goes."""
         model = self.model
         mode = model.mode(model.focused) if model.running(model.focused) else None
-        for route in self.router.key(event.key, event.character, mode, model.any_running()):
+        ended_pane = mode is None and self.layout is not None and len(self.layout) > 1
+        for route in self.router.key(event.key, event.character, mode, model.any_running(), ended_pane):
             if isinstance(route, Send):
                 self.send_bytes(route.data)
             elif isinstance(route, Pending):
@@ -566,7 +746,7 @@ class TermuxApp(App[str]):
         self.push_screen(RenameScreen(self.model.rows[sid].name), done)
 
     def prefix_sidebar(self) -> None:
-        self.sidebar.toggle_class("-hidden")  # the view's Resized fits the session
+        self.sidebar.toggle_class("-hidden")  # the pane area's Resized fits the sessions
 
     def prefix_activity(self) -> None:
         self.activity.toggle_class("-hidden")
@@ -612,21 +792,125 @@ class TermuxApp(App[str]):
         if sid is not None and sid in self.model.rows:
             self.focus_session(sid)
 
-    async def new_session(self) -> None:
-        """A session at this view's size, in the focused session's current directory (tmux's
-        `-c '#{pane_current_path}'`), else in the directory termux was started in."""
+    async def new_session(self, split: Orientation | None = None) -> None:
+        """A session in the focused session's current directory (tmux's
+        `-c '#{pane_current_path}'`), else in the directory termux was started in: shown in the
+        focused pane, or (`split`) in a new pane beside it, at that pane's size."""
         model = self.model
         focused = model.infos.get(model.focused) if model.focused is not None else None
         pid = focused.get("pid") if focused is not None and focused.get("state") == "running" else None
         cwd = (current_directory(pid) if isinstance(pid, int) else None) or start_directory()
+        size = self._view_size()
+        if split is not None and self.layout is not None:
+            size = self._split_size(self.layout, split)
         where = {"cwd": cwd} if cwd else {}
-        reply = await self.client.request_as(SessionResult, "session.new", **self._view_size(), **where)
+        reply = await self.client.request_as(SessionResult, "session.new", **size, **where)
         sid = reply.session.id
         if sid not in model.infos:
             model.add(reply.session, None)
             self._refresh_sidebar()
         await self._resync(sid)
-        self.focus_session(sid)
+        layout = self.layout
+        if split is not None and layout is not None and sid not in layout:
+            try:
+                layout.split(sid, split)
+            except LayoutError as exc:  # the area changed meanwhile: the session is in the sidebar
+                self.status.message = str(exc)
+                return
+            self._focus_changed()
+        else:
+            self.focus_session(sid)
+
+    @staticmethod
+    def _split_size(layout: Layout, orientation: Orientation) -> dict[str, int]:
+        """The size the new pane of a split will have, so that its session starts at it."""
+        trial = Layout.from_dict(layout.to_dict(), layout.width, layout.height)
+        trial.split("\0new", orientation)
+        box = trial.geometry().box("\0new")
+        if box is None or box.content.width < 2 or box.content.height < 1:
+            return {}
+        return {"cols": min(box.content.width, MAX_SIZE), "rows": min(box.content.height, MAX_SIZE)}
+
+    # -- panes ------------------------------------------------------------------------------------
+
+    def _split(self, orientation: Orientation) -> None:
+        layout = self.layout
+        if layout is None:
+            return
+        refused = layout.split_refused(orientation)
+        if refused is not None:
+            self.status.message = refused
+            return
+        self._spawn(self.new_session(split=orientation))
+
+    def prefix_split_right(self) -> None:
+        self._split("h")
+
+    def prefix_split_down(self) -> None:
+        self._split("v")
+
+    def _move_focus(self, direction: Direction) -> None:
+        if self.layout is not None and self.layout.move_focus(direction) is not None:
+            self._focus_changed()
+
+    def prefix_pane_left(self) -> None:
+        self._move_focus("left")
+
+    def prefix_pane_right(self) -> None:
+        self._move_focus("right")
+
+    def prefix_pane_up(self) -> None:
+        self._move_focus("up")
+
+    def prefix_pane_down(self) -> None:
+        self._move_focus("down")
+
+    def prefix_next_pane(self) -> None:
+        if self.layout is not None and len(self.layout) > 1:
+            self.layout.cycle()
+            self._focus_changed()
+
+    def prefix_zoom(self) -> None:
+        if self.layout is not None:
+            self.layout.toggle_zoom()
+            self._place_panes()
+
+    def _resize(self, direction: Direction, cells: int) -> None:
+        if self.layout is not None and self.layout.resize(direction, cells):
+            self._place_panes()
+
+    def prefix_resize_left(self, cells: int) -> None:
+        self._resize("left", cells)
+
+    def prefix_resize_right(self, cells: int) -> None:
+        self._resize("right", cells)
+
+    def prefix_resize_up(self, cells: int) -> None:
+        self._resize("up", cells)
+
+    def prefix_resize_down(self, cells: int) -> None:
+        self._resize("down", cells)
+
+    def prefix_break_pane(self) -> None:
+        """Close the focused pane; its session keeps running (in the sidebar)."""
+        layout = self.layout
+        if layout is None or len(layout) < 2:
+            self.status.message = "only one pane"
+            return
+        layout.close(layout.focus)
+        self._focus_changed()
+
+    def prefix_dismiss_pane(self) -> None:
+        """Close an ended session's pane (the session stays listed until killed)."""
+        layout = self.layout
+        if layout is not None and len(layout) > 1:
+            layout.close(layout.focus)
+            self._focus_changed()
+
+    def prefix_next_layout(self) -> None:
+        if self.layout is not None and len(self.layout) > 1:
+            self.status.message = f"layout {self.layout.next_preset()}"
+            self._place_panes()
 
     def open_scrollback(self) -> None:
         self.prefix_scrollback()
@@ -654,10 +938,10 @@ class TermuxApp(App[str]):
         self._count_marks()
 
     async def on_unmount(self) -> None:
-        for timer in (self._frame_timer, self._marks_timer, self._background_timer):
+        for timer in (self._frame_timer, self._marks_timer, self._background_timer, self._pane_timer):
             if timer is not None:
                 timer.cancel()
-        self._frame_timer = self._marks_timer = self._background_timer = None
+        self._frame_timer = self._marks_timer = self._background_timer = self._pane_timer = None
         for task in list(self._tasks):
             task.cancel()
 

@@ -35,7 +35,7 @@ import tomllib
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 import msgspec.inspect as mi
@@ -45,6 +45,7 @@ from termux.commands import action_names, bindable
 from termux.defaults import HISTORY, MAX_HISTORY
 from termux.keys import encode_key, encode_textual, parse_key_name, textual_key_model
 from termux.server.sizing import DEFAULT_POLICY, Policy
+from termux.tui.layouts import LayoutSpec, LayoutSpecError, parse_layouts
 from termux.tui.statusline import DEFAULT_LEFT, DEFAULT_RIGHT, Template, TemplateError, parse_template
 
 # What a binding may name: the commands with a key's help and the TUI's actions (termux/commands.py).
@@ -55,6 +56,7 @@ DEFAULT_BINDINGS: dict[str, str] = {action.key: action.name for action in bindab
 
 MIN_SIDEBAR = 12  # columns; a terminal too narrow for this many leaves the sidebar out
 MAX_SIDEBAR = 100
+ExitedPane = Literal["keep", "close"]
 
 
 class ConfigError(Exception):
@@ -77,6 +79,8 @@ class Config:
     palette: dict[int, str] = field(default_factory=dict)
     status_left: Template = field(default_factory=lambda: parse_template(DEFAULT_LEFT))
     status_right: Template = field(default_factory=lambda: parse_template(DEFAULT_RIGHT))
+    layouts: dict[str, LayoutSpec] = field(default_factory=dict)  # [layouts.NAME] (termux/tui/layouts.py)
+    exited_pane: ExitedPane = "keep"  # a pane whose session ended: kept until dismissed, or closed at once
     path: Path | None = None
 
 
@@ -110,9 +114,9 @@ class Status(msgspec.Struct, forbid_unknown_fields=True):
 class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     prefix: Annotated[str, _said('a key such as "ctrl+b"')] = Config.prefix
     sidebar: Annotated[bool, _said("true or false")] = Config.sidebar
-    sidebar_width: Annotated[
-        int, msgspec.Meta(ge=MIN_SIDEBAR, le=MAX_SIDEBAR, description="a number of columns")
-    ] = Config.sidebar_width
+    sidebar_width: Annotated[int, msgspec.Meta(ge=MIN_SIDEBAR, le=MAX_SIDEBAR, description="a number of columns")] = (
+        Config.sidebar_width
+    )
     activity: Annotated[bool, _said("true or false")] = Config.activity
     escape_delay_ms: Annotated[int, msgspec.Meta(ge=0, le=1000, description="milliseconds")] = Config.escape_delay_ms
     window_size: Policy = Config.window_size
@@ -121,6 +125,8 @@ class ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
     status: Annotated[Status, _said("a table")] = msgspec.field(default_factory=Status)
     colours: Annotated[Colours, _said("a table")] | None = None
     colors: Annotated[Colours, _said("a table")] | None = None  # the American spelling, as well
+    exited_pane: ExitedPane = Config.exited_pane
+    layouts: Annotated[dict[str, Any], _said("a table of layouts ([layouts.NAME])")] = {}  # layouts.py checks each
 
 
 def config_path() -> Path:
@@ -168,13 +174,19 @@ def _line_of(text: str, key: str) -> int:
     return text.count("\n", 0, match.start()) + 1 if match else 0
 
 
+def _line_of_table(text: str, table: str) -> int:
+    """The line of the table header `[table]` (or `[table.…]`), 1-based; 0 when not found."""
+    match = re.search(rf"^[ \t]*\[[ \t]*{re.escape(table)}[ \t]*[\].]", text, re.M)
+    return text.count("\n", 0, match.start()) + 1 if match else 0
+
+
 def load_config(path: Path | None = None) -> Config:
     """Read the config file (a missing file gives the defaults)."""
     path = path or config_path()
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return Config()
+        return Config(path=path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     try:
@@ -271,8 +283,14 @@ def parse_config(data: dict[str, Any], text: str = "", path: Path | None = None)
         prefix=key_name("prefix", file.prefix), sidebar=file.sidebar, sidebar_width=file.sidebar_width,
         activity=file.activity,
         escape_delay_ms=file.escape_delay_ms, window_size=file.window_size, scrollback_lines=file.scrollback.lines,
-        wheel_lines=file.scrollback.wheel_lines, path=path,
+        wheel_lines=file.scrollback.wheel_lines, exited_pane=file.exited_pane, path=path,
     )  # fmt: skip
+    try:
+        config.layouts = parse_layouts(file.layouts)
+    except LayoutSpecError as exc:
+        layout = str(exc).split(":", 1)[0].split(".")[1:2]  # "layouts.NAME.…: why"
+        line = _line_of_table(text, f"layouts.{layout[0]}") if layout else 0
+        raise ConfigError(f"{path}:{line}: {exc}" if line else f"{path}: {exc}") from None
     try:
         config.status_left = parse_template(file.status.left)
     except TemplateError as exc:

@@ -9,9 +9,11 @@ The feed follows the server's slicing policy, in its words (termux/slicing.py): 
 parses one bounded slice and says what it did (a `ShadowSlice`); the app runs slices with a yield
 between them, so a keystroke waits for at most one slice:
 
-1. the visible sessions' backlogs first (the focused one and any other on view),
+1. the focused session's backlog first (with no `focused` given: every visible one's),
    `FOCUSED_SLICE_BYTES` (or `FOCUSED_BUDGET`) per slice;
-2. then the background sessions round-robin, `BACKGROUND_SLICE_BYTES` (or `BACKGROUND_BUDGET`).
+2. then the other visible sessions (in panes beside the focus) round-robin,
+   `VISIBLE_SLICE_BYTES` (or `BACKGROUND_BUDGET`) per slice;
+3. then the background sessions round-robin, `BACKGROUND_SLICE_BYTES` (or `BACKGROUND_BUDGET`).
 
 A background session whose backlog grows past `backlog_limit` loses that backlog and is marked for
 resync (a visible one only past `focus_backlog_limit`, output faster than parsing for long):
@@ -36,6 +38,7 @@ from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder
 # parsing a background slice's bytes of a `yes` flood can take many times the budget.
 FOCUSED_SLICE_BYTES = 256 << 10
 BACKGROUND_SLICE_BYTES = 32 << 10
+VISIBLE_SLICE_BYTES = 64 << 10  # a pane beside the focus: on screen, so between the two
 PIECE = 2048
 # Per background session: above this many unparsed bytes the backlog is dropped and the session is
 # resynced from a snapshot. A view of a background session needs its latest screen, not every
@@ -91,6 +94,7 @@ class ShadowSlice(Slice):
     fed: int = 0
     chunks: list[bytes] = field(default_factory=list)
     replay: bool = False  # every byte fed was a deferred snapshot's: the screen as it was, nothing new
+    visible: bool = False  # a session shown beside the focus (not `focused`: the pump rests after it)
 
 
 class Feeder:
@@ -100,6 +104,7 @@ class Feeder:
         history: int = 0,
         focused_slice_bytes: int = FOCUSED_SLICE_BYTES,
         background_slice_bytes: int = BACKGROUND_SLICE_BYTES,
+        visible_slice_bytes: int = VISIBLE_SLICE_BYTES,
         backlog_limit: int = BACKLOG_LIMIT,
         focus_backlog_limit: int = FOCUS_BACKLOG_LIMIT,
         focused_budget: float | None = FOCUSED_BUDGET,
@@ -112,6 +117,7 @@ class Feeder:
         self.clock = clock
         self.focused_slice_bytes = focused_slice_bytes
         self.background_slice_bytes = background_slice_bytes
+        self.visible_slice_bytes = visible_slice_bytes
         self.backlog_limit = backlog_limit
         self.focus_backlog_limit = focus_backlog_limit
         self.shadows: dict[str, Shadow] = {}
@@ -227,16 +233,21 @@ class Feeder:
     def has_work(self) -> bool:
         return any(s.ready for s in self.shadows.values())
 
-    def step(self, visible: Set[str]) -> ShadowSlice | None:
-        """Parse one bounded slice, a visible session's first. None when there is nothing to do."""
-        self.order.focused = set(visible)
+    def step(self, visible: Set[str], focused: str | None = None) -> ShadowSlice | None:
+        """Parse one bounded slice: the `focused` session's first, then the other `visible` ones'
+        (all of them as focused when `focused` is not given), then the rest. None when there is
+        nothing to do."""
+        self.order.focused = set(visible) if focused is None else {focused}
+        self.order.visible = set(visible) - self.order.focused
         while (session := self.order.next()) is not None:
             shadow = self.shadows.get(session)
             if shadow is None or not shadow.ready:
                 self.order.discard(session)  # (resyncing: reset() queues it again)
                 continue
-            if session in visible:
+            if session in self.order.focused:
                 done = self._feed(shadow, self.focused_slice_bytes, self.focused_budget, True)
+            elif session in visible:
+                done = self._feed(shadow, self.visible_slice_bytes, self.background_budget, False, visible=True)
             else:
                 done = self._feed(shadow, self.background_slice_bytes, self.background_budget, False)
             if not shadow.backlog:
@@ -244,7 +255,9 @@ class Feeder:
             return done
         return None
 
-    def _feed(self, shadow: Shadow, budget: int, seconds: float | None, focused: bool) -> ShadowSlice:
+    def _feed(
+        self, shadow: Shadow, budget: int, seconds: float | None, focused: bool, visible: bool = False
+    ) -> ShadowSlice:
         fed = 0
         last = b""
         started = self.clock()
@@ -280,7 +293,7 @@ class Feeder:
             shadow.replay_until = None  # replayed: what follows is output
         # The newest bytes of the slice, for the activity view (it looks at a chunk's tail only).
         seconds_taken = self.clock() - started
-        return ShadowSlice(shadow.id, focused, seconds_taken, fed, [last] if fed else [], replay)
+        return ShadowSlice(shadow.id, focused, seconds_taken, fed, [last] if fed else [], replay, visible)
 
 
 # Output that streams into the focused session is drawn at most this often; the echo of a key is

@@ -48,6 +48,7 @@ class TileGrid(BaseStyled):
         # session id -> (what its tile showed, its strips), drawn again only when that changes
         self._drawn: dict[str, tuple[tuple[Any, ...], list[Strip]]] = {}
         self.tiles_drawn = 0  # tiles rendered since creation (tests count them)
+        self._blanks: dict[int, Strip] = {}  # blank strips by width, on the base style
 
     # -- the model --------------------------------------------------------------------------------
 
@@ -113,10 +114,18 @@ class TileGrid(BaseStyled):
     def touched(self, session_ids: Iterable[str]) -> None:
         """These sessions' screens or marks may have changed: their tiles in view are drawn again."""
         places = {self.rows[position].id: place for place, position in enumerate(self.shown)}
+        geometry = self.geometry
+        in_view = range(self.first_row * geometry.columns, (self.first_row + geometry.shown_rows) * geometry.columns)
+        redraw = []
         for sid in session_ids:
             self._drawn.pop(sid, None)
-            if sid in places:
-                self._refresh_tile(places[sid])
+            if places.get(sid, -1) in in_view:
+                redraw.append(places[sid])
+        if 2 * len(redraw) > len(in_view):
+            self.refresh()  # most of them: one region, not one per tile
+        else:
+            for place in redraw:
+                self._refresh_tile(place)
 
     def forget_tiles(self) -> None:
         self._drawn.clear()
@@ -135,12 +144,14 @@ class TileGrid(BaseStyled):
 
     def notify_style_update(self) -> None:
         self._drawn.clear()
+        self._blanks.clear()
         super().notify_style_update()
 
     # -- drawing ----------------------------------------------------------------------------------
 
     def tile(self, place: int, geometry: tiles.Geometry) -> list[Strip]:
-        """The header and content strips of the tile at `place`, each `geometry.width` wide."""
+        """The header and content strips of the tile at `place`, each `geometry.content_width`
+        wide (the gap after it is the line's)."""
         position = self.shown[place]
         row = self.rows[position]
         selected = row.id == self.selected_id
@@ -154,13 +165,12 @@ class TileGrid(BaseStyled):
             return drawn[1]
         base = self.base_style
         width, height = geometry.content_width, geometry.content_height
-        gap = Strip.blank(geometry.width - width, base)
         head = fit_strip(tiles.header_pieces(position, row, selected), width, base)
         if screen is None:
             body = [Strip.blank(width, base)] * height
         else:
             body = tiles.tile_lines(screen, width, height, self.palette, base)
-        strips = [Strip.join([line, gap]) for line in (head, *body)]
+        strips = [head, *body]
         self._drawn[row.id] = (key, strips)
         self.tiles_drawn += 1
         return strips
@@ -175,8 +185,22 @@ class TileGrid(BaseStyled):
             return Strip.blank(width, base)
         start = row * geometry.columns
         places = range(start, min(start + geometry.columns, len(self.shown)))
-        strips = [self.tile(place, geometry)[line] for place in places]
-        return Strip.join(strips).crop_extend(0, width, base)
+        # One strip for the whole line (each Strip is costly to make): the tiles' lines, the gap
+        # after each, and the rest of the width blank.
+        gap = self._blank(geometry.width - geometry.content_width)
+        strips: list[Strip] = []
+        for place in places:
+            strips += (self.tile(place, geometry)[line], gap)
+        rest = width - len(places) * geometry.width
+        if rest > 0:
+            strips.append(self._blank(rest))
+        return Strip.join(strips)
+
+    def _blank(self, width: int) -> Strip:
+        blank = self._blanks.get(width)
+        if blank is None:
+            blank = self._blanks[width] = Strip.blank(width, self.base_style)
+        return blank
 
 
 class GridScreen(Screen[str | None]):

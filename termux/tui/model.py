@@ -47,6 +47,9 @@ MAX_REST = 0.02
 # What background output changes in the sidebar (previews, the * and ! marks) and the activity
 # view's harvest are applied at most this often, whatever the rate of chunks.
 MARK_PERIOD = 0.25
+# The panes beside the focused one are drawn at most this often: a person watches them, but a
+# flood in one must not cost the TUI a frame every 1/60 s while a key's echo waits for the loop.
+PANE_FRAME_PERIOD = 1 / 20
 
 
 @dataclass
@@ -100,7 +103,8 @@ class SessionModel:
         self.focused: str | None = None
         self.last_focus: str | None = None  # the session focused before this one
         self.shown: set[str] = set()  # sessions on view besides the focused one
-        self.pacer = FramePacer(clock=clock)  # when the visible sessions' output is drawn
+        self.pacer = FramePacer(clock=clock)  # when the focused session's output is drawn
+        self.pane_pacer = FramePacer(PANE_FRAME_PERIOD, clock=clock)  # ... and the other panes'
         self.marks_pacer = FramePacer(MARK_PERIOD, clock=clock)  # when the sidebar's marks are
         self.observe_activity = False  # the activity view is shown: keep each session's newest tail
         self.server_error = ""  # the last `error` push (sent before the server drops a client)
@@ -202,7 +206,11 @@ class SessionModel:
             case OutputPush(session=sid):
                 visible = self.visible
                 self.feeder.push(sid, push.offset, push.data, visible)
-                return Changes(wake=True, end_rest=True) if sid in visible else Changes(batch=True)
+                if sid == self.focused:
+                    return Changes(wake=True, end_rest=True)
+                if sid in visible:  # a pane beside the focus: parsed now, after the pump's rest
+                    return Changes(wake=True)
+                return Changes(batch=True)
             case SnapshotPush(session=sid):
                 return self.reset_from(sid, push)  # a SnapshotPush is a Snapshot
             case EventPush(event=event):
@@ -301,8 +309,8 @@ class SessionModel:
     # -- the feed -------------------------------------------------------------------------------
 
     def step(self) -> ShadowSlice | None:
-        """One slice of the feed: a visible session's output first."""
-        return self.feeder.step(self.visible)
+        """One slice of the feed: the focused session's output first, then the other visible ones'."""
+        return self.feeder.step(self.visible, self.focused)
 
     @staticmethod
     def background_rest(seconds: float) -> float:

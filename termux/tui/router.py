@@ -58,9 +58,17 @@ class InputRouter:
         self.ready = False  # attached: there are sessions to send keys to
         self._early: list[tuple[str, str | None]] = []
 
-    def key(self, key: str, character: str | None, mode: Collection[int] | None, others_running: bool) -> list[Route]:
+    def key(
+        self,
+        key: str,
+        character: str | None,
+        mode: Collection[int] | None,
+        others_running: bool,
+        ended_pane: bool = False,
+    ) -> list[Route]:
         """What `key` does. `mode`: the focused session's terminal modes, None when no running
-        session is focused; `others_running`: some other session runs."""
+        session is focused; `others_running`: some other session runs; `ended_pane`: the focused
+        session ended and its pane stays until dismissed (Enter)."""
         if not self.ready:
             # typed before the attach reply: kept (bounded) and replayed once there is a session
             if len(self._early) < EARLY_KEYS:
@@ -80,6 +88,8 @@ class InputRouter:
             return [Pending(True), Say("")]
         if mode is not None:
             return self._send(key, character, mode)
+        if ended_pane:
+            return [Run("dismiss-pane")] if key == "enter" else [Say("this session has ended: Enter closes its pane")]
         if others_running:
             # an ended session was chosen while others live: keys have nowhere to go
             return [Say("this session has ended: prefix n/p switches, prefix x removes it")]

@@ -186,7 +186,7 @@ def tile_lines(screen: Any, width: int, height: int, palette: Palette, base: Sty
         else:
             columns = range(x0, min(x0 + width, screen.columns))
             strip = render_cells([row[x] for x in columns], palette) if columns else blank
-        strips.append(strip.crop_extend(0, width, base))
+        strips.append(strip if strip.cell_length == width else strip.crop_extend(0, width, base))
     return strips + [blank] * (height - len(strips))
 
 

@@ -518,32 +518,26 @@ class StatusLine(KeptLines):
         self.message_timer = None
         self.message = ""
 
-    def watch_pending(self) -> None:
-        self._changed()
-
-    def watch_session(self) -> None:
-        self._changed()
-
-    def watch_index(self) -> None:
-        self._changed()
-
-    def watch_sessions(self) -> None:
-        self._changed()
-
-    def watch_unseen(self) -> None:
-        self._changed()
-
-    def watch_bells(self) -> None:
-        self._changed()
-
     def on_mount(self) -> None:
+        for name in ("pending", "session", "index", "sessions", "unseen", "bells"):
+            self.watch(self, name, self._changed, init=False)  # (message has its own watcher)
         self._changed()
         self._arm_clock()
 
     def on_unmount(self) -> None:
+        self.stop_clock()
+
+    def stop_clock(self) -> None:
+        """Hidden (another screen covers it): its clock needs no timer until it shows again."""
         if self.clock_timer is not None:
             self.clock_timer.stop()
             self.clock_timer = None
+
+    def start_clock(self) -> None:
+        """Shown again: the time as it is now, and the timer for its next turn."""
+        self._changed()
+        if self.clock_timer is None:
+            self._arm_clock()
 
     def _arm_clock(self) -> None:
         if self.tick is not None:

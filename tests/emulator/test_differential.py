@@ -470,3 +470,31 @@ def test_styled_line_blocks_same_as_reference(
     """CR LF-ended lines of text and SGR sequences (the styled-block path)."""
     data = ("".join(sorted(modes)) + "".join(texts) + "tail").encode()
     assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+redrawn_row = st.tuples(
+    st.integers(1, 9),
+    st.sampled_from([1, 1, 1, 2, 5]),
+    st.one_of(st.just(""), sgr_seqs, st.sampled_from(["\x1b[1m", "\x1b[7m\x1b[1m", "\x1b]8;;http://x\x1b\\"])),
+    st.one_of(st.just(""), ascii_text, long_line, wide_text),
+    st.one_of(st.just(""), sgr_seqs, st.just("\x1b[m")),
+    st.sampled_from(["\x1b[K", "\x1b[0K", "\x1b[1K", ""]),
+).map(lambda t: f"\x1b[{t[0]};{t[1]}H{t[2]}{t[3]}{t[4]}{t[5]}")
+
+
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 30),
+    st.integers(1, 8),
+    st.sampled_from([0, 10000]),
+    st.lists(st.one_of(redrawn_row, redrawn_row, wide_text, st.just("\r\n")), max_size=30),
+    st.sets(st.sampled_from(["\x1b[?7l", "\x1b[2;4r\x1b[?6h", "\x1b[4h", "\x1b[?5h", "\x1b(0", "\x1b[?1049h"])),
+    st.one_of(st.just(1 << 20), st.integers(5, 200)),
+)
+def test_rows_redrawn_whole_same_as_reference(
+    columns: int, lines: int, history: int, parts: list[str], modes: set[str], chunk: int
+) -> None:
+    """CUP, SGR, text, SGR, EL: how top redraws a row (the row-redraw path), on rows of runs or
+    of cells, in every mode that changes it."""
+    data = ("".join(sorted(modes)) + "".join(parts) + "tail").encode()
+    assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])

@@ -8,7 +8,8 @@ from __future__ import annotations
 import pyte
 import pytest
 
-from termux.emulator import DECCKM, DECNKM, ByteStream, Screen, capture, snapshot
+from termux.emulator import ByteStream, Screen, capture, snapshot, wrapped
+from termux.modes import APP_CURSOR, APP_KEYPAD
 
 
 def run(data: str | bytes, columns: int = 20, lines: int = 5) -> tuple[Screen, list[str]]:
@@ -132,7 +133,7 @@ def test_soft_reset_is_not_printed() -> None:
     assert stock("\x1b[!p")[0].display[0].startswith("p")  # stock pyte prints the final byte
     screen, _ = run("keep\x1b[?1h\x1b[4h\x1b[?6h\x1b[?7l\x1b[?25l\x1b[2;3r\x1b[1;31m\x1b[!p")
     assert screen.display[0].startswith("keep")
-    assert DECCKM not in screen.mode and 4 not in screen.mode and (6 << 5) not in screen.mode
+    assert APP_CURSOR not in screen.mode and 4 not in screen.mode and (6 << 5) not in screen.mode
     assert (7 << 5) in screen.mode and not screen.cursor.hidden
     assert screen.margins is None and screen.cursor.attrs.fg == "default"
 
@@ -146,10 +147,10 @@ def test_dcs_apc_pm_sos_strings_are_consumed() -> None:
 
 def test_application_keypad_is_recorded() -> None:
     screen, _ = run("\x1b=")
-    assert DECNKM in screen.mode
+    assert APP_KEYPAD in screen.mode
     ByteStream(screen).feed(b"\x1b>")
-    assert DECNKM not in screen.mode
-    assert DECNKM not in stock("\x1b=")[0].mode  # stock pyte drops it
+    assert APP_KEYPAD not in screen.mode
+    assert APP_KEYPAD not in stock("\x1b=")[0].mode  # stock pyte drops it
 
 
 def test_osc8_hyperlinks_are_kept_per_cell() -> None:
@@ -281,10 +282,18 @@ def test_resize_clamps_cursor_and_keeps_both_screens_consistent() -> None:
     assert screen.cursor.x == 25  # tab stops extended over the new width
 
 
-def test_resize_cuts_wide_character_in_half_cleanly() -> None:
-    screen, _ = run("abc中", 10, 2)
+def test_resize_cuts_wide_character_in_half_cleanly_on_the_alternate_screen() -> None:
+    # The alternate screen is not reflowed: it is cut, and half a wide character is a space.
+    screen, _ = run("\x1b[?1049habc中", 10, 2)
     screen.resize(2, 4)
     assert screen.display[0] == "abc "
+
+
+def test_resize_moves_a_wide_character_that_no_longer_fits_to_the_next_row_on_the_main_screen() -> None:
+    # (As tmux: the row it makes pushes the top row into the scrollback.)
+    screen, _ = run("abc中\r\n", 10, 3)
+    screen.resize(3, 4)
+    assert capture(screen, -1, 0) == ["abc", "中"] and wrapped(screen, -1)
 
 
 # ---------------------------------------------------------------------- other places termux follows xterm

@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-from termux.emulator import (
-    BRACKETED_PASTE,
-    DECCKM,
-    DECNKM,
-    MOUSE_ANY,
-    MOUSE_BUTTON,
-    MOUSE_NORMAL,
-    MOUSE_SGR,
-    ByteStream,
-    Screen,
-    capture,
-)
+from termux.emulator import ByteStream, Screen, capture
+from termux.modes import APP_CURSOR, APP_KEYPAD, BRACKETED_PASTE, MOUSE_CLICKS, MOUSE_DRAG, MOUSE_MOTION, MOUSE_SGR
 
 
 def feed(screen: Screen, data: bytes | str) -> Screen:
@@ -102,12 +92,12 @@ def test_title_split_across_feeds() -> None:
 
 def test_key_modes_are_stored_as_pyte_stores_private_modes() -> None:
     screen = Screen(10, 2)
-    assert DECCKM == 1 << 5 and DECNKM == 66 << 5 and BRACKETED_PASTE == 2004 << 5
+    assert APP_CURSOR == 1 << 5 and APP_KEYPAD == 66 << 5 and BRACKETED_PASTE == 2004 << 5
     feed(screen, "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1000h\x1b[?1002h\x1b[?1003h\x1b[?1006h")
-    for bit in (DECCKM, DECNKM, BRACKETED_PASTE, MOUSE_NORMAL, MOUSE_BUTTON, MOUSE_ANY, MOUSE_SGR):
+    for bit in (APP_CURSOR, APP_KEYPAD, BRACKETED_PASTE, MOUSE_CLICKS, MOUSE_DRAG, MOUSE_MOTION, MOUSE_SGR):
         assert bit in screen.mode
     feed(screen, "\x1b[?1l\x1b>\x1b[?2004;1000;1002;1003;1006l")
-    for bit in (DECCKM, DECNKM, BRACKETED_PASTE, MOUSE_NORMAL, MOUSE_BUTTON, MOUSE_ANY, MOUSE_SGR):
+    for bit in (APP_CURSOR, APP_KEYPAD, BRACKETED_PASTE, MOUSE_CLICKS, MOUSE_DRAG, MOUSE_MOTION, MOUSE_SGR):
         assert bit not in screen.mode
     feed(screen, "\x1b[?25l")
     assert screen.cursor.hidden and (25 << 5) not in screen.mode
@@ -115,7 +105,7 @@ def test_key_modes_are_stored_as_pyte_stores_private_modes() -> None:
 
 def test_ansi_modes_do_not_alias_private_ones() -> None:
     screen = feed(Screen(10, 2), "\x1b[32h")  # ANSI mode 32 would be stored as DECCKM by pyte
-    assert DECCKM not in screen.mode
+    assert APP_CURSOR not in screen.mode
 
 
 def test_deccolm_does_not_resize() -> None:
@@ -133,8 +123,9 @@ def test_resize_keeps_history_and_clamps_the_cursor() -> None:
     assert screen.display[-1].startswith("end")
     assert (screen.cursor.y, screen.cursor.x) == (2, 3)
     assert capture(screen, -1, -1) == ["l5"]
-    screen.resize(8, 4)
-    assert screen.cursor.y == 2 and screen.columns == 4 and len(screen.display) == 8
+    screen.resize(8, 4)  # taller: rows come back from the scrollback (as tmux), the cursor with its line
+    assert screen.cursor.y == 7 and screen.columns == 4 and len(screen.display) == 8
+    assert [line.rstrip() for line in screen.display] == ["l1", "l2", "l3", "l4", "l5", "l6", "l7", "end"]
     feed(screen, "\x1b[20;20H")
     assert (screen.cursor.y, screen.cursor.x) == (7, 3)
 
@@ -154,7 +145,7 @@ def test_pyte_api_takes_shifted_private_constants_and_the_parser_keeps_ansi_mode
     screen.set_mode(1049 << 5)
     assert screen.alternate
     feed(screen, "\x1b[32h")  # from a program, ANSI mode 32 must not alias DECCKM (1 << 5)
-    assert DECCKM not in screen.mode
+    assert APP_CURSOR not in screen.mode
 
 
 def test_sgr_reset_under_reverse_screen_mode_matches_stock_pyte() -> None:

@@ -222,14 +222,16 @@ def test_soft_wraps_are_the_reference_screens(
 
 def test_the_scrollback_forgets_the_wraps_of_the_lines_it_drops() -> None:
     kept = history.Scrollback(3)
-    kept.append_stored("a", True)
-    kept.extend_stored(["b", "c", "d"], [1])  # "c" wrapped; "a" is dropped
+    kept.append_stored("a", 10)
+    kept.extend_stored(["b", "c", "d"], [0, 10, 0])  # "c" wrapped; "a" is dropped
     assert [line[0][0] for line in kept] == ["b", "c", "d"]
     assert [kept.wrapped(i) for i in range(3)] == [False, True, False]
-    assert kept.wrapped(-2) is True
-    kept.extend_stored(["e", "f", "g", "h"], [0, 3])  # more than it holds at once
+    assert kept.wrapped(-2) is True and kept.wrap(-2) == 10
+    kept.extend_stored(["e", "f", "g", "h"], [10, 0, 0, 10])  # more than it holds at once
     assert [line[0][0] for line in kept] == ["f", "g", "h"]
     assert [kept.wrapped(i) for i in range(3)] == [False, False, True]
     kept.clear()
     kept.append_stored("i")
-    assert not kept.wrapped(0) and len(kept._wraps) == 0
+    assert not kept.wrapped(0) and len(kept._wraps) == 1
+    with pytest.raises(ValueError, match="one wrap per line"):
+        kept.extend_stored(["j", "k"], [0])

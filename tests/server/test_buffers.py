@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from termux.keys import MODE_BRACKETED_PASTE, encode_paste
+from termux.keys import encode_paste
+from termux.modes import BRACKETED_PASTE
 from termux.protocol.errors import ProtocolError
 from termux.server.buffers import BUFFER_LIMIT, PasteBuffers, check_name
 
@@ -125,4 +126,4 @@ def test_a_paste_drops_raw_c1_bytes_as_it_drops_escapes() -> None:
     # must not get through any more than ESC does.
     text = b"a\x1b[201~b\x9b201~c\xffd\n".decode("utf-8", "surrogateescape")
     assert encode_paste(text) == b"a[201~b201~c\xffd\r"
-    assert encode_paste(text, {MODE_BRACKETED_PASTE}) == b"\x1b[200~a[201~b201~c\xffd\r\x1b[201~"
+    assert encode_paste(text, {BRACKETED_PASTE}) == b"\x1b[200~a[201~b201~c\xffd\r\x1b[201~"

@@ -18,7 +18,6 @@ from termux.server.scheduler import (
     FOCUSED_BUDGET,
     PARSE_CHUNK,
     QUIET_BACKGROUND_BUDGET,
-    READ_REST,
     SLICE_BYTES,
     TYPING_HOLD,
     TYPING_SHARE,
@@ -417,12 +416,13 @@ def _tick(server: Server) -> None:
 @in_watched_loop
 async def test_a_background_session_printing_a_little_rests_its_reads_and_a_focus_wakes_it(tmp_path: Path) -> None:
     server = Server(tmp_path / "sock")
+    server.read_pacer = ReadPacer(period=3600.0)  # a slow clock: the tick comes only when the test says
     command = ["sh", "-c", "echo a line; exec cat"]
     sessions = [server.new_session(NewArgs(name=f"c{i}", command=command)) for i in range(2)]
     await _first_output(*sessions)
     assert all(s.resting and not _reading(s) for s in sessions)  # a small read: the next waits in the PTY
     (tick,) = _rest_ticks(server)  # one timer for every resting session
-    assert tick.when() - asyncio.get_running_loop().time() <= READ_REST
+    assert tick.when() - asyncio.get_running_loop().time() <= server.read_pacer.period
     assert server.stats()["resting"] == sorted(s.id for s in sessions) and server.stats()["paused"] == []
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
@@ -437,6 +437,7 @@ async def test_a_background_session_printing_a_little_rests_its_reads_and_a_focu
 @in_watched_loop
 async def test_the_tick_reads_what_waited_in_one_go_and_the_session_rests_again(tmp_path: Path) -> None:
     server = Server(tmp_path / "sock")
+    server.read_pacer = ReadPacer(period=3600.0)  # a slow clock: the tick comes only when the test says
     program = "stty -echo; echo one; read x; echo two; exec cat"
     session = server.new_session(NewArgs(name="chatty", command=["sh", "-c", program]))
     await _first_output(session)

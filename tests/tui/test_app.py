@@ -183,8 +183,8 @@ class RecordingFeeder(Feeder):
         self.at_slice: dict[int, Callable[[], None]] = {}
         self.slices = 0
 
-    def step(self, visible: Set[str]) -> ShadowSlice | None:
-        step = super().step(visible)
+    def step(self, visible: Set[str], focused: str | None = None) -> ShadowSlice | None:
+        step = super().step(visible, focused)
         if step is not None:
             self.slices += 1
             self.log.append(("slice", step.session, step.fed))
@@ -528,8 +528,8 @@ async def test_a_missing_session_number_is_said_and_messages_clear_themselves(se
         assert status.message == "no session 7" and app.sent == []
         timer = status.message_timer
         assert timer is not None
-        await pilot.press("ctrl+b", "z")
-        assert status.message == "no binding for z"
+        await pilot.press("ctrl+b", "y")
+        assert status.message == "no binding for y"
         assert status.message_timer is not None and status.message_timer is not timer  # one timer
         status._message_expired()  # what the timer does when it fires
         assert status.message == "" and status.message_timer is None

@@ -208,3 +208,24 @@ def test_a_deferred_snapshot_is_replayed_by_the_steps_then_output_follows_at_its
     ByteStream(original).feed(b"after\r\n")
     assert state(shadow.screen) == state(original)
     assert (shadow.offset, shadow.replay_until) == (taken_at + len(b"after\r\n"), None)
+
+
+def test_panes_beside_the_focus_go_after_it_and_before_hidden_sessions() -> None:
+    feeder = Feeder(
+        focused_slice_bytes=1000, visible_slice_bytes=300, background_slice_bytes=100, backlog_limit=1 << 30,
+        **BYTES_ONLY,
+    )  # fmt: skip
+    for sid in ("hidden", "pane1", "focus", "pane2"):
+        feeder.add(sid, 80, 24)
+    shown = {"focus", "pane1", "pane2"}
+    for sid in ("hidden", "pane1", "pane2"):
+        feeder.push(sid, 0, b"x" * 900, shown)
+    feeder.push("focus", 0, b"z" * 1500, shown)
+    steps = []
+    while (step := feeder.step(shown, "focus")) is not None:
+        steps.append((step.session, step.fed, step.focused, step.visible))
+    assert steps[:2] == [("focus", 1000, True, False), ("focus", 500, True, False)]
+    panes = steps[2:8]
+    assert [s for s, *_ in panes] == ["pane1", "pane2"] * 3  # in turns, in their own slices
+    assert all(fed == 300 and not focused and visible for _, fed, focused, visible in panes)
+    assert {s for s, *_ in steps[8:]} == {"hidden"} and all(fed <= 100 for _, fed, *_ in steps[8:])

@@ -7,13 +7,6 @@ import pytest
 from termux.keys import (
     ALT,
     CTRL,
-    MODE_APP_CURSOR,
-    MODE_APP_KEYPAD,
-    MODE_BRACKETED_PASTE,
-    MODE_MOUSE_ANY,
-    MODE_MOUSE_BUTTON,
-    MODE_MOUSE_DRAG,
-    MODE_MOUSE_SGR,
     SHIFT,
     encode_key,
     encode_mouse,
@@ -22,10 +15,11 @@ from termux.keys import (
     encode_textual,
     parse_key_name,
 )
+from termux.modes import APP_CURSOR, APP_KEYPAD, BRACKETED_PASTE, MOUSE_CLICKS, MOUSE_DRAG, MOUSE_MOTION, MOUSE_SGR
 
 NORMAL: frozenset[int] = frozenset()
-APP = frozenset({MODE_APP_CURSOR})
-KEYPAD = frozenset({MODE_APP_KEYPAD})
+APP = frozenset({APP_CURSOR})
+KEYPAD = frozenset({APP_KEYPAD})
 
 # (key, mods, bytes in normal cursor mode, bytes in application cursor mode)
 MATRIX: list[tuple[str, int, bytes, bytes]] = [
@@ -164,7 +158,7 @@ def test_send_keys_mixes_keys_and_text_per_mode() -> None:
 
 @pytest.mark.parametrize("bracketed", [False, True])
 def test_paste(bracketed: bool) -> None:
-    mode = frozenset({MODE_BRACKETED_PASTE}) if bracketed else NORMAL
+    mode = frozenset({BRACKETED_PASTE}) if bracketed else NORMAL
     text = "ls\x1b[201~\nrm -rf /\x1b[A\u009b2J\r\ndone é"
     out = encode_paste(text, mode)
     inner = b"ls[201~\rrm -rf /[A2J\rdone " + "é".encode()
@@ -233,19 +227,19 @@ def test_textual_keys(key: str, character: str | None, normal: bytes, app: bytes
 
 def test_mouse_encoding() -> None:
     assert encode_mouse("press", 1, 0, 0, mode=NORMAL) == b""
-    x10 = frozenset({MODE_MOUSE_BUTTON})
+    x10 = frozenset({MOUSE_CLICKS})
     assert encode_mouse("press", 1, 4, 2, mode=x10) == b"\x1b[M" + bytes([32, 37, 35])
     assert encode_mouse("release", 1, 4, 2, mode=x10) == b"\x1b[M" + bytes([35, 37, 35])
     assert encode_mouse("move", 1, 4, 2, mode=x10) == b""
-    sgr = frozenset({MODE_MOUSE_BUTTON, MODE_MOUSE_SGR})
+    sgr = frozenset({MOUSE_CLICKS, MOUSE_SGR})
     assert encode_mouse("press", 3, 4, 2, mods=CTRL, mode=sgr) == b"\x1b[<18;5;3M"
     assert encode_mouse("release", 3, 4, 2, mode=sgr) == b"\x1b[<2;5;3m"
     assert encode_mouse("wheel", 4, 0, 0, mode=sgr) == b"\x1b[<64;1;1M"
     assert encode_mouse("wheel", 5, 0, 0, mode=sgr) == b"\x1b[<65;1;1M"
-    drag = frozenset({MODE_MOUSE_DRAG, MODE_MOUSE_SGR})
+    drag = frozenset({MOUSE_DRAG, MOUSE_SGR})
     assert encode_mouse("move", 1, 1, 1, mode=drag) == b"\x1b[<32;2;2M"
     assert encode_mouse("move", 0, 1, 1, mode=drag) == b""
-    anymove = frozenset({MODE_MOUSE_ANY, MODE_MOUSE_SGR})
+    anymove = frozenset({MOUSE_MOTION, MOUSE_SGR})
     assert encode_mouse("move", 0, 1, 1, mode=anymove) == b"\x1b[<35;2;2M"
     # beyond the X10 range nothing is sent rather than a wrong position
     assert encode_mouse("press", 1, 300, 1, mode=x10) == b""

@@ -108,7 +108,7 @@ def test_visible_output_wakes_the_pump_now_and_background_output_waits_for_the_b
     model.show({"%2"})  # another view shows %2 (a pane): its output is visible output too
     assert model.visible == {"%0", "%2"}
     side = model.push(output("%2", 100, b"pane"))
-    assert side.wake and side.end_rest
+    assert side.wake and not side.end_rest and not side.batch  # parsed now, but after a rest: the focus first
 
 
 def test_every_visible_session_is_parsed_before_the_background_and_gets_a_frame() -> None:
@@ -118,7 +118,7 @@ def test_every_visible_session_is_parsed_before_the_background_and_gets_a_frame(
     for sid in ("%1", "%3", "%2", "%0"):
         model.push(output(sid, 100, b"x" * 10))
     done = drain(model)
-    assert {sid for sid, _ in done[:2]} == {"%0", "%2"}  # the visible two first, whatever came first
+    assert [sid for sid, _ in done[:2]] == ["%0", "%2"]  # the focus, then the pane beside it, whatever came first
     assert all(changes.frames == {sid} for sid, changes in done[:2])
     background = done[2:]
     assert {sid for sid, _ in background} == {"%1", "%3"}

@@ -13,6 +13,7 @@ from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
 from termux.tui.statusline import parse_template
 from tests.conftest import RunningServer
+from tests.loops import in_watched_loop, watched
 from tests.tui.helpers import screen_text, wait_until
 from tests.tui.test_model_marks import event as quiet_event
 
@@ -135,4 +136,65 @@ async def test_status_counts_unseen_and_bells_and_tiles_say_quiet_since(server: 
         assert "quiet since " + time.strftime("%H:%M", time.localtime(since)) in grid_text(app.screen)  # type: ignore[arg-type]
         app.handle_push(quiet_event("session.activity", ids[2], since + 9))
         assert app.model.rows[ids[2]].quiet_since is None
+    await client.close()
+
+
+@in_watched_loop
+async def test_the_grid_open_and_idle_arms_no_timer(server: RunningServer) -> None:
+    ids = sessions(server, 12)
+    loop = watched()
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.press("ctrl+b", "w")
+        grid = app.screen
+        assert isinstance(grid, GridScreen)
+        await wait_until(pilot, lambda: all(f"hello-{n}" in grid_text(grid) for n in range(12)))
+
+        def idle() -> bool:
+            return not loop.pending_timers() and app.snapshots_pending == 0
+
+        await wait_until(pilot, idle)
+        fired, drawn = loop.fired, grid.grid.tiles_drawn
+        await loop.run_in_executor(None, time.sleep, 0.5)  # nothing happens: the loop has no timer to run
+        assert loop.pending_timers() == [] and loop.fired == fired
+        assert grid.grid.tiles_drawn == drawn  # and the grid draws nothing
+        app.client.send_nowait("session.send", target=ids[3], data="bGl2ZQo=")  # "live\n"
+        await wait_until(pilot, lambda: grid_text(grid).count("live") >= 2)  # the echo and cat's copy
+        await wait_until(pilot, idle)  # and once it is drawn, no timer is left
+    await client.close()
+
+
+async def test_the_status_clock_has_a_timer_only_while_the_status_line_shows(server: RunningServer) -> None:
+    sessions(server, 2)
+    app, client = await start(server, config=Config(status_right=parse_template("{time:%H:%M:%S}")))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        assert app.status.clock_timer is not None
+        await pilot.press("ctrl+b", "w")  # the grid covers it: no clock timer
+        assert isinstance(app.screen, GridScreen)
+        await wait_until(pilot, lambda: app.status.clock_timer is None)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.status.clock_timer is not None)
+        await pilot.press("ctrl+b", "question_mark")  # a modal screen leaves it in view: it keeps time
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen" and app.status.clock_timer is not None
+    await client.close()
+
+
+async def test_the_grid_s_choice_goes_into_the_focused_pane(server: RunningServer) -> None:
+    ids = sessions(server, 4)
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await pilot.press("ctrl+b", "percent_sign")  # two panes: s0 and a new session, focused
+        await wait_until(pilot, lambda: app.layout is not None and len(app.layout) == 2)
+        assert app.layout is not None
+        new = app.layout.focus
+        await pilot.press("ctrl+b", "w", *"s2", "enter")
+        await wait_until(pilot, lambda: app.model.focused == ids[2])
+        assert app.layout.panes() == [ids[0], ids[2]]  # in the focused pane, in place of the new one
+        await pilot.press("ctrl+b", "w", *"s0", "enter")  # shown in the other pane: focus goes there
+        await wait_until(pilot, lambda: app.model.focused == ids[0])
+        assert app.layout.panes() == [ids[0], ids[2]] and new not in app.layout.panes()
     await client.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from termux.keys import MODE_APP_CURSOR, MODE_BRACKETED_PASTE
+from termux.modes import APP_CURSOR, BRACKETED_PASTE
 from termux.tui.config import DEFAULT_BINDINGS
 from termux.tui.router import EARLY_KEYS, InputRouter, Pending, Run, Say, Send
 
@@ -17,7 +17,7 @@ def test_keys_go_to_the_session_encoded_for_its_modes() -> None:
     router = ready()
     assert router.key("a", "a", (), False) == [Send(b"a")]
     assert router.key("up", None, (), False) == [Send(b"\x1b[A")]
-    assert router.key("up", None, {MODE_APP_CURSOR}, False) == [Send(b"\x1bOA")]  # the program asked
+    assert router.key("up", None, {APP_CURSOR}, False) == [Send(b"\x1bOA")]  # the program asked
     assert router.key("ctrl+q", "\x11", (), False) == [Send(b"\x11")]
 
 
@@ -32,7 +32,7 @@ def test_the_prefix_then_a_binding_runs_its_action_by_name() -> None:
     router.key("ctrl+b", "\x02", (), False)
     assert router.key("ctrl+b", "\x02", (), False) == [Pending(False), Send(b"\x02")]  # twice sends it
     router.key("ctrl+b", "\x02", (), False)
-    assert router.key("z", "z", (), False) == [Pending(False), Say("no binding for z")]
+    assert router.key("y", "y", (), False) == [Pending(False), Say("no binding for y")]
     assert router.key("z", "z", (), False) == [Send(b"z")]  # disarmed
 
 
@@ -65,4 +65,13 @@ def test_keys_before_the_attach_are_kept_bounded_and_replayed_in_order() -> None
 
 def test_a_paste_is_bracketed_when_the_program_asks() -> None:
     assert InputRouter.paste("one\ntwo", ()) == b"one\rtwo"
-    assert InputRouter.paste("x\x1b[201~y", {MODE_BRACKETED_PASTE}) == b"\x1b[200~x[201~y\x1b[201~"
+    assert InputRouter.paste("x\x1b[201~y", {BRACKETED_PASTE}) == b"\x1b[200~x[201~y\x1b[201~"
+
+
+def test_an_ended_session_s_pane_is_dismissed_with_enter_and_other_keys_say_so() -> None:
+    router = InputRouter("ctrl+b", DEFAULT_BINDINGS)
+    router.attached()
+    assert router.key("enter", "\r", None, True, ended_pane=True) == [Run("dismiss-pane")]
+    assert router.key("x", "x", None, True, ended_pane=True) == [Say("this session has ended: Enter closes its pane")]
+    assert router.key("ctrl+b", "\x02", None, True, ended_pane=True) == [Pending(True), Say("")]
+    assert router.key("z", "z", None, True, ended_pane=True) == [Pending(False), Run("zoom")]  # prefix keys work

@@ -1,0 +1,228 @@
+"""Several views per client (`client.view`): the focused pane first, the other panes next, hidden
+sessions last, in the parse order, the CPU priority and forwarding; each pane sizes its session."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from termux.client import Client, TermuxError
+from termux.protocol.messages import AttachArgs, NewArgs
+from termux.server.priority import read_group_nice, visible_nice
+from termux.server.scheduler import FORWARD_BURST, FORWARD_RATE, FORWARD_VISIBLE_BURST, FORWARD_VISIBLE_RATE
+from termux.server.server import Connection, Server
+from termux.slicing import SliceOrder
+from tests.conftest import RunningServer
+from tests.server.test_priority import FakeKernel, cpu_with, needs_autogroup
+from tests.server.test_sizing import resizes, session_size
+
+# -- the parse order and the CPU priority, pure ----------------------------------------------------
+
+
+def test_the_focus_goes_first_the_other_panes_next_and_hidden_sessions_last() -> None:
+    order = SliceOrder()
+    for sid in ("%0", "%1", "%2", "%3"):
+        order.add(sid)
+    order.focused, order.visible = {"%3"}, {"%1", "%2"}
+    assert order.next() == "%3"
+    order.discard("%3")
+    assert [order.next() for _ in range(4)] == ["%1", "%2", "%1", "%2"]  # the panes take turns
+    order.discard("%1")
+    order.discard("%2")
+    assert order.next() == "%0"  # hidden: only once no pane has output waiting
+
+
+def test_a_pane_beside_the_focus_runs_halfway_to_its_background_nice() -> None:
+    kernel = FakeKernel()
+    cpu = cpu_with(kernel, {"%0": (100, 10), "%1": (101, 10), "%2": (102, 10)})
+    cpu.follow({"%0"}, viewed=True, visible={"%1"})
+    assert kernel.nice == {101: visible_nice(10), 102: 10} and 0 < visible_nice(10) < 10
+    kernel.writes.clear()
+    cpu.follow({"%1"}, viewed=True, visible={"%0"})  # focus moves to the other pane
+    assert kernel.writes == [(101, 0), (100, visible_nice(10))]  # the new focus is raised first
+
+
+# -- a real server: sizes, tiers, forwarding ----------------------------------------------------------
+
+
+def three_sessions(c: Client) -> list[str]:
+    return [c.request("session.new", name=n, command=["/bin/cat"])["session"]["id"] for n in ("a", "b", "c")]
+
+
+def test_each_pane_sizes_its_own_session(server: RunningServer) -> None:
+    with server.client() as view, server.client() as script:
+        a, b, c = three_sessions(script)
+        view.request("client.attach", focus=a, cols=100, rows=30)
+        assert session_size(script, a) == (100, 30)
+        view.request(
+            "client.view",
+            focus=a,
+            panes=[{"target": a, "cols": 50, "rows": 29}, {"target": "b", "cols": 49, "rows": 29}],
+        )
+        assert session_size(script, a) == (50, 29) and session_size(script, b) == (49, 29)
+        assert session_size(script, c) == (80, 24)  # not shown: untouched
+        view.request("client.view", focus=b, panes=[{"target": a, "cols": 50, "rows": 29}, {"target": b}])
+        assert session_size(script, b) == (49, 29)  # shown without an offer: it keeps its size
+        view.request("client.view", focus=a, panes=[{"target": a, "cols": 100, "rows": 30}])
+        assert session_size(script, a) == (100, 30) and resizes(script, b) == [(49, 29)]
+
+
+def test_a_pane_beside_a_larger_view_of_the_same_session_follows_the_policy(server: RunningServer) -> None:
+    with server.client() as tui, server.client() as other, server.client() as script:
+        a, b, _ = three_sessions(script)
+        other.request("client.attach", focus=b, cols=120, rows=40)
+        tui.request("client.attach", focus=a, cols=100, rows=30)
+        tui.request(
+            "client.view", focus=a, panes=[{"target": a, "cols": 50, "rows": 30}, {"target": b, "cols": 49, "rows": 30}]
+        )
+        assert session_size(script, b) == (49, 30)  # latest: the pane just shown
+        other.request("session.send", target=b, data="eA==")  # typing in the other view takes it back
+        assert session_size(script, b) == (120, 40)
+        tui.request(
+            "client.view", focus=b, panes=[{"target": a, "cols": 50, "rows": 30}, {"target": b, "cols": 49, "rows": 30}]
+        )
+        assert session_size(script, b) == (49, 30)  # focusing the pane is activity
+        tui.request(
+            "client.view", focus=a, panes=[{"target": a, "cols": 50, "rows": 30}, {"target": b, "cols": 49, "rows": 30}]
+        )
+        assert session_size(script, b) == (49, 30)  # the focus moving away is not: no resize
+        assert resizes(script, b) == [(120, 40), (49, 30), (120, 40), (49, 30)]
+
+
+def test_a_saved_layout_comes_back_with_the_next_attach(server: RunningServer) -> None:
+    layout = {
+        "focus": "%1",
+        "zoomed": False,
+        "root": {"split": "h", "children": [{"session": "%0"}, {"session": "%1"}]},
+    }
+    with server.client() as view:
+        a, b, _ = three_sessions(view)
+        assert view.request("client.attach", focus=a)["last_layout"] is None
+        view.request("client.view", focus=b, panes=[{"target": a}, {"target": b}], layout=layout)
+    with server.client() as again:
+        reply = again.request("client.attach")
+        assert reply["last_layout"] == layout and reply["last_focus"] == b
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        ({"focus": "a", "panes": [{"target": "b"}]}, "bad_args", "in none of the `panes`"),
+        ({"panes": [{"target": "a"}, {"target": "%0"}]}, "bad_args", "in two panes"),
+        ({"panes": [{"target": "a", "cols": 40}]}, "bad_args", "both `cols` and `rows`"),
+        ({"panes": [{"target": "nope"}]}, "no_session", "nope"),
+        ({"panes": [{"target": "a", "cols": 1, "rows": 5}]}, "bad_args", "cols"),
+        ({"panes": [{"target": "a"}] * 257}, "bad_args", "panes"),
+        ({"panes": [], "layout": {"pad": "x" * 70_000}}, "too_large", "layout"),
+    ],
+)
+def test_a_bad_view_is_refused_in_termux_s_words_and_changes_nothing(
+    server: RunningServer, args: dict[str, object], code: str, words: str
+) -> None:
+    with server.client() as view:
+        a = view.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
+        view.request("session.new", name="b", command=["/bin/cat"])
+        view.request("client.attach", focus=a, cols=90, rows=20)
+        with pytest.raises(TermuxError) as caught:
+            view.request("client.view", **args)
+        assert caught.value.code == code and words in caught.value.message
+        assert session_size(view, a) == (90, 20)
+        assert view.request("server.hello")["version"] == 1  # still serving
+
+
+def test_only_a_view_may_say_what_it_shows(server: RunningServer) -> None:
+    with server.client() as script:
+        script.request("session.new", name="a", command=["/bin/cat"])
+        with pytest.raises(TermuxError) as caught:
+            script.request("client.view", panes=[{"target": "a"}])
+        assert caught.value.code == "bad_request" and "client.attach" in caught.value.message
+
+
+class Peer:
+    """A connection to an in-process server through a socket pair; what it is sent is read back."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.ours, self.theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.conn: Connection | None = None
+
+    async def connect(self) -> Connection:
+        loop = asyncio.get_running_loop()
+        _, self.conn = await loop.connect_accepted_socket(lambda: Connection(self.server), sock=self.ours)
+        return self.conn
+
+    def close(self) -> None:
+        self.theirs.close()
+
+
+async def test_the_view_s_tiers_reach_the_parse_order_and_a_pane_s_output_gets_the_larger_budget(
+    tmp_path: Path,
+) -> None:
+    server = Server(tmp_path / "sock")
+    a, b, c = (server.new_session(NewArgs(name=n, command=["cat"])) for n in "abc")
+    peer = Peer(server)
+    conn = await peer.connect()
+    server.attach(conn, AttachArgs(focus=a.id, coalesce=True))
+    server.set_view(conn, a.id, {a.id: (40, 20), b.id: (39, 20)})
+    assert server.pump.order.focused == {a.id} and server.pump.order.visible == {b.id}
+    now = asyncio.get_running_loop().time()
+    # Both buckets start full and go as far into debt; a second later the pane's has refilled
+    # past it, the hidden session's has not.
+    debt = (FORWARD_RATE + FORWARD_VISIBLE_RATE) // 2
+    assert conn.takes_output(b.id, FORWARD_VISIBLE_BURST + debt, now)
+    assert conn.takes_output(c.id, FORWARD_BURST + debt, now)
+    assert conn.takes_output(b.id, 1, now + 1) and not conn.takes_output(c.id, 1, now + 1)
+    assert c.id in conn.stale and b.id not in conn.stale
+    assert sorted([c.id, b.id, a.id], key=conn._rank) == [a.id, b.id, c.id]  # snapshots: focus, panes, rest
+    server.set_view(conn, None, {})  # the view shows nothing now
+    assert server.pump.order.focused == set() and server.pump.order.visible == set()
+    peer.close()
+    for session in (a, b, c):
+        await server.kill_session(session)
+
+
+async def test_a_session_newly_shown_in_a_pane_gets_its_snapshot_at_once(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    a, b = (server.new_session(NewArgs(name=n, command=["cat"])) for n in "ab")
+    peer = Peer(server)
+    conn = await peer.connect()
+    server.attach(conn, AttachArgs(focus=a.id, coalesce=True))
+    now = asyncio.get_running_loop().time()
+    assert conn.takes_output(b.id, FORWARD_BURST + 1, now) and not conn.takes_output(b.id, 1, now)
+    assert b.id in conn.stale and conn._catch_up is not None  # hidden: its snapshot comes later
+    peer.theirs.setblocking(False)
+    while True:  # what the attach sent so far
+        try:
+            peer.theirs.recv(1 << 20)
+        except BlockingIOError:
+            break
+    server.set_view(conn, a.id, {a.id: (40, 20), b.id: (39, 20)})
+    assert b.id not in conn.stale and conn._catch_up is None  # shown now: brought up to date at once
+    await asyncio.sleep(0)
+    sent = peer.theirs.recv(1 << 20)
+    assert b'"push":"snapshot"' in sent and f'"session":"{b.id}"'.encode() in sent
+    peer.close()
+    for session in (a, b):
+        await server.kill_session(session)
+
+
+@needs_autogroup
+def test_the_panes_group_nice_is_between_the_focus_s_and_a_hidden_session_s(server: RunningServer) -> None:
+    with server.client() as view:
+        ids = three_sessions(view)
+        pids = {s["id"]: s["pid"] for s in view.request("session.list")["sessions"]}
+        a, b, c = ids
+        view.request("client.attach", focus=a)
+        view.request("client.view", focus=a, panes=[{"target": a}, {"target": b}])
+
+        def nices() -> list[int | None]:
+            return [read_group_nice(pids[sid]) for sid in ids]
+
+        deadline = time.monotonic() + 10  # the kernel takes one unprivileged write per 100 ms
+        while nices() != [0, visible_nice(10), 10] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert nices() == [0, visible_nice(10), 10]
