@@ -26,9 +26,10 @@ from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder,
 # budget bounds how long a request waits behind a slice whatever the emulator's speed on that
 # output; the focused session gets a larger budget because its output is what the person is
 # waiting for. Within a slice, output is fed in pieces sized to the time left at the speed the
-# session's output last parsed (`ParseRate`): the emulator's cost per feed is high (80x24 `yes`
-# parses at 1.1 MB/s fed 1 KiB at a time, 5.5 MB/s fed 64 KiB), so pieces are as large as the
-# budget allows, and never larger. A session's first piece, its speed unknown, is PARSE_CHUNK.
+# session's output last parsed (`ParseRate`): the emulator's cost per feed is high (large pieces
+# parse several times faster per byte than small ones: `python -m benchmarks.emulator`), so pieces
+# are as large as the budget allows, and never larger. A session's first piece, its speed
+# unknown, is PARSE_CHUNK.
 SLICE_BYTES = 64 * 1024
 PARSE_CHUNK = 1024
 # With nobody typing no keystroke can wait behind a slice, so background slices are as long as
@@ -38,8 +39,8 @@ QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
 # ago — background parsing takes at most TYPING_SHARE of the server's time: after each background
 # slice the pump rests three times as long (a timer, ended at once by output for a shown session).
 # Yielding alone is not enough on a small machine: a server parsing floods flat out keeps a core
-# busy, and the kernel then makes the echo program and the TUI wait their turn for a CPU (about
-# 12 ms a keystroke with 16 floods on 2 cores, as much as 16 busy loops cost). With nobody typing,
+# busy, and the kernel then makes the echo program and the TUI wait their turn for a CPU (as much
+# as busy loops beside it would: `python -m e2e.test_latency --floods 16`). With nobody typing,
 # background output is parsed flat out.
 TYPING_SHARE = 0.25
 TYPING_HOLD = 1.0

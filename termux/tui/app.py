@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
@@ -55,7 +55,7 @@ from termux.tui.panes import PaneArea, PaneLabel, border_position
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen
-from termux.tui.widgets import Sidebar, StatusLine, TerminalView
+from termux.tui.widgets import KeptVertical, Sidebar, StatusLine, TerminalView
 
 PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
 # Rests shorter than this are owed rather than taken: a timer per small slice would cost more than
@@ -100,7 +100,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             yield self.sidebar
-            with Vertical(id="right"):
+            with KeptVertical(id="right"):
                 yield self.banner
                 yield self.panes
                 yield self.activity

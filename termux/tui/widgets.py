@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import socket
 import time
-from typing import Any
+from typing import Any, Self
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.containers import Vertical
 from textual.css.scalar import Scalar
 from textual.geometry import Region, Size
 from textual.message import Message
@@ -42,6 +43,42 @@ class BaseStyled(Widget):
     def notify_style_update(self) -> None:
         self._base_style = None
         super().notify_style_update()
+
+
+class KeptLines(Widget):
+    """A widget whose lines are kept from one frame to the next until it is refreshed.
+
+    Textual's compositor asks every widget whose container overlaps a changed region for all its
+    lines, so while the terminal view streams, the sidebar and the status line beside it would be
+    drawn through Textual's styles cache each frame too. Their lines change only when they are
+    refreshed (that is what tells Textual to draw them again), so the last ones are kept until then.
+    """
+
+    _kept: tuple[Region, Size, list[Strip]] | None = None
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        self._kept = None
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def notify_style_update(self) -> None:
+        self._kept = None
+        super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        kept = self._kept
+        size = self.size
+        if kept is not None and kept[0] == crop and kept[1] == size:
+            self.kept_renders += 1
+            return kept[2]
+        strips = super().render_lines(crop)
+        self._kept = (crop, size, strips)
+        return strips
+
+    kept_renders = 0  # renders answered with the kept lines (tests count them)
+
+
+class KeptVertical(KeptLines, Vertical):
+    """A vertical container that keeps its lines (its background, behind its children)."""
 
 
 class TerminalView(BaseStyled, can_focus=True):
@@ -134,8 +171,10 @@ class TerminalView(BaseStyled, can_focus=True):
         return container.height
 
     def render_line(self, y: int) -> Strip:
+        return self._line(y, self.size.width)
+
+    def _line(self, y: int, width: int) -> Strip:
         screen = self.screen_
-        width = self.size.width
         copy = self.copy
         if copy is not None and copy.shown:
             return copy.line(y, width, self.app.console, self.base_style)  # type: ignore[no-any-return]
@@ -147,17 +186,21 @@ class TerminalView(BaseStyled, can_focus=True):
         return strip if strip.cell_length == width else strip.crop_extend(0, width, self.base_style)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """The lines as `render_line` makes them, through the app's line filters. Textual's own
-        pass (`Widget.render_lines`: borders, padding, tint, a cache per line) has nothing to add
-        to a view with none of them, and cost more than drawing the lines; the renderer keeps its
-        own per-line cache. A switch draws every line: this is most of its time."""
-        strips = [self.render_line(y) for y in crop.line_range]
-        if filters := self.get_line_filters():
+        """The lines in `crop`, as the renderer drew them. Textual's own way passes each line
+        through its styles cache (borders, padding, tint, opacity), none of which this widget has,
+        so it makes the same strips (a test compares them) at a cost per line, and while a session
+        streams every line of the view is drawn again each frame. Textual's line filters (e.g.
+        NO_COLOR's) are applied as it applies them."""
+        width = self.size.width
+        strips = [self._line(y, width) for y in crop.line_range]
+        filters = self.get_line_filters()
+        if filters:
             background = self.background_colors[1]
             for line_filter in filters:
                 strips = [strip.apply_filter(line_filter, background) for strip in strips]
-        if crop.column_span != (0, self.size.width):
-            strips = [strip.crop(crop.x, crop.right) for strip in strips]
+        if crop.column_span != (0, width):
+            x1, x2 = crop.column_span
+            strips = [strip.crop(x1, x2) for strip in strips]
         return strips
 
     def on_resize(self, event: events.Resize) -> None:
@@ -278,7 +321,7 @@ def fitted_width(configured: int, columns: int) -> int:
     return width if width >= MIN_SIDEBAR else 0
 
 
-class Sidebar(BaseStyled):
+class Sidebar(KeptLines, BaseStyled):
     """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview."""
 
     DEFAULT_CSS = """
@@ -446,7 +489,7 @@ PENDING_HINTS = (
 )
 
 
-class StatusLine(Widget):
+class StatusLine(KeptLines):
     """The left and right templates (termux/tui/statusline.py) filled from its reactives, the
     prefix's hints while it is pending, and short messages. Drawn again only when the text it
     shows changes: a reactive the templates do not show changes nothing on screen. A message

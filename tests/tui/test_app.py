@@ -651,18 +651,27 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
         drawn: list[tuple[int, str]] = []
         screen = app._main
         assert screen is not None
-        refresh_layout, render_line = screen._refresh_layout, app.sidebar.render_line
+        render_line = app.sidebar.render_line
 
-        def counting_layout(*args: Any, **kwargs: Any) -> None:
-            layouts.append(1)
-            refresh_layout(*args, **kwargs)
+        def counting(widget: Any) -> Any:
+            """`widget.refresh`, counting the refreshes that ask for a layout (how a widget, or a
+            style change, asks Textual to lay the screen out again)."""
+            refresh = widget.refresh
+
+            def refresh_counted(*regions: Any, **kwargs: Any) -> Any:
+                if kwargs.get("layout"):
+                    layouts.append(1)
+                return refresh(*regions, **kwargs)
+
+            return refresh_counted
 
         def recording_line(y: int) -> Any:
             strip = render_line(y)
             drawn.append((y, strip.text))
             return strip
 
-        screen._refresh_layout = counting_layout  # type: ignore[method-assign]
+        for widget in [screen, *screen.walk_children()]:
+            widget.refresh = counting(widget)  # type: ignore[method-assign]
         app.sidebar.render_line = recording_line  # type: ignore[method-assign]
         await pilot.press("ctrl+b", "n")
         await wait_until(pilot, lambda: any(text.startswith("▌1:") for _, text in drawn))

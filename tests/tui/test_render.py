@@ -272,3 +272,73 @@ async def test_the_view_draws_what_textuals_own_pass_would(monkeypatch: pytest.M
             textuals = Widget.render_lines(view, crop)
             assert [strip.cell_length for strip in ours] == [crop.width] * crop.height
             assert _cells(ours) == _cells(textuals)
+
+
+async def test_the_view_s_lines_are_the_ones_textual_s_styles_cache_would_make() -> None:
+    """TerminalView.render_lines skips Textual's styles cache, which has nothing to add to this
+    widget: a Textual that starts adding something (or a style that needs it) fails here."""
+    from textual.geometry import Region
+    from textual.widget import Widget
+
+    screen = screen_with(
+        b"\x1b[1;31mred\x1b[0m plain \x1b[44mblue\x1b[0m\r\n\x1b[7mrev\x1b[0m \xe4\xb8\xad", cols=30, rows=4
+    )
+    app = ViewApp(screen)
+    async with app.run_test(size=(24, 6)) as pilot:  # the view is narrower and taller than the session
+        view = app.query_one(TerminalView)
+        await pilot.pause()
+        for crop in (Region(0, 0, 24, 6), Region(3, 1, 10, 2), Region(0, 4, 24, 2)):
+            ours = view.render_lines(crop)
+            view.refresh()  # Textual's cache drawn afresh
+            theirs = Widget.render_lines(view, crop)
+            assert [list(strip) for strip in ours] == [list(strip) for strip in theirs]
+
+
+class SideBySide(App[None]):
+    """A sidebar beside a terminal view in one container, as on the main screen."""
+
+    def __init__(self, screen: Screen) -> None:
+        super().__init__()
+        self.term = screen
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import Horizontal
+
+        from termux.tui.widgets import Sidebar
+
+        with Horizontal():
+            yield Sidebar(id="sidebar")
+            yield TerminalView(id="t")
+
+    def on_mount(self) -> None:
+        from termux.tui.model import SessionRow
+        from termux.tui.widgets import Sidebar
+
+        self.query_one(Sidebar).set_rows([SessionRow("%0", "a"), SessionRow("%1", "b")], "%0")
+        self.query_one(TerminalView).show(self.term)
+
+
+async def test_a_streaming_view_does_not_draw_the_sidebar_beside_it_again() -> None:
+    from termux.tui.model import SessionRow
+    from termux.tui.widgets import Sidebar
+
+    screen = Screen(40, 10)
+    stream = ByteStream(screen)
+    app = SideBySide(screen)
+    async with app.run_test(size=(70, 10)) as pilot:
+        sidebar, view = app.query_one(Sidebar), app.query_one(TerminalView)
+        await pilot.pause()
+        drawn: list[int] = []
+        render_line = sidebar.render_line
+        sidebar.render_line = lambda y: (drawn.append(y), render_line(y))[1]  # type: ignore[method-assign]
+        kept = sidebar.kept_renders
+        for n in range(20):
+            stream.feed(b"streaming line %d\r\n" % n)
+            view.update_dirty()
+            await pilot.pause()
+        assert "streaming line 19" in "".join(strip.text for strip in view.render_lines(view.size.region))
+        assert sidebar.kept_renders > kept  # the compositor asked for the sidebar's lines, and got the kept ones
+        assert drawn == []  # none of them was drawn again
+        sidebar.update_row(SessionRow("%1", "b", unseen=True))  # a row that changed is drawn again
+        await pilot.pause()
+        assert {2, 3} <= set(drawn)
