@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from typing import Protocol
 
+from termux.rest import Rest
 from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder, rest_after
 
 # A slice ends at whichever comes first: SLICE_BYTES parsed, or its time budget spent. The time
@@ -120,7 +121,7 @@ class OutputPump:
         self._on_parsed = on_parsed
         self._batch = batch  # entered around each batch (the server corks its client writes)
         self._wake = asyncio.Event()
-        self._rest_end: asyncio.Future[None] | None = None  # while resting: focused output settles it
+        self._rest = Rest()  # after background slices; output for a focused session ends it
         self.rates = ParseRate()
         self.typing_until = float("-inf")
         self.slices = 0
@@ -129,8 +130,8 @@ class OutputPump:
     def notify(self, session_id: str) -> None:
         self.order.add(session_id)
         self._wake.set()
-        if session_id in self.order.focused and self._rest_end is not None:
-            _settle(self._rest_end)
+        if session_id in self.order.focused:
+            self._rest.end()
 
     def typed(self) -> None:
         """Input reached a session a view shows: background parsing rests for a while."""
@@ -210,26 +211,7 @@ class OutputPump:
             if rest <= 0:
                 await asyncio.sleep(0)  # let requests and input in between slices
                 continue
-            await self._rest(rest)
-
-    async def _rest(self, seconds: float) -> None:
-        """Rest `seconds`, or until output for a focused session arrives. The pump waits on one
-        future that either settles, so it runs in the loop's next pass after an echo is read (an
-        Event waited on through wait_for would take three passes: the waiting task, its done
-        callback, then the pump)."""
-        loop = asyncio.get_running_loop()
-        ended = self._rest_end = loop.create_future()
-        timer = loop.call_later(seconds, _settle, ended)
-        try:
-            await ended
-        finally:
-            timer.cancel()
-            self._rest_end = None
-
-
-def _settle(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
+            await self._rest.take(rest)
 
 
 class ReadPacer:

@@ -42,6 +42,7 @@ from termux.copymode import key_table
 from termux.protocol.events import Event
 from termux.protocol.pushes import OutputPush, Push
 from termux.protocol.results import AttachResult, SessionResult, SnapshotResult
+from termux.rest import Rest
 from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
@@ -65,11 +66,6 @@ BACKGROUND_BATCH = 0.1  # background output waits at most this long to be parsed
 MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it padded
 ACTIONS = action_names()  # what a binding may run (termux/commands.py), by every name it goes by
 NO_SESSIONS = "No sessions are running.\n\nPress c (or Enter) to start a new one, q to leave."
-
-
-def _settle(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
 
 
 class MainScreen(Screen[None]):
@@ -160,7 +156,7 @@ class TermuxApp(App[str]):
         self.attached = asyncio.Event()
         self.exit_reason = ""
         self._work = asyncio.Event()
-        self._rest_waiter: asyncio.Future[None] | None = None  # the pump's rest; visible output ends it
+        self._rest = Rest()  # the pump's rest; visible output ends it
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
@@ -320,7 +316,7 @@ class TermuxApp(App[str]):
         if changes.wake:
             self._work.set()
         if changes.end_rest:
-            self._end_rest()
+            self._rest.end()
         if changes.batch:
             self._background_output()
         if changes.gone and self.layout is not None:
@@ -396,7 +392,7 @@ class TermuxApp(App[str]):
                 if not done.focused:
                     owed += model.background_rest(done.seconds)
                 if owed >= MIN_REST:  # (at most MIN_REST past one slice's rest, MAX_REST)
-                    await self._rest(owed)
+                    await self._rest.take(owed)
                     owed = 0.0
                 else:
                     await asyncio.sleep(0)
@@ -413,21 +409,6 @@ class TermuxApp(App[str]):
     def _background_due(self) -> None:
         self._background_timer = None
         self._work.set()
-
-    async def _rest(self, seconds: float) -> None:
-        """Rest after background work; visible output ends the rest at once."""
-        loop = asyncio.get_running_loop()
-        waiter = self._rest_waiter = loop.create_future()
-        timer = loop.call_later(seconds, _settle, waiter)
-        try:
-            await waiter
-        finally:
-            timer.cancel()
-            self._rest_waiter = None
-
-    def _end_rest(self) -> None:
-        if self._rest_waiter is not None:
-            _settle(self._rest_waiter)
 
     def _request_snapshots(self) -> None:
         for sid in self.model.snapshots_wanted():
