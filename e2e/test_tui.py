@@ -276,7 +276,8 @@ def test_a_streaming_session_reaches_the_outer_terminal_as_the_session_has_it(
     (TerminalView.paint); read through a reference emulator, the outer terminal shows what the
     session's screen holds, colours included."""
     term = started(tui)
-    term.write(b"for i in $(seq 1 300); do printf '\\033[3%dmline %d\\033[0m %*s|\\n' $((i%7+1)) $i $((i%40)) ''; done\r")
+    line = b"printf '\\033[3%dmline %d\\033[0m %*s|\\n' $((i%7+1)) $i $((i%40)) ''"
+    term.write(b"for i in $(seq 1 300); do " + line + b"; done\r")
     term.write(b"echo done-$((6*7))\r")
     term.wait_for("done-42")
 

@@ -16,8 +16,8 @@ from termux.client import AsyncClient
 from termux.protocol.pushes import OutputPush
 from termux.tui.app import TermuxApp, current_directory
 from termux.tui.config import Config
-from termux.tui.screens import HelpScreen
 from termux.tui.feed import Feeder, ShadowSlice
+from termux.tui.screens import HelpScreen
 from termux.tui.widgets import TerminalView
 from tests.conftest import RunningServer, wait_for_screen
 from tests.tui.helpers import screen_text, wait_until
