@@ -623,7 +623,20 @@ _SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
 _PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
 # After a CUP: a row redrawn whole, as top and other full-screen programs do: SGR, text, SGR, EL 0.
 _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-9;]{0,64}m)*)\x1b\[0?K")
+# Right after a CUP to column 1: a row redrawn whole, then more rows each after a CUP to column 1
+# (a CUP anywhere followed by another CUP moves nothing that stays): frames of a full-screen program.
+_ROW = r"(?:\x1b\[[0-9;]{0,64}m)*[\x20-\x7e]*(?:\x1b\[[0-9;]{0,64}m)*\x1b\[0?K"
+_BARE_CUP = r"\x1b\[[0-9]{0,4}(?:;[0-9]{0,4})?H"
+_CUP_1 = r"\x1b\[[0-9]{0,4}(?:;0*1?)?H"  # CUP to column 1 (a column of 0 is 1)
+_FRAME = re.compile(rf"{_ROW}(?:(?:{_BARE_CUP}(?={_BARE_CUP}))*{_CUP_1}{_ROW})+")
+# One row of such a frame: the line its CUP goes to ("" for the first row: the cursor's; "H" for a
+# CUP without a line, line 1), SGR, text, SGR.
+_FRAME_ROW = re.compile(
+    rf"(?:(?:{_BARE_CUP}(?={_BARE_CUP}))*\x1b\[([0-9]{{0,4}})(?:;0*1?)?(H))?"
+    r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-9;]{0,64}m)*)\x1b\[0?K"
+)
 DECSCNM = mo.DECSCNM
+DECOM = mo.DECOM
 _MAX_PARAMS = 32
 _MAX_VALUE = 9999
 
@@ -663,6 +676,16 @@ class FastStreamMixin(_ReferenceStream):
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
         self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
         self._f_cup = self._csi_table["H"][0]  # CUP's handler, after which a row may be redrawn whole
+        # Frames of rows redrawn whole are applied as a whole (only the last redraw of each row is
+        # built) when the handlers they would call are the fast Screen's own and SGR is the reference's.
+        kind = type(listener)
+        self._f_frames = (
+            self._f_inline
+            and getattr(kind, "cursor_position", None) is FastScreenBase.cursor_position
+            and getattr(kind, "erase_in_line", None) is FastScreenMixin.erase_in_line
+            and not any(name in own for name in ("cursor_position", "erase_in_line", "select_graphic_rendition"))
+            and self._plan_csi("", "0", "m")[0] == 2
+        )
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
         block = (
             rf"(?<=\n)((?:(?:[\x20-\x7e]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+\r\n){{2,}})"
@@ -695,6 +718,8 @@ class FastStreamMixin(_ReferenceStream):
         inline = self._f_inline
         cup = self._f_cup
         row_match = _ROW_REDRAW.match
+        frame_match = _FRAME.match
+        frames = self._f_frames
         m: re.Match[str] | None = None
         try:
             while i < n:
@@ -741,9 +766,13 @@ class FastStreamMixin(_ReferenceStream):
                     if how == 0:
                         fn(*args)
                         if fn is cup and inline:  # a row redrawn whole after it (as top does)?
-                            row = row_match(data, i)
-                            if row is not None and self._redraw_row(listener, row):
-                                i = row.end()
+                            frame = frame_match(data, i) if frames else None
+                            if frame is not None and self._redraw_frame(listener, frame.group(0)):
+                                i = frame.end()
+                            else:
+                                row = row_match(data, i)
+                                if row is not None and self._redraw_row(listener, row):
+                                    i = row.end()
                     elif how == 1:
                         fn(*args, private=True)
                     else:
@@ -859,6 +888,78 @@ class FastStreamMixin(_ReferenceStream):
         if n:
             screen._last_char = text[-1]
         screen.dirty.add(y)
+        return True
+
+    def _redraw_frame(self, screen: Any, block: str) -> bool:
+        """Right after a CUP to column 1: rows redrawn whole (`_ROW_REDRAW`), each but the first after
+        a CUP to column 1 (`_FRAME`), as the per-token calls would leave them. A row redrawn several
+        times is built once, from its last redraw: every redraw replaces the whole row, and nothing
+        in between reads it. False, with nothing done, when the path does not apply."""
+        cursor = screen.cursor
+        mode = screen.mode
+        first = cursor.attrs
+        if (
+            cursor.x
+            or screen.charset
+            or screen.g0_charset is not _LAT1
+            or IRM in mode
+            or DECOM in mode
+            or first.data != " "  # (then every state has " ": SGR 0 gives the default cell's)
+        ):
+            return False
+        items = _FRAME_ROW.findall(block)
+        columns = screen.columns
+        rows = screen.buffer.rows
+        bottom = screen.lines - 1
+        reverse = DECSCNM in mode
+        state = self._sgr_state(screen, first, reverse)
+        # The last redraw of each row: y -> (text, state drawn with, state of the blanks after it).
+        last: dict[int, tuple[str, SgrState, SgrState]] = {}
+        y = cursor.y
+        step = self._sgr_step
+        for line, cup, before, text, after in items:
+            if len(text) > columns:  # it would wrap and scroll: the calls one by one
+                cursor.attrs = first
+                return False
+            if cup:
+                y = int(line) - 1 if line else 0
+                if y < 0:
+                    y = 0
+                elif y > bottom:
+                    y = bottom
+            if before:
+                hit = state.after.get(before)
+                state = step(screen, state, before, reverse) if hit is None else hit
+            drawn = state
+            if after:
+                hit = state.after.get(after)
+                state = step(screen, state, after, reverse) if hit is None else hit
+            last[y] = (text, drawn, state)
+        for ry in last:
+            old = rows[ry]
+            if old is not None and old.__class__ is not Packed:  # a row of cells: the calls one by one
+                cursor.attrs = first
+                return False
+        default = screen.default_char
+        for ry, (text, drawn, blank) in last.items():
+            n = len(text)
+            cells = drawn.cells
+            if n == columns:
+                rows[ry] = Packed.of_runs(default, [text], [cells], columns)
+            elif not n:
+                rows[ry] = Packed.of_runs(default, [" " * columns], [blank.cells], columns)
+            elif blank.cells is cells:
+                rows[ry] = Packed.of_runs(default, [text + " " * (columns - n)], [cells], columns)
+            else:
+                rows[ry] = Packed.of_runs(default, [text, " " * (columns - n)], [cells, blank.cells], columns)
+        screen.dirty.update(last)
+        cursor.attrs = state.attrs
+        cursor.y = y
+        cursor.x = len(items[-1][3])
+        for item in reversed(items):
+            if item[3]:
+                screen._last_char = item[3][-1]
+                break
         return True
 
     def _sgr(self, screen: Any, sgrs: str) -> None:
