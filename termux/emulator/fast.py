@@ -625,16 +625,34 @@ _PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
 _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-9;]{0,64}m)*)\x1b\[0?K")
 # Right after a CUP to column 1: a row redrawn whole, then more rows each after a CUP to column 1
 # (a CUP anywhere followed by another CUP moves nothing that stays): frames of a full-screen program.
-_ROW = r"(?:\x1b\[[0-9;]{0,64}m)*[\x20-\x7e]*(?:\x1b\[[0-9;]{0,64}m)*\x1b\[0?K"
+# The text of a row is at most the screen's width (a longer one wraps and scrolls: the calls one by
+# one), hence one pattern per width (`_frame_patterns`, WIDTH replaced).
+_FRAME_SGR = r"(?:\x1b\[[0-9;]{0,64}m)*"
+_FRAME_TEXT = r"[\x20-\x7e]{0,WIDTH}"
 _BARE_CUP = r"\x1b\[[0-9]{0,4}(?:;[0-9]{0,4})?H"
-_CUP_1 = r"\x1b\[[0-9]{0,4}(?:;0*1?)?H"  # CUP to column 1 (a column of 0 is 1)
-_FRAME = re.compile(rf"{_ROW}(?:(?:{_BARE_CUP}(?={_BARE_CUP}))*{_CUP_1}{_ROW})+")
-# One row of such a frame: the line its CUP goes to ("" for the first row: the cursor's; "H" for a
-# CUP without a line, line 1), SGR, text, SGR.
-_FRAME_ROW = re.compile(
-    rf"(?:(?:{_BARE_CUP}(?={_BARE_CUP}))*\x1b\[([0-9]{{0,4}})(?:;0*1?)?(H))?"
-    r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-9;]{0,64}m)*)\x1b\[0?K"
-)
+_CUP_1 = r"\x1b\[([0-9]{0,4})(?:;0*1?)?(H)"  # CUP to column 1 (a column of 0 is 1): its line
+_ROW = rf"{_FRAME_SGR}{_FRAME_TEXT}{_FRAME_SGR}\x1b\[0?K"
+_FRAME = rf"{_ROW}(?:(?:{_BARE_CUP})*{_CUP_1}{_ROW})+"
+# One row of a frame: the line its CUP goes to (the first row has no CUP: the cursor's line; "H"
+# says there was one, whose empty line is 1), SGR, text, SGR.
+_FRAME_ROW = rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})({_FRAME_TEXT})({_FRAME_SGR})\x1b\[0?K"
+_FRAME_CACHE_LIMIT = 16
+_frames: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+
+
+def _frame_patterns(width: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(a frame, one row of it) on a screen `width` columns wide."""
+    patterns = _frames.get(width)
+    if patterns is None:
+        if len(_frames) >= _FRAME_CACHE_LIMIT:
+            _frames.clear()
+        patterns = _frames[width] = (
+            re.compile(_FRAME.replace("WIDTH", str(width))),
+            re.compile(_FRAME_ROW.replace("WIDTH", str(width))),
+        )
+    return patterns
+
+
 DECSCNM = mo.DECSCNM
 DECOM = mo.DECOM
 _MAX_PARAMS = 32
@@ -646,11 +664,14 @@ class SgrState:
     cells, and the state each SGR string seen after them leads to (a transition depends only on
     the attributes, the string and DECSCNM, so it is looked up once per string and state)."""
 
-    __slots__ = ("after", "attrs", "cells")
+    __slots__ = ("after", "attrs", "cells", "drops_blanks", "style")
 
-    def __init__(self, attrs: Any, cells: Cells) -> None:
+    def __init__(self, attrs: Any, cells: Cells, default: Any) -> None:
         self.attrs = attrs
         self.cells = cells
+        self.style = cells.style  # the scrollback style of text drawn in this state
+        # Blanks drawn in it equal the default cell: a row's trailing ones are not kept in scrollback.
+        self.drops_blanks = cells.plain and cells.blank == default
         self.after: dict[str, SgrState] = {}
 
 
@@ -718,7 +739,6 @@ class FastStreamMixin(_ReferenceStream):
         inline = self._f_inline
         cup = self._f_cup
         row_match = _ROW_REDRAW.match
-        frame_match = _FRAME.match
         frames = self._f_frames
         m: re.Match[str] | None = None
         try:
@@ -766,8 +786,12 @@ class FastStreamMixin(_ReferenceStream):
                     if how == 0:
                         fn(*args)
                         if fn is cup and inline:  # a row redrawn whole after it (as top does)?
-                            frame = frame_match(data, i) if frames else None
-                            if frame is not None and self._redraw_frame(listener, frame.group(0)):
+                            frame = None
+                            if frames and self._frame_applies(listener):
+                                frame_re, frame_row = _frame_patterns(listener.columns)
+                                frame = frame_re.match(data, i)
+                            if frame is not None:
+                                self._redraw_frame(listener, frame_row.findall(frame.group(0)))
                                 i = frame.end()
                             else:
                                 row = row_match(data, i)
@@ -890,37 +914,36 @@ class FastStreamMixin(_ReferenceStream):
         screen.dirty.add(y)
         return True
 
-    def _redraw_frame(self, screen: Any, block: str) -> bool:
-        """Right after a CUP to column 1: rows redrawn whole (`_ROW_REDRAW`), each but the first after
-        a CUP to column 1 (`_FRAME`), as the per-token calls would leave them. A row redrawn several
-        times is built once, from its last redraw: every redraw replaces the whole row, and nothing
-        in between reads it. False, with nothing done, when the path does not apply."""
-        cursor = screen.cursor
+    @staticmethod
+    def _frame_applies(screen: Any) -> bool:
+        """Whether the frame path may apply a frame that starts at the cursor."""
         mode = screen.mode
-        first = cursor.attrs
-        if (
-            cursor.x
+        return not (
+            screen.cursor.x
             or screen.charset
             or screen.g0_charset is not _LAT1
             or IRM in mode
             or DECOM in mode
-            or first.data != " "  # (then every state has " ": SGR 0 gives the default cell's)
-        ):
-            return False
-        items = _FRAME_ROW.findall(block)
+            or screen.cursor.attrs.data != " "  # (then every state has " ": SGR 0 gives the default cell's)
+        )
+
+    def _redraw_frame(self, screen: Any, items: list[tuple[str, str, str, str, str]]) -> None:
+        """Right after a CUP to column 1 (`_frame_applies`): rows redrawn whole, each but the first
+        after a CUP to column 1 (`_FRAME`, cut into `items` by `_FRAME_ROW`), as the per-token calls
+        would leave them. A row redrawn several times is built once, from its last redraw: each
+        redraw writes every column of its row (text, then blanks to the edge), and nothing in
+        between reads it."""
+        cursor = screen.cursor
         columns = screen.columns
         rows = screen.buffer.rows
         bottom = screen.lines - 1
-        reverse = DECSCNM in mode
-        state = self._sgr_state(screen, first, reverse)
+        reverse = DECSCNM in screen.mode
+        state = self._sgr_state(screen, cursor.attrs, reverse)
         # The last redraw of each row: y -> (text, state drawn with, state of the blanks after it).
         last: dict[int, tuple[str, SgrState, SgrState]] = {}
         y = cursor.y
         step = self._sgr_step
         for line, cup, before, text, after in items:
-            if len(text) > columns:  # it would wrap and scroll: the calls one by one
-                cursor.attrs = first
-                return False
             if cup:
                 y = int(line) - 1 if line else 0
                 if y < 0:
@@ -935,11 +958,6 @@ class FastStreamMixin(_ReferenceStream):
                 hit = state.after.get(after)
                 state = step(screen, state, after, reverse) if hit is None else hit
             last[y] = (text, drawn, state)
-        for ry in last:
-            old = rows[ry]
-            if old is not None and old.__class__ is not Packed:  # a row of cells: the calls one by one
-                cursor.attrs = first
-                return False
         default = screen.default_char
         for ry, (text, drawn, blank) in last.items():
             n = len(text)
@@ -960,7 +978,6 @@ class FastStreamMixin(_ReferenceStream):
             if item[3]:
                 screen._last_char = item[3][-1]
                 break
-        return True
 
     def _sgr(self, screen: Any, sgrs: str) -> None:
         """SGR sequences applied through the transition cache (as the `_run` loop's kind 5)."""
@@ -1007,6 +1024,17 @@ class FastStreamMixin(_ReferenceStream):
         autowrap = DECAWM in screen.mode
         lines = texts[i:]
         keep_all = screen._scrolls_into_history(top, bottom)
+        reverse = DECSCNM in screen.mode  # (SGR changes no mode)
+        state = self._sgr_state(screen, cursor.attrs, reverse)
+        last_piece = ""
+        early: list[Stored] = []  # the scrollback lines of the first lines, made without rows
+        if keep_all and len(lines) > bottom - top:
+            visible = _SGR_SEQ.sub("", block).split("\r\n")[i:-1]  # each line's text
+            if max(map(len, visible)) <= columns:  # (then each line is one row: none wraps)
+                gone = len(lines) - (bottom - top)
+                early, state = self._stored_lines(screen, lines[:gone], visible[:gone], state, reverse)
+                lines = lines[gone:]
+                last_piece = next(filter(None, reversed(visible[:gone])), "")
         if keep_all:
             first_seen = -1  # every row is built
             counts = [0] * len(lines)  # (so their counts are not needed)
@@ -1021,10 +1049,7 @@ class FastStreamMixin(_ReferenceStream):
         rows: list[tuple[list[str], list[Any], int] | None] = []
         wrapped: list[int] = []  # the rows autowrap continues on the next one
         default = screen.default_char
-        reverse = DECSCNM in screen.mode  # (SGR changes no mode)
-        state = self._sgr_state(screen, cursor.attrs, reverse)
         cells = state.cells
-        last_piece = ""
         for text, count in zip(lines, counts, strict=True):
             build = len(rows) + count > first_seen
             runs_t: list[str] = []
@@ -1061,18 +1086,74 @@ class FastStreamMixin(_ReferenceStream):
         cursor.attrs = state.attrs
         gone = max(0, len(rows) - (bottom - top))
         seen = bisect_left(wrapped, gone)
-        gone_lines: list[Stored] = []
-        if keep_all:  # (then every row was built)
-            gone_lines = [stored_runs(t, c, default) for t, c, _ in rows[:gone]]  # type: ignore[misc]
+        ahead = len(early)
+        gone_lines = early
+        if keep_all and gone:  # (then every row was built)
+            gone_lines = early + [stored_runs(t, c, default) for t, c, _ in rows[:gone]]  # type: ignore[misc]
         new = [Packed.of_runs(default, t, c, n) for t, c, n in rows[gone:]]  # type: ignore[misc]
         for w in wrapped[seen:]:
             new[w - gone].wrapped = True
-        screen._scroll_in(new, len(rows), top, bottom, gone_lines, wrapped[:seen] if keep_all else [])
+        gone_wrapped = [w + ahead for w in wrapped[:seen]] if keep_all else []
+        screen._scroll_in(new, ahead + len(rows), top, bottom, gone_lines, gone_wrapped)
         if last_piece:
             screen._last_char = last_piece[-1]
         screen.dirty.update(range(screen.lines))
         cursor.x = 0
         cursor.y = bottom
+
+    def _stored_lines(
+        self, screen: Any, lines: list[str], visible: list[str], state: SgrState, reverse: bool
+    ) -> tuple[list[Stored], SgrState]:
+        """The scrollback lines that `lines` (text and SGR, none wider than the screen, each to be
+        drawn on a blank row that then scrolls away) make, straight from their pieces, as
+        `stored_runs` of their rows would make them; `visible[i]` is line i without its SGR. And
+        the state after them."""
+        out: list[Stored] = []
+        append = out.append
+        pieces_of = _PIECE.findall
+        step = self._sgr_step
+        default_style = DEFAULT_STYLE
+        for text, plain in zip(lines, visible, strict=True):
+            styles: list[Any] = []  # each run's style, neighbours of one style merged
+            ends: list[int] = []  # where each run ends
+            droppable: list[bool] = []  # whether its trailing blanks are default cells
+            end = 0
+            for sgrs, piece in pieces_of(text):
+                if sgrs:
+                    hit = state.after.get(sgrs)
+                    state = step(screen, state, sgrs, reverse) if hit is None else hit
+                if piece:
+                    end += len(piece)
+                    style = state.style
+                    if styles and styles[-1] == style:
+                        ends[-1] = end
+                    else:
+                        styles.append(style)
+                        ends.append(end)
+                        droppable.append(state.drops_blanks)
+            # Trailing default blanks are not kept (a run of only those goes whole).
+            while styles and droppable[-1]:
+                start = ends[-2] if len(ends) > 1 else 0
+                kept = len(plain[start : ends[-1]].rstrip(" "))
+                if kept:
+                    ends[-1] = start + kept
+                    break
+                styles.pop()
+                ends.pop()
+                droppable.pop()
+            if not styles:
+                append("")
+            elif len(styles) == 1:
+                style = styles[0]
+                text = plain[: ends[0]]
+                append(text if style == default_style else (text, style))
+            else:
+                parts: list[Any] = [None] * (2 * len(styles))
+                parts[0] = plain[: ends[-1]]
+                parts[1::2] = styles
+                parts[2::2] = ends[:-1]
+                append(tuple(parts))
+        return out, state
 
     def _sgr_state(self, screen: Any, attrs: Any, reverse: bool) -> SgrState:
         """The state for drawing with `attrs` (under DECSCNM or not), made once per attributes."""
@@ -1081,7 +1162,7 @@ class FastStreamMixin(_ReferenceStream):
         if state is None or state.attrs is not attrs:
             if len(self._f_states) >= _SGR_CACHE_LIMIT:
                 self._f_states.clear()  # (states already linked stay valid: a transition never changes)
-            state = self._f_states[key] = SgrState(attrs, screen._cells(attrs))
+            state = self._f_states[key] = SgrState(attrs, screen._cells(attrs), screen.default_char)
         return state
 
     def _sgr_step(self, screen: Any, state: SgrState, sgrs: str, reverse: bool) -> SgrState:

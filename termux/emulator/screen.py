@@ -83,6 +83,7 @@ DEFAULT_CHAR_REVERSE = Char(" ", reverse=True)
 _FG = {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}
 _BG = {**pyte.graphics.BG_ANSI, **pyte.graphics.BG_AIXTERM}
 _TEXT = {k: (v[1:], v[0] == "+") for k, v in pyte.graphics.TEXT.items()}
+_TEXT_INDEX = {k: (pyte.screens.Char._fields.index(name), on) for k, (name, on) in _TEXT.items()}
 _PALETTE = pyte.graphics.FG_BG_256
 _SGR_CACHE_LIMIT = 4096
 DEFAULT_FOREGROUND = (0xFF, 0xFF, 0xFF)
@@ -850,7 +851,9 @@ class Screen(pyte.Screen):
     def _compute_sgr(self, current: Any, attrs: tuple[int, ...]) -> Char:
         if not attrs:
             attrs = (0,)
-        fields = dict(zip(pyte.screens.Char._fields, current, strict=True))
+        # The cell's fields as a list (data, fg, bg, bold, italics, underscore, strikethrough,
+        # reverse, blink): one index per attribute, no names looked up.
+        fields = list(current)
         ext = getattr(current, "ext", None) or NO_EXT
         dim, hidden, overline, link = ext
         i, n = 0, len(attrs)
@@ -858,17 +861,17 @@ class Screen(pyte.Screen):
             a = attrs[i]
             i += 1
             if a == 0:
-                fields.update(zip(pyte.screens.Char._fields, self.default_char, strict=True))
+                fields[:] = self.default_char
                 dim = hidden = overline = False
-            elif a in _TEXT:
-                name, on = _TEXT[a]
-                fields[name] = on
+            elif a in _TEXT_INDEX:
+                index, on = _TEXT_INDEX[a]
+                fields[index] = on
                 if a == 22:
                     dim = False  # 22 is "normal intensity": neither bold nor dim
             elif 30 <= a <= 37 or a == 39 or 90 <= a <= 97:
-                fields["fg"] = _FG[a]
+                fields[1] = _FG[a]
             elif 40 <= a <= 47 or a == 49 or 100 <= a <= 107:
-                fields["bg"] = _BG[a]
+                fields[2] = _BG[a]
             elif a in (38, 48, 58):
                 if i >= n:
                     break
@@ -889,7 +892,7 @@ class Screen(pyte.Screen):
                     i += 3
                     value = f"{_clamp8(r):02x}{_clamp8(g):02x}{_clamp8(b):02x}"
                 if value is not None and a != 58:  # underline colour: parsed, not kept
-                    fields["fg" if a == 38 else "bg"] = value
+                    fields[1 if a == 38 else 2] = value
             elif a == 2:
                 dim = True
             elif a == 8:
@@ -900,9 +903,10 @@ class Screen(pyte.Screen):
                 overline = True
             elif a == 55:
                 overline = False
-        char = Char(**fields)
-        new_ext = Ext(dim, hidden, overline, link)
-        return char.with_ext(new_ext if new_ext != NO_EXT else None)
+        char: Char = tuple.__new__(Char, fields)
+        if dim or hidden or overline or link:
+            char.ext = Ext(dim, hidden, overline, link)
+        return char
 
 
 def _mode_bits(modes: tuple[int, ...], private: bool) -> list[int]:

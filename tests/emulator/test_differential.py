@@ -502,9 +502,9 @@ def test_rows_redrawn_whole_same_as_reference(
 
 # A CUP as full-screen programs write it: to column 1 in its every spelling, or anywhere (a park).
 frame_cup = st.one_of(
-    st.tuples(st.sampled_from(["", "0", "1", "2", "3", "5", "9", "40"]), st.sampled_from(["", ";", ";1", ";0", ";01"])).map(
-        lambda t: f"\x1b[{t[0]}{t[1]}H"
-    ),
+    st.tuples(
+        st.sampled_from(["", "0", "1", "2", "3", "5", "9", "40"]), st.sampled_from(["", ";", ";1", ";0", ";01"])
+    ).map(lambda t: f"\x1b[{t[0]}{t[1]}H"),
     st.tuples(st.integers(0, 12), st.integers(0, 40)).map(lambda t: f"\x1b[{t[0]};{t[1]}H"),
 )
 frame_row = st.tuples(
@@ -522,10 +522,12 @@ frame_row = st.tuples(
     st.integers(1, 8),
     st.sampled_from([0, 10000]),
     st.lists(st.one_of(frame_row, frame_row, frame_row, frame_cup, wide_text, st.just("\r\n")), max_size=60),
-    st.sets(st.sampled_from(["\x1b[?7l", "\x1b[2;4r\x1b[?6h", "\x1b[4h", "\x1b[?5h", "\x1b(0", "\x1b[?1049h", "\x1b[44m"])),
+    st.sets(
+        st.sampled_from(["\x1b[?7l", "\x1b[2;4r\x1b[?6h", "\x1b[4h", "\x1b[?5h", "\x1b(0", "\x1b[?1049h", "\x1b[44m"])
+    ),
     st.one_of(st.just(1 << 20), st.integers(5, 200)),
 )
-@example(6, 3, 0, ["\x1b[1;1Hab\x1b[K", "\x1b[2;1H\x1b[1mcd\x1b[m\x1b[K", "\x1b[3;6H", "\x1b[1;1Hxy\x1b[K"], set(), 1 << 20)
+@example(6, 3, 0, ["\x1b[Hab\x1b[K", "\x1b[2;1H\x1b[1mcd\x1b[m\x1b[K", "\x1b[3;6H", "\x1b[Hxy\x1b[K"], set(), 1 << 20)
 def test_frames_redrawn_same_as_reference(
     columns: int, lines: int, history: int, parts: list[str], modes: set[str], chunk: int
 ) -> None:
@@ -561,3 +563,30 @@ def test_frame_path_builds_each_row_once() -> None:
     assert [screen.display[y].rstrip() for y in range(5)] == [f"2:{y}" for y in range(1, 6)]
     assert (screen.cursor.x, screen.cursor.y) == (7, 5)
     assert_same_as_reference(10, 6, 0, [frames.encode()])
+
+
+def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide() -> None:
+    """On a screen narrower than the frame's rows, each too-wide row ends a frame (it wraps, so
+    the calls one by one) and the rows after it start the next: every row of the input reaches
+    the frame path at most once, whatever the number of frames (linear cost)."""
+    import termux.emulator.fast as fast
+
+    rows = 30
+    frames = "".join(
+        "".join(f"\x1b[{y};1H{'w' * (12 if y % 7 == 0 else 5)}\x1b[K" for y in range(1, rows + 1)) for _ in range(20)
+    ).encode()
+    seen: list[int] = []
+    real = fast.FastStreamMixin._redraw_frame
+
+    def counted(self: Any, screen: Any, items: list[Any]) -> None:
+        seen.append(len(items))
+        real(self, screen, items)
+
+    fast.FastStreamMixin._redraw_frame = counted  # type: ignore[method-assign]
+    try:
+        screen = temu.Screen(10, rows, history=0)
+        temu.ByteStream(screen).feed(frames)
+    finally:
+        fast.FastStreamMixin._redraw_frame = real  # type: ignore[method-assign]
+    assert seen and sum(seen) <= 20 * rows
+    assert_same_as_reference(10, rows, 0, [frames])
