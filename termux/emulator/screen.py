@@ -582,22 +582,22 @@ class Screen(pyte.Screen):
     def scroll_up(self, count: int | None = None) -> None:
         """SU (CSI Ps S): scroll the region up; lines leaving a full-screen main region go to
         scrollback, as with a line feed at the bottom (tmux does the same)."""
-        top, bottom = self.margins or (0, self.lines - 1)
-        count = min(count or 1, bottom - top + 1)
-        x, y = self.cursor.x, self.cursor.y
-        self.cursor.y = bottom
-        for _ in range(count):
-            self.index()
-        self.cursor.x, self.cursor.y = x, y
+        self._scroll_region(count, up=True)
 
     def scroll_down(self, count: int | None = None) -> None:
         """SD (CSI Ps T): scroll the region down."""
+        self._scroll_region(count, up=False)
+
+    def _scroll_region(self, count: int | None, up: bool) -> None:
+        """Scroll the region by `count` lines (at most its height) as that many line feeds at its
+        bottom (`up`) or reverse line feeds at its top would; the cursor stays where it was."""
         top, bottom = self.margins or (0, self.lines - 1)
         count = min(count or 1, bottom - top + 1)
         x, y = self.cursor.x, self.cursor.y
-        self.cursor.y = top
+        self.cursor.y = bottom if up else top
+        feed = self.index if up else self.reverse_index
         for _ in range(count):
-            self.reverse_index()
+            feed()
         self.cursor.x, self.cursor.y = x, y
 
     def repeat_last(self, count: int | None = None) -> None:
