@@ -162,6 +162,11 @@ class TermuxApp(App[str]):
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
         self._main = MainScreen(self.config)
+        # The main screen's widgets, made with it and never replaced.
+        self.panes: PaneArea = self._main.panes
+        self.sidebar: Sidebar = self._main.sidebar
+        self.status: StatusLine = self._main.status
+        self.activity: ActivityView = self._main.activity
         self._grid: GridScreen | None = None  # made on first use (prefix w)
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
@@ -171,28 +176,10 @@ class TermuxApp(App[str]):
         # Writes to the outer terminal between frames (TermuxDriver sets it when it starts).
         self.write_to_terminal: Callable[[str], None] | None = None
 
-    # The main screen's widgets.
-
     @property
     def view(self) -> TerminalView:
-        """The focused pane's view."""
-        return self._main.panes.focused_view()
-
-    @property
-    def panes(self) -> PaneArea:
-        return self._main.panes
-
-    @property
-    def sidebar(self) -> Sidebar:
-        return self._main.sidebar
-
-    @property
-    def status(self) -> StatusLine:
-        return self._main.status
-
-    @property
-    def activity(self) -> ActivityView:
-        return self._main.activity
+        """The focused pane's view (it changes with the focus)."""
+        return self.panes.focused_view()
 
     # -- set-up ---------------------------------------------------------------------------------
 
