@@ -625,28 +625,26 @@ class TermuxApp(App[str]):
     def input_from_driver(self, message: Message) -> None:
         """Keys and pastes from the driver's input thread, on the loop, ahead of Textual's queue
         (TermuxDriver calls it)."""
-        if self._passthrough():
-            if isinstance(message, events.Key):
-                self.route_key(message)
-                return
-            if isinstance(message, events.Paste):
-                self.route_paste(message.text)
-                return
-        self.post_message(message)
+        if not (self._passthrough() and self._routed(message)):
+            self.post_message(message)
 
     def _passthrough(self) -> bool:
         return bool(self.screen_stack) and self.screen is self._main
 
+    def _routed(self, message: Message) -> bool:
+        """Whether `message` was a key or a paste, now routed (`route_key`, `route_paste`)."""
+        if isinstance(message, events.Key):
+            self.route_key(message)
+            return True
+        if isinstance(message, events.Paste):
+            self.route_paste(message.text)
+            return True
+        return False
+
     async def on_event(self, event: events.Event) -> None:
         # Keys that came through Textual's queue (tests, or while the app starts): same routing.
-        if self._passthrough() and not event.is_forwarded:
-            if isinstance(event, events.Key):
-                self.route_key(event)
-                return
-            if isinstance(event, events.Paste):
-                self.route_paste(event.text)
-                return
-        await super().on_event(event)
+        if not (self._passthrough() and not event.is_forwarded and self._routed(event)):
+            await super().on_event(event)
 
     def route_key(self, event: events.Key) -> None:
         """Every key while no modal screen is open: the router says where it goes."""
