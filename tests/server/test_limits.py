@@ -165,11 +165,11 @@ COLOURED = (
 async def test_a_long_capture_is_rendered_in_slices_that_let_other_requests_through(
     socket_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from termux.server import commands
+    from termux.server import handlers
 
     session = {"name": "c", "command": [sys.executable, "-c", COLOURED], "cols": 160, "rows": 10}
     at_list, rendered, reply = await answered_midway(
-        socket_dir, monkeypatch, commands, session, "session.capture", target="c", start=-3000, escapes=True
+        socket_dir, monkeypatch, handlers, session, "session.capture", target="c", start=-3000, escapes=True
     )
     lines = reply["lines"]
     assert 0 < at_list < len(lines)  # session.list was answered in the middle of the capture
