@@ -367,11 +367,10 @@ class FastScreenMixin(_ReferenceScreen):
 
     def insert_lines(self, count: int | None = None) -> None:
         """IL, pyte's loop on the stored rows (rows move as they are)."""
-        count = count or 1
-        top, bottom = self.margins or Margins(0, self.lines - 1)
-        y0 = self.cursor.y
-        if top <= y0 <= bottom:
-            self.dirty.update(range(y0, self.lines))
+        region = self._line_edit_region()
+        if region is not None:
+            y0, bottom = region
+            count = count or 1
             rows = self.buffer.rows
             for y in range(bottom, y0 - 1, -1):
                 if y + count <= bottom and rows[y] is not None:
@@ -382,11 +381,10 @@ class FastScreenMixin(_ReferenceScreen):
     def delete_lines(self, count: int | None = None) -> None:
         """DL, pyte's loop on the stored rows. Like pyte's (the reference), a row is only replaced by
         one below it that exists: over a row pyte never made, it stays."""
-        count = count or 1
-        top, bottom = self.margins or Margins(0, self.lines - 1)
-        y0 = self.cursor.y
-        if top <= y0 <= bottom:
-            self.dirty.update(range(y0, self.lines))
+        region = self._line_edit_region()
+        if region is not None:
+            y0, bottom = region
+            count = count or 1
             rows = self.buffer.rows
             for y in range(y0, bottom + 1):
                 if y + count <= bottom:
@@ -396,6 +394,16 @@ class FastScreenMixin(_ReferenceScreen):
                 else:
                     rows[y] = None
             self.carriage_return()
+
+    def _line_edit_region(self) -> tuple[int, int] | None:
+        """For IL and DL: the cursor's row and the scroll region's bottom, with the rows from the
+        cursor's down marked dirty; None (nothing to do) when the cursor is outside the region."""
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        y0 = self.cursor.y
+        if not top <= y0 <= bottom:
+            return None
+        self.dirty.update(range(y0, self.lines))
+        return y0, bottom
 
     def resize(self, lines: int | None = None, columns: int | None = None) -> None:
         super().resize(lines, columns)

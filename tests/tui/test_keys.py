@@ -217,15 +217,8 @@ TEXTUAL_SAME_IN_BOTH_MODES: list[tuple[str, str | None, bytes]] = [
     ("left_shift", None, b""),
     ("caps_lock", None, b""),
 ]
-# Textual's unmodified cursor keys (no character): bytes in normal and in application cursor mode.
-TEXTUAL_CURSOR_KEYS: list[tuple[str, bytes, bytes]] = [
-    ("up", b"\x1b[A", b"\x1bOA"),
-    ("down", b"\x1b[B", b"\x1bOB"),
-    ("left", b"\x1b[D", b"\x1bOD"),
-    ("right", b"\x1b[C", b"\x1bOC"),
-    ("home", b"\x1b[H", b"\x1bOH"),
-    ("end", b"\x1b[F", b"\x1bOF"),
-]
+# Textual's unmodified cursor keys (no character): named as tmux's, in lower case.
+TEXTUAL_CURSOR_KEYS = [(key.lower(), normal, app) for key, normal, app in CURSOR_KEYS]
 TEXTUAL = [(key, character, sent, sent) for key, character, sent in TEXTUAL_SAME_IN_BOTH_MODES]
 TEXTUAL += [(key, None, normal, app) for key, normal, app in TEXTUAL_CURSOR_KEYS]
 
