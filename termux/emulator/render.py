@@ -49,28 +49,29 @@ def _colour_param(value: str, cache: dict[str, str], codes: dict[str, int], base
     return param
 
 
-# The SGR parameter of each attribute, in the order the sequence names them: (attribute, whether it
-# is one of termux's extras on `style.ext` rather than a pyte attribute, parameter).
-_SGR_ATTRIBUTES = (
-    ("bold", False, ";1"),
-    ("dim", True, ";2"),
-    ("italics", False, ";3"),
-    ("underscore", False, ";4"),
-    ("blink", False, ";5"),
-    ("reverse", False, ";7"),
-    ("hidden", True, ";8"),
-    ("strikethrough", False, ";9"),
-    ("overline", True, ";53"),
-)
-
-
 def _sgr(style: Any) -> str:
-    ext = getattr(style, "ext", None)
+    # A test per attribute, inline rather than a loop over a table: this runs for every style not
+    # made before, which on a screen of a colour per cell is every cell.
     code = "\x1b[0"
-    for name, extra, param in _SGR_ATTRIBUTES:
-        owner = ext if extra else style
-        if owner is not None and getattr(owner, name):
-            code += param
+    ext = getattr(style, "ext", None)
+    if style.bold:
+        code += ";1"
+    if ext is not None and ext.dim:
+        code += ";2"
+    if style.italics:
+        code += ";3"
+    if style.underscore:
+        code += ";4"
+    if style.blink:
+        code += ";5"
+    if style.reverse:
+        code += ";7"
+    if ext is not None and ext.hidden:
+        code += ";8"
+    if style.strikethrough:
+        code += ";9"
+    if ext is not None and ext.overline:
+        code += ";53"
     fg = _colour_param(style.fg, _fg_params, _FG_CODES, 38)
     bg = _colour_param(style.bg, _bg_params, _BG_CODES, 48)
     return code + fg + bg + "m"
