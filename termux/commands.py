@@ -209,10 +209,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         handler=f"{_H}:client_attach", verb="attach", aliases=("attach-session", "a"), target=FOCUS,
         run=f"{_CLI}:cmd_attach", starts_server=True,
         opts=(
+            Opt("detach_others", ("-d",), "detach every other client attached (tmux's -d)", switch=True),
             Opt("layout", ("--layout",), "open the config file's layout NAME ([layouts.NAME])", "NAME",
                 field=None),
         ),
-        doc="attach the TUI, focused on TARGET; `--layout` opens the config file's layout NAME, creating its"
+        doc="attach the TUI, focused on TARGET; `-d` detaches every other TUI attached to the server (each"
+            " leaves as its own detach does, printing `[detached (by another client's attach -d)]`; a termux"
+            " view shows every session, where tmux's `-d` detaches the clients of TARGET alone); `--layout`"
+            " opens the config file's layout NAME, creating its"
             " sessions ([tui.md](tui.md), \"Layouts\"); an unknown NAME exits 1 saying which layouts there are",
     ),
     CommandSpec(
@@ -242,11 +246,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         key_help="create a session and focus it", key="c",
     ),
     CommandSpec(
-        "session.list", "list sessions", handler=f"{_H}:session_list", verb="ls", aliases=("list-sessions",),
-        json=True, run=f"{_CLI}:cmd_ls",
+        "session.list", "list sessions", args=f"{_M}:ListArgs", handler=f"{_H}:session_list", verb="ls",
+        aliases=("list-sessions",), json=True, run=f"{_CLI}:cmd_ls",
+        opts=(Opt("format", ("-F",), "one line a session in tmux's format (#{session_name}, ...)", "FORMAT"),),
         doc="id, name, state (running / exited N / killed by signal N), pid, size, created, bytes out, title, "
         "command; `--json`: every `SessionInfo` field ([protocol.md](protocol.md)), the CPU priority (`nice`, "
-        "`background_nice`) included",
+        "`background_nice`) included; `-F FORMAT`: one line a session in tmux's format (\"Formats\" below; "
+        "not with `--json`)",
     ),
     CommandSpec(
         "session.get", "exit 0 if the session exists, 1 if not", args=f"{_M}:TargetArgs",
@@ -309,9 +315,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "timeout",
     ),
     CommandSpec(
-        "session.kill", "kill a session", args=f"{_M}:TargetArgs", handler=f"{_H}:session_kill", verb="kill",
+        "session.kill", "kill a session", args=f"{_M}:KillArgs", handler=f"{_H}:session_kill", verb="kill",
         aliases=("kill-session",), target=SESSION,
-        doc="SIGHUP, then SIGTERM, then SIGKILL a second apart; the session is removed",
+        opts=(Opt("others", ("-a",), "kill every session but TARGET (tmux's -a)", switch=True),),
+        doc="SIGHUP, then SIGTERM, then SIGKILL a second apart; the session is removed; `-a` kills every "
+        "session but TARGET instead (all at once), as tmux's `kill-session -a`",
         key_help="kill the focused session (asks first)", key="x",
     ),
     CommandSpec(
