@@ -191,6 +191,12 @@ def cmd_ls(args: argparse.Namespace, request: dict[str, Any]) -> int:
 
 
 def cmd_send(args: argparse.Namespace, request: dict[str, Any]) -> int:
+    if args.copy_command is not None:
+        raise UsageError(
+            f"send -X {args.copy_command}: termux's copy mode is the TUI's own (prefix [), not the session's,"
+            " so no command line runs its commands; to copy a session's text from a script, use"
+            " `termux capture -S START -E END` (or --grep) and `termux set-buffer --stdin`"
+        )
     if args.stdin and args.keys:
         raise UsageError("--stdin sends standard input unchanged; give no ARG with it")
     if not args.stdin and not args.keys:

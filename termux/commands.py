@@ -263,12 +263,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "session.send", "type keys or text into a session", args=f"{_M}:SendArgs", handler=f"{_H}:session_send",
         verb="send", aliases=("send-keys",), target=SESSION, run=f"{_CLI}:cmd_send",
         opts=(Opt("literal", ("-l",), "type every ARG literally", switch=True), STDIN,
+              Opt("copy_command", ("-X",), None, "COMMAND", field=None),  # refused, with a hint (cmd_send)
               Opt("keys", metavar="ARG", nargs="*")),
         doc="type into a session, tmux style: an ARG naming a key (`Enter`, `Tab`, `Escape`, `BSpace`, `Space`, "
         "`Up`, `Down`, `Left`, `Right`, `Home`, `End`, `PageUp`, `PageDown`, `Insert`, `Delete`, `F1`–`F12`, "
         "`C-x`, `M-x`, `S-Up`, ...) is sent encoded for the session's current modes; any other ARG is typed "
         "literally; `-l` types every ARG literally; `--stdin` sends standard input's bytes unchanged, at the pace "
-        "the program reads them (it fails, `busy`, only if the program reads nothing for 10 s)",
+        "the program reads them (it fails, `busy`, only if the program reads nothing for 10 s). tmux's `-X COMMAND` "
+        "(a copy-mode command) is bad usage, saying why: termux's copy mode is the TUI's own ([tui.md](tui.md), "
+        "\"Copy mode\"), which no command line drives",
     ),
     CommandSpec(
         "session.capture", "print a session's screen", args=f"{_M}:CaptureArgs", handler=f"{_H}:session_capture",

@@ -178,3 +178,13 @@ def test_attach_without_detach_others_leaves_the_other_views(server: RunningServ
         second.request("client.attach", focus="work")
         assert not [p for p in _pushes(first) if p.get("push") == "detach"]
         assert first.request("server.stats")["attached"] == 2
+
+
+def test_send_X_is_refused_saying_why_and_types_nothing(server: RunningServer) -> None:
+    server.run("new", "-d", "-s", "cat", "--", "cat")
+    done = server.run("send-keys", "-t", "cat", "-X", "copy-selection", "Enter")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("termux: send -X copy-selection: termux's copy mode is the TUI's own (prefix [)")
+    assert "termux capture -S START -E END" in done.stderr
+    server.run("send", "-t", "cat", "-l", "typed")  # what comes after it reaches the session alone
+    assert wait_for_screen(server.path, "cat", "typed")[0] == "typed"
