@@ -289,7 +289,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         ),
         doc="print the screen, trailing blanks trimmed; `-e` keeps colours and attributes as SGR escapes; `-J` "
         "joins the lines the terminal wrapped (a line longer than the screen prints as one, as tmux's "
-        "`capture-pane -J`; `-S`/`-E` still count rows); negative "
+        "`capture-pane -J`; `-S`/`-E` still count rows; its trailing blanks are trimmed too, where tmux's `-J` "
+        "keeps the spaces a program wrote: termux's screen keeps no record of which blanks were written); negative "
         "line numbers reach into scrollback (`-S -100` adds the last 100 history lines; `-S -` starts at the "
         "oldest, `-E -` ends at the screen's last line, as tmux's). With `--grep REGEX`: "
         "the lines that match REGEX as `NUMBER:LINE`, numbered as `-S` takes them (negative in scrollback: "
