@@ -441,9 +441,10 @@ class TermuxApp(App[str]):
             self._frame_timer.cancel()
             self._frame_timer = None
         if (view := self.panes.views.get(self.model.focused or "")) is not None:
-            view.update_dirty()
-        if TRACE.on:
-            TRACE.stamp("tui.drawn", self.model.focused)
+            dirty = view.take_dirty()
+            if TRACE.on:
+                TRACE.stamp("tui.drawn", self.model.focused)
+            view.repaint(dirty)
         self.model.pacer.drawn()
 
     def _pane_frame(self) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Set
 from pathlib import Path
 from typing import Any
 
+import pyte
 from textual import events
 
 from termux.client import AsyncClient
@@ -16,6 +17,7 @@ from termux.protocol.pushes import OutputPush
 from termux.tui.app import DETACHED_BY_ANOTHER, TermuxApp, current_directory
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, ShadowSlice
+from termux.tui.screens import HelpScreen
 from termux.tui.widgets import TerminalView
 from tests.conftest import RunningServer, wait_for_screen
 from tests.tui.helpers import SIZE, attached, screen_text, start, wait_until
@@ -390,6 +392,53 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
         await wait_until(pilot, lambda: "-more" in shadow_text(app))
         await wait_until(pilot, lambda: app._frame_timer is None and not app.model.feeder.shadows[sid].screen.dirty)
         assert app.model.feeder.shadows[sid].resyncs == 0
+
+
+async def test_a_streaming_frame_is_one_write_of_the_lines_that_changed(server: RunningServer) -> None:
+    """The view writes its frame itself (TerminalView.paint): chunks parsed inside one frame
+    interval are one write, of the lines they changed and no other, which a reference emulator
+    fed with it shows as the shadow screen has them; a key's echo is written at once; with a
+    screen over the view nothing is written (Textual draws it when the view shows again)."""
+    cols, rows = SIZE[0] - 28, SIZE[1] - 1
+    with server.client() as c:
+        command = ["/bin/sh", "-c", "stty raw -echo; exec cat"]
+        sid = c.request("session.new", name="a", command=command, cols=cols, rows=rows)["session"]["id"]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        writes: list[str] = []
+        app.write_to_terminal = writes.append  # the driver's write (a real terminal's, in the TUI)
+        app.model.pacer.period = 3600.0  # a frame that never comes by itself: only keys and the test draw
+        app.model.pacer.drawn()
+        with server.client() as c:
+            for n in range(3):
+                c.request("session.send", target=sid, data=b"line %d\r\n" % n)
+        await wait_until(pilot, lambda: "line 2" in shadow_text(app))
+        assert writes == [] and app._frame_timer is not None  # three chunks, one frame pending
+        app._draw()
+        assert len(writes) == 1
+        outer = pyte.Screen(*SIZE)
+        pyte.Stream(outer).feed(writes[0])
+        shadow = app.model.feeder.shadows[sid].screen
+        left = app.view.region.x
+        assert [line[left:].rstrip() for line in outer.display[:4]] == ["line 0", "line 1", "line 2", ""]
+        assert [line[left:] for line in outer.display[:3]] == shadow.display[:3]
+        assert all(not line.strip() for line in outer.display[4:])  # lines that did not change: not written
+
+        await pilot.press("k")  # the echo is written as soon as it is parsed
+        await wait_until(pilot, lambda: len(writes) == 2)
+        assert app._frame_timer is None
+        pyte.Stream(outer).feed(writes[1])
+        assert outer.display[3][left:].rstrip() == "k"
+
+        app.push_screen(HelpScreen(app.config))
+        await pilot.pause()
+        with server.client() as c:
+            c.request("session.send", target=sid, data=b"\r\nunder the help")
+        await wait_until(pilot, lambda: "under the help" in shadow_text(app))
+        app._draw()
+        assert len(writes) == 2  # not written over the help screen: Textual draws it when the help goes
+    await client.close()
 
 
 async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: RunningServer) -> None:
