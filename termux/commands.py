@@ -193,7 +193,7 @@ class Action(NamedTuple):
 
 
 _M = "termux.protocol.messages"
-_C = "termux.server.commands"
+_H = "termux.server.handlers"
 _B = "termux.server.buffer_commands"
 _E = "termux.server.event_commands"
 _CLI = "termux.cli"
@@ -206,18 +206,22 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # -- sessions
     CommandSpec(
         "client.attach", "attach the TUI (focused on -t TARGET)", args=f"{_M}:AttachArgs",
-        handler=f"{_C}:client_attach", verb="attach", aliases=("attach-session", "a"), target=FOCUS,
+        handler=f"{_H}:client_attach", verb="attach", aliases=("attach-session", "a"), target=FOCUS,
         run=f"{_CLI}:cmd_attach", starts_server=True,
         opts=(
+            Opt("detach_others", ("-d",), "detach every other client attached (tmux's -d)", switch=True),
             Opt("layout", ("--layout",), "open the config file's layout NAME ([layouts.NAME])", "NAME",
                 field=None),
         ),
-        doc="attach the TUI, focused on TARGET; `--layout` opens the config file's layout NAME, creating its"
+        doc="attach the TUI, focused on TARGET; `-d` detaches every other TUI attached to the server (each"
+            " leaves as its own detach does, printing `[detached (by another client's attach -d)]`; a termux"
+            " view shows every session, where tmux's `-d` detaches the clients of TARGET alone); `--layout`"
+            " opens the config file's layout NAME, creating its"
             " sessions ([tui.md](tui.md), \"Layouts\"); an unknown NAME exits 1 saying which layouts there are",
     ),
     CommandSpec(
         "session.new", "create a session (and attach, unless -d)", args=f"{_M}:NewArgs",
-        handler=f"{_C}:session_new", verb="new", aliases=("new-session",), json=True, run=f"{_CLI}:cmd_new",
+        handler=f"{_H}:session_new", verb="new", aliases=("new-session",), json=True, run=f"{_CLI}:cmd_new",
         starts_server=True,
         opts=(
             Opt("detached", ("-d",), "do not attach", switch=True, field=None),
@@ -242,30 +246,35 @@ COMMANDS: tuple[CommandSpec, ...] = (
         key_help="create a session and focus it", key="c",
     ),
     CommandSpec(
-        "session.list", "list sessions", handler=f"{_C}:session_list", verb="ls", aliases=("list-sessions",),
-        json=True, run=f"{_CLI}:cmd_ls",
+        "session.list", "list sessions", args=f"{_M}:ListArgs", handler=f"{_H}:session_list", verb="ls",
+        aliases=("list-sessions",), json=True, run=f"{_CLI}:cmd_ls",
+        opts=(Opt("format", ("-F",), "one line a session in tmux's format (#{session_name}, ...)", "FORMAT"),),
         doc="id, name, state (running / exited N / killed by signal N), pid, size, created, bytes out, title, "
         "command; `--json`: every `SessionInfo` field ([protocol.md](protocol.md)), the CPU priority (`nice`, "
-        "`background_nice`) included",
+        "`background_nice`) included; `-F FORMAT`: one line a session in tmux's format (\"Formats\" below; "
+        "not with `--json`)",
     ),
     CommandSpec(
         "session.get", "exit 0 if the session exists, 1 if not", args=f"{_M}:TargetArgs",
-        handler=f"{_C}:session_get", verb="has-session", aliases=("has",), target=SESSION,
+        handler=f"{_H}:session_get", verb="has-session", aliases=("has",), target=SESSION,
         doc="exit status 0 if TARGET exists, else 1 with the reason on stderr, as tmux's",
     ),
     CommandSpec(
-        "session.send", "type keys or text into a session", args=f"{_M}:SendArgs", handler=f"{_C}:session_send",
+        "session.send", "type keys or text into a session", args=f"{_M}:SendArgs", handler=f"{_H}:session_send",
         verb="send", aliases=("send-keys",), target=SESSION, run=f"{_CLI}:cmd_send",
         opts=(Opt("literal", ("-l",), "type every ARG literally", switch=True), STDIN,
+              Opt("copy_command", ("-X",), None, "COMMAND", field=None),  # refused, with a hint (cmd_send)
               Opt("keys", metavar="ARG", nargs="*")),
         doc="type into a session, tmux style: an ARG naming a key (`Enter`, `Tab`, `Escape`, `BSpace`, `Space`, "
         "`Up`, `Down`, `Left`, `Right`, `Home`, `End`, `PageUp`, `PageDown`, `Insert`, `Delete`, `F1`–`F12`, "
         "`C-x`, `M-x`, `S-Up`, ...) is sent encoded for the session's current modes; any other ARG is typed "
         "literally; `-l` types every ARG literally; `--stdin` sends standard input's bytes unchanged, at the pace "
-        "the program reads them (it fails, `busy`, only if the program reads nothing for 10 s)",
+        "the program reads them (it fails, `busy`, only if the program reads nothing for 10 s). tmux's `-X COMMAND` "
+        "(a copy-mode command) is bad usage, saying why: termux's copy mode is the TUI's own ([tui.md](tui.md), "
+        "\"Copy mode\"), which no command line drives",
     ),
     CommandSpec(
-        "session.capture", "print a session's screen", args=f"{_M}:CaptureArgs", handler=f"{_C}:session_capture",
+        "session.capture", "print a session's screen", args=f"{_M}:CaptureArgs", handler=f"{_H}:session_capture",
         verb="capture", aliases=("capture-pane",), target=SESSION, json=True, run=f"{_CLI}:cmd_capture",
         short_s=False,
         opts=(
@@ -280,7 +289,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         ),
         doc="print the screen, trailing blanks trimmed; `-e` keeps colours and attributes as SGR escapes; `-J` "
         "joins the lines the terminal wrapped (a line longer than the screen prints as one, as tmux's "
-        "`capture-pane -J`; `-S`/`-E` still count rows); negative "
+        "`capture-pane -J`; `-S`/`-E` still count rows; its trailing blanks are trimmed too, where tmux's `-J` "
+        "keeps the spaces a program wrote: termux's screen keeps no record of which blanks were written); negative "
         "line numbers reach into scrollback (`-S -100` adds the last 100 history lines; `-S -` starts at the "
         "oldest, `-E -` ends at the screen's last line, as tmux's). With `--grep REGEX`: "
         "the lines that match REGEX as `NUMBER:LINE`, numbered as `-S` takes them (negative in scrollback: "
@@ -309,28 +319,30 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "timeout",
     ),
     CommandSpec(
-        "session.kill", "kill a session", args=f"{_M}:TargetArgs", handler=f"{_C}:session_kill", verb="kill",
+        "session.kill", "kill a session", args=f"{_M}:KillArgs", handler=f"{_H}:session_kill", verb="kill",
         aliases=("kill-session",), target=SESSION,
-        doc="SIGHUP, then SIGTERM, then SIGKILL a second apart; the session is removed",
+        opts=(Opt("others", ("-a",), "kill every session but TARGET (tmux's -a)", switch=True),),
+        doc="SIGHUP, then SIGTERM, then SIGKILL a second apart; the session is removed; `-a` kills every "
+        "session but TARGET instead (all at once), as tmux's `kill-session -a`",
         key_help="kill the focused session (asks first)", key="x",
     ),
     CommandSpec(
-        "session.rename", "rename a session", args=f"{_M}:RenameArgs", handler=f"{_C}:session_rename",
+        "session.rename", "rename a session", args=f"{_M}:RenameArgs", handler=f"{_H}:session_rename",
         verb="rename", aliases=("rename-session",), target=SESSION, opts=(Opt("name", (), None, "NAME"),),
         doc="rename", key_help="rename the focused session", key=",",
     ),
     CommandSpec(
-        "session.resize", "resize a session", args=f"{_M}:ResizeArgs", handler=f"{_C}:session_resize",
+        "session.resize", "resize a session", args=f"{_M}:ResizeArgs", handler=f"{_H}:session_resize",
         verb="resize", target=SESSION,
         opts=(Opt("cols", (), None, "COLS", int), Opt("rows", (), None, "ROWS", int)),
         doc="resize (the program gets SIGWINCH); the main screen and scrollback reflow as in tmux (lines the "
         "terminal wrapped re-wrap at the new width)",
     ),
     CommandSpec("session.snapshot", "a session's screen, for a view", args=f"{_M}:TargetArgs",
-                handler=f"{_C}:session_snapshot"),
-    CommandSpec("client.focus", "the session a view shows", args=f"{_M}:FocusArgs", handler=f"{_C}:client_focus"),
+                handler=f"{_H}:session_snapshot"),
+    CommandSpec("client.focus", "the session a view shows", args=f"{_M}:FocusArgs", handler=f"{_H}:client_focus"),
     CommandSpec("client.view", "every session a view shows, in panes, and their sizes", args=f"{_M}:ViewArgs",
-                handler=f"{_C}:client_view"),
+                handler=f"{_H}:client_view"),
     # -- events
     CommandSpec(
         "events.stream", "print events as they happen (pushed by the server)", args=f"{_E}:EventsStreamArgs",
@@ -395,11 +407,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     # -- the server
     CommandSpec(
-        "server.stats", "show server statistics", handler=f"{_C}:server_stats", verb="stats", json=True,
+        "server.stats", "show server statistics", handler=f"{_H}:server_stats", verb="stats", json=True,
         run=f"{_CLI}:cmd_stats", doc="server counters, loop utilisation, backlogs, client buffers",
     ),
     CommandSpec(
-        "server.kill", "kill the server and every session", handler=f"{_C}:server_kill", verb="kill-server",
+        "server.kill", "kill the server and every session", handler=f"{_H}:server_kill", verb="kill-server",
         doc="kill every session and stop the server",
     ),
     CommandSpec(
@@ -424,7 +436,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         f"seconds without output before `session.quiet`, default {QUIET_AFTER:g}; the CPU priority, nice "
         f"0–{MAX_NICE}, of sessions no view shows while a view is attached, default {BACKGROUND_NICE}, 0: off)",
     ),
-    CommandSpec("server.hello", "the server's version, pid and commands", handler=f"{_C}:server_hello"),
+    CommandSpec("server.hello", "the server's version, pid and commands", handler=f"{_H}:server_hello"),
     CommandSpec(
         "server.profile", "profile the server (benchmarks)", args="termux.server.gauge:ProfileArgs",
         handler="termux.server.gauge:server_profile",

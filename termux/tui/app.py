@@ -40,7 +40,7 @@ from termux.clipboard import MAX_OUTER_BYTES, osc52
 from termux.commands import action_names
 from termux.copymode import key_table
 from termux.protocol.events import Event
-from termux.protocol.pushes import OutputPush, Push
+from termux.protocol.pushes import DetachPush, OutputPush, Push
 from termux.protocol.results import AttachResult, SessionResult, SnapshotResult
 from termux.rest import Rest
 from termux.trace import TRACE
@@ -120,6 +120,9 @@ class MainScreen(Screen[None]):
         self.panes.display = not shown
 
 
+DETACHED_BY_ANOTHER = "detached (by another client's attach -d)"
+
+
 class TermuxApp(App[str]):
     """Attached to one server through `client` (a termux.client.AsyncClient)."""
 
@@ -137,8 +140,10 @@ class TermuxApp(App[str]):
         driver_class: Any = None,
         layout: Layout | None = None,
         preset: str | None = None,
+        detach_others: bool = False,
     ) -> None:
         super().__init__(driver_class=driver_class, ansi_color=True)
+        self.detach_others = detach_others  # client.attach detaches every other view (attach -d)
         self.client = client
         self.config = config or Config()
         self.model = SessionModel(feeder)
@@ -162,6 +167,11 @@ class TermuxApp(App[str]):
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
         self._main = MainScreen(self.config)
+        # The main screen's widgets, made with it and never replaced.
+        self.panes: PaneArea = self._main.panes
+        self.sidebar: Sidebar = self._main.sidebar
+        self.status: StatusLine = self._main.status
+        self.activity: ActivityView = self._main.activity
         self._grid: GridScreen | None = None  # made on first use (prefix w)
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
@@ -171,28 +181,10 @@ class TermuxApp(App[str]):
         # Writes to the outer terminal between frames (TermuxDriver sets it when it starts).
         self.write_to_terminal: Callable[[str], None] | None = None
 
-    # The main screen's widgets.
-
     @property
     def view(self) -> TerminalView:
-        """The focused pane's view."""
-        return self._main.panes.focused_view()
-
-    @property
-    def panes(self) -> PaneArea:
-        return self._main.panes
-
-    @property
-    def sidebar(self) -> Sidebar:
-        return self._main.sidebar
-
-    @property
-    def status(self) -> StatusLine:
-        return self._main.status
-
-    @property
-    def activity(self) -> ActivityView:
-        return self._main.activity
+        """The focused pane's view (it changes with the focus)."""
+        return self.panes.focused_view()
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -235,6 +227,7 @@ class TermuxApp(App[str]):
                     coalesce=True,
                     window_size=self.config.window_size,
                     set_clipboard=self.config.set_clipboard,
+                    **({"detach_others": True} if self.detach_others else {}),
                 )
             )
 
@@ -353,6 +346,10 @@ class TermuxApp(App[str]):
     def handle_push(self, push: Push) -> None:
         if TRACE.on and isinstance(push, OutputPush):
             TRACE.stamp("tui.received", push.session)
+        if isinstance(push, DetachPush):  # another view attached with -d: leave as a detach does
+            self.exit_reason = DETACHED_BY_ANOTHER
+            self.exit(DETACHED_BY_ANOTHER)
+            return
         self._apply(self.model.push(push))
 
     def handle_event(self, event: Event) -> None:
@@ -639,28 +636,26 @@ class TermuxApp(App[str]):
     def input_from_driver(self, message: Message) -> None:
         """Keys and pastes from the driver's input thread, on the loop, ahead of Textual's queue
         (TermuxDriver calls it)."""
-        if self._passthrough():
-            if isinstance(message, events.Key):
-                self.route_key(message)
-                return
-            if isinstance(message, events.Paste):
-                self.route_paste(message.text)
-                return
-        self.post_message(message)
+        if not (self._passthrough() and self._routed(message)):
+            self.post_message(message)
 
     def _passthrough(self) -> bool:
         return bool(self.screen_stack) and self.screen is self._main
 
+    def _routed(self, message: Message) -> bool:
+        """Whether `message` was a key or a paste, now routed (`route_key`, `route_paste`)."""
+        if isinstance(message, events.Key):
+            self.route_key(message)
+            return True
+        if isinstance(message, events.Paste):
+            self.route_paste(message.text)
+            return True
+        return False
+
     async def on_event(self, event: events.Event) -> None:
         # Keys that came through Textual's queue (tests, or while the app starts): same routing.
-        if self._passthrough() and not event.is_forwarded:
-            if isinstance(event, events.Key):
-                self.route_key(event)
-                return
-            if isinstance(event, events.Paste):
-                self.route_paste(event.text)
-                return
-        await super().on_event(event)
+        if not (self._passthrough() and not event.is_forwarded and self._routed(event)):
+            await super().on_event(event)
 
     def route_key(self, event: events.Key) -> None:
         """Every key while no modal screen is open: the router says where it goes."""
