@@ -666,12 +666,14 @@ class SgrState:
 
     __slots__ = ("after", "attrs", "cells", "drops_blanks", "style")
 
-    def __init__(self, attrs: Any, cells: Cells, default: Any) -> None:
+    def __init__(self, attrs: Any, default: Any) -> None:
         self.attrs = attrs
-        self.cells = cells
-        self.style = cells.style  # the scrollback style of text drawn in this state
+        # Its cells, made when a row on the screen is drawn in it (lines that scroll away need only
+        # the style): see `FastStreamMixin._cells_of`.
+        self.cells: Cells | None = None
+        self.style = intern_style(attrs)  # the scrollback style of text drawn in this state
         # Blanks drawn in it equal the default cell: a row's trailing ones are not kept in scrollback.
-        self.drops_blanks = cells.plain and cells.blank == default
+        self.drops_blanks = getattr(attrs, "ext", None) is None and attrs[1:] == default[1:]
         self.after: dict[str, SgrState] = {}
 
 
@@ -705,6 +707,13 @@ class FastStreamMixin(_ReferenceStream):
             and getattr(kind, "cursor_position", None) is FastScreenBase.cursor_position
             and getattr(kind, "erase_in_line", None) is FastScreenMixin.erase_in_line
             and not any(name in own for name in ("cursor_position", "erase_in_line", "select_graphic_rendition"))
+            and self._plan_csi("", "0", "m")[0] == 2
+        )
+        # SGR transitions may be computed directly when SGR goes to the reference handler.
+        self._f_sgr_direct = (
+            getattr(kind, "select_graphic_rendition", None) is _ReferenceScreen.select_graphic_rendition
+            and "select_graphic_rendition" not in own
+            and "_compute_sgr" not in own
             and self._plan_csi("", "0", "m")[0] == 2
         )
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
@@ -959,17 +968,21 @@ class FastStreamMixin(_ReferenceStream):
                 state = step(screen, state, after, reverse) if hit is None else hit
             last[y] = (text, drawn, state)
         default = screen.default_char
+        cells_of = self._cells_of
         for ry, (text, drawn, blank) in last.items():
             n = len(text)
-            cells = drawn.cells
             if n == columns:
-                rows[ry] = Packed.of_runs(default, [text], [cells], columns)
-            elif not n:
-                rows[ry] = Packed.of_runs(default, [" " * columns], [blank.cells], columns)
-            elif blank.cells is cells:
+                rows[ry] = Packed.of_runs(default, [text], [cells_of(screen, drawn)], columns)
+                continue
+            blanks = cells_of(screen, blank)
+            if not n:
+                rows[ry] = Packed.of_runs(default, [" " * columns], [blanks], columns)
+                continue
+            cells = cells_of(screen, drawn)
+            if blanks is cells:
                 rows[ry] = Packed.of_runs(default, [text + " " * (columns - n)], [cells], columns)
             else:
-                rows[ry] = Packed.of_runs(default, [text, " " * (columns - n)], [cells, blank.cells], columns)
+                rows[ry] = Packed.of_runs(default, [text, " " * (columns - n)], [cells, blanks], columns)
         screen.dirty.update(last)
         cursor.attrs = state.attrs
         cursor.y = y
@@ -1062,6 +1075,8 @@ class FastStreamMixin(_ReferenceStream):
                 if piece:
                     last_piece = piece
                     if build:
+                        if cells is None:
+                            cells = self._cells_of(screen, state)
                         if runs_c and runs_c[-1] is cells:
                             runs_t[-1] += piece
                         else:
@@ -1162,13 +1177,28 @@ class FastStreamMixin(_ReferenceStream):
         if state is None or state.attrs is not attrs:
             if len(self._f_states) >= _SGR_CACHE_LIMIT:
                 self._f_states.clear()  # (states already linked stay valid: a transition never changes)
-            state = self._f_states[key] = SgrState(attrs, screen._cells(attrs), screen.default_char)
+            state = self._f_states[key] = SgrState(attrs, screen.default_char)
         return state
+
+    @staticmethod
+    def _cells_of(screen: Any, state: SgrState) -> Cells:
+        """The cells of a state's attributes (made on first use)."""
+        cells = state.cells
+        if cells is None:
+            cells = state.cells = screen._cells(state.attrs)
+        return cells
 
     def _sgr_step(self, screen: Any, state: SgrState, sgrs: str, reverse: bool) -> SgrState:
         """The state after the SGR sequences `sgrs` from `state`, remembered on it."""
-        screen.cursor.attrs = state.attrs
-        self._apply_sgrs(sgrs)  # (the reference SGR: `_styled_lines` checked)
+        if self._f_sgr_direct:  # the reference SGR handler: its computation, without the dispatch
+            attrs = state.attrs
+            compute = screen._compute_sgr
+            for params in _SGR_SEQ.findall(sgrs):
+                attrs = compute(attrs, tuple(_csi_args(params)))
+            screen.cursor.attrs = attrs
+        else:
+            screen.cursor.attrs = state.attrs
+            self._apply_sgrs(sgrs)  # (SGR goes to the SGR handler: the callers checked)
         after = self._sgr_state(screen, screen.cursor.attrs, reverse)
         if len(state.after) >= _SGR_STEPS_LIMIT:
             state.after.clear()
@@ -1204,13 +1234,7 @@ class FastStreamMixin(_ReferenceStream):
         if entry is None:
             return 0, self.listener.debug, (key, params)  # type: ignore[union-attr]
         handler, count, how = entry
-        if not params:
-            args = [0]
-        else:
-            args = [
-                (int(p) if len(p) < 6 else _MAX_VALUE) if p else 0 for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]
-            ]
-            args = [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
+        args = _csi_args(params)
         if how == "n":
             return 0, handler, tuple(args[:count])
         if how == "sgr":
@@ -1230,6 +1254,15 @@ class Stream(FastStreamMixin, _ReferenceStream):
 
 class ByteStream(FastStreamMixin, _ReferenceByteStream):
     """termux's ByteStream (`feed(bytes)`): the reference parser with its fast path."""
+
+
+def _csi_args(params: str) -> list[int]:
+    """A CSI's parameters (digits and ';') as the reference parser reads them: at most _MAX_PARAMS,
+    an empty one 0, each at most _MAX_VALUE."""
+    if not params:
+        return [0]
+    args = [(int(p) if len(p) < 6 else _MAX_VALUE) if p else 0 for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]]
+    return [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
 
 
 def _first_columns(texts: list[str], cells: list[Any], limit: int) -> tuple[list[str], list[Any]]:
