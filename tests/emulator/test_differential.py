@@ -38,6 +38,7 @@ from typing import Any
 
 import msgspec
 import pyte
+import pytest
 from emu_strategies import chunked as emu_chunked
 from hypothesis import HealthCheck, example, given, reject, settings
 from hypothesis import strategies as st
@@ -590,3 +591,15 @@ def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide() -> None:
         fast.FastStreamMixin._redraw_frame = real  # type: ignore[method-assign]
     assert seen and sum(seen) <= 20 * rows
     assert_same_as_reference(10, rows, 0, [frames])
+
+
+@pytest.mark.parametrize("history", [0, 7, 10000])
+def test_truecolour_lines_past_every_cache_bound_same_as_reference(history: int) -> None:
+    """More distinct 24-bit colours than the SGR, state, cell and style caches hold (each is
+    emptied and rebuilt on the way), in lines that scroll into the scrollback and stay on screen."""
+    data = "".join(
+        "".join(f"\x1b[38;2;{n % 256};{c * 7};99m#" for c in range(30)) + f"\x1b[0m \x1b[2;48;5;{n % 256}m.\x1b[m\r\n"
+        for n in range(700)
+    ).encode()
+    for chunk in (len(data), 4096, 333):
+        assert_same_as_reference(40, 6, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
