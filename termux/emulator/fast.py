@@ -694,8 +694,9 @@ class FastStreamMixin(_ReferenceStream):
         self._f_inline = getattr(type(listener), "draw", None) is FastScreenMixin.draw and "draw" not in own
         # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
         self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
-        # id(attrs), DECSCNM -> the styled-line path's state for them (see SgrState)
-        self._f_states: dict[tuple[int, bool], SgrState] = {}
+        # attrs, their extras, DECSCNM -> the state for drawing with them (see SgrState): by value, so
+        # that equal attributes reached by any path are one state (whose transitions are known)
+        self._f_states: dict[tuple[Any, Any, bool], SgrState] = {}
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
         self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
         self._f_cup = self._csi_table["H"][0]  # CUP's handler, after which a row may be redrawn whole
@@ -1172,9 +1173,9 @@ class FastStreamMixin(_ReferenceStream):
 
     def _sgr_state(self, screen: Any, attrs: Any, reverse: bool) -> SgrState:
         """The state for drawing with `attrs` (under DECSCNM or not), made once per attributes."""
-        key = (id(attrs), reverse)
+        key = (attrs, getattr(attrs, "ext", None), reverse)
         state = self._f_states.get(key)
-        if state is None or state.attrs is not attrs:
+        if state is None:
             if len(self._f_states) >= _SGR_CACHE_LIMIT:
                 self._f_states.clear()  # (states already linked stay valid: a transition never changes)
             state = self._f_states[key] = SgrState(attrs, screen.default_char)

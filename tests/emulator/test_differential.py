@@ -603,3 +603,28 @@ def test_truecolour_lines_past_every_cache_bound_same_as_reference(history: int)
     ).encode()
     for chunk in (len(data), 4096, 333):
         assert_same_as_reference(40, 6, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+def test_sgr_transitions_are_computed_once() -> None:
+    """The styled-line path computes each (attributes, SGR string) transition once: the same lines
+    fed again compute none (each SGR computation makes new attributes; equal ones are one state)."""
+    import termux.emulator.fast as fast
+
+    bench = _load_benchmark()
+    data = bench.gen_sgr(20_000)
+    screen = temu.Screen(80, 24, history=100)
+    stream = temu.ByteStream(screen)
+    stream.feed(data)
+    steps: list[str] = []
+    real = fast.FastStreamMixin._sgr_step
+
+    def counted(self: Any, screen: Any, state: Any, sgrs: str, reverse: bool) -> Any:
+        steps.append(sgrs)
+        return real(self, screen, state, sgrs, reverse)
+
+    fast.FastStreamMixin._sgr_step = counted  # type: ignore[method-assign]
+    try:
+        stream.feed(data)
+    finally:
+        fast.FastStreamMixin._sgr_step = real  # type: ignore[method-assign]
+    assert steps == []
