@@ -367,11 +367,10 @@ class FastScreenMixin(_ReferenceScreen):
 
     def insert_lines(self, count: int | None = None) -> None:
         """IL, pyte's loop on the stored rows (rows move as they are)."""
-        count = count or 1
-        top, bottom = self.margins or Margins(0, self.lines - 1)
-        y0 = self.cursor.y
-        if top <= y0 <= bottom:
-            self.dirty.update(range(y0, self.lines))
+        region = self._line_edit_region()
+        if region is not None:
+            y0, bottom = region
+            count = count or 1
             rows = self.buffer.rows
             for y in range(bottom, y0 - 1, -1):
                 if y + count <= bottom and rows[y] is not None:
@@ -382,11 +381,10 @@ class FastScreenMixin(_ReferenceScreen):
     def delete_lines(self, count: int | None = None) -> None:
         """DL, pyte's loop on the stored rows. Like pyte's (the reference), a row is only replaced by
         one below it that exists: over a row pyte never made, it stays."""
-        count = count or 1
-        top, bottom = self.margins or Margins(0, self.lines - 1)
-        y0 = self.cursor.y
-        if top <= y0 <= bottom:
-            self.dirty.update(range(y0, self.lines))
+        region = self._line_edit_region()
+        if region is not None:
+            y0, bottom = region
+            count = count or 1
             rows = self.buffer.rows
             for y in range(y0, bottom + 1):
                 if y + count <= bottom:
@@ -396,6 +394,16 @@ class FastScreenMixin(_ReferenceScreen):
                 else:
                     rows[y] = None
             self.carriage_return()
+
+    def _line_edit_region(self) -> tuple[int, int] | None:
+        """For IL and DL: the cursor's row and the scroll region's bottom, with the rows from the
+        cursor's down marked dirty; None (nothing to do) when the cursor is outside the region."""
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        y0 = self.cursor.y
+        if not top <= y0 <= bottom:
+            return None
+        self.dirty.update(range(y0, self.lines))
+        return y0, bottom
 
     def resize(self, lines: int | None = None, columns: int | None = None) -> None:
         super().resize(lines, columns)
@@ -438,37 +446,39 @@ class FastScreenMixin(_ReferenceScreen):
         row = self.buffer.rows[bottom]
         return row is None or (row.is_blank() if row.__class__ is Packed else not row)
 
+    def _onto_content(self, texts: list[str], bottom: int, one_line: Callable[[str], object]) -> int:
+        """Hand the first of `texts` (lines without their CR LF) to `one_line`, which applies one
+        line and its CR LF, until the cursor sits at column 0 of a blank bottom row: those lines
+        land on rows that already hold something (at most about one screenful of them). Returns how
+        many were applied; from there on every line starts on a blank row and scrolls the region."""
+        cursor = self.cursor
+        applied = 0
+        for text in texts:
+            if cursor.y == bottom and cursor.x == 0 and self._blank_bottom(bottom):
+                break
+            one_line(text)
+            applied += 1
+        return applied
+
+    def _draw_line(self, text: str) -> None:
+        if text:
+            self.draw(text)
+        self.carriage_return()
+        self.linefeed()
+
     def draw_lines(self, block: str) -> None:
         """Apply `block` (lines of printable ASCII, each ended by CR LF) exactly as the calls
         `draw(line); carriage_return(); linefeed()` per line would."""
         texts = block.split("\r\n")
         texts.pop()  # the block ends with CR LF: the last piece is empty
-        draw = self.draw
-        cr = self.carriage_return
-        lf = self.linefeed
         cursor = self.cursor
         top, bottom = self.margins or Margins(0, self.lines - 1)
-        n = len(texts)
-        i = 0
-        # Until the cursor sits at column 0 of a blank bottom row, lines land on rows that already
-        # hold something: the per-line calls (at most about one screenful of lines).
-        while i < n:
-            if cursor.y == bottom and cursor.x == 0 and self._blank_bottom(bottom):
-                break
-            text = texts[i]
-            if text:
-                draw(text)
-            cr()
-            lf()
-            i += 1
-        if i == n:
+        i = self._onto_content(texts, bottom, self._draw_line)
+        if i == len(texts):
             return
         if self.charset or self.g0_charset is not _LAT1 or IRM in self.mode:
             for text in texts[i:]:
-                if text:
-                    draw(text)
-                cr()
-                lf()
+                self._draw_line(text)
             return
         # From here every row starts blank at column 0 and every line feed scrolls the region:
         # collect the rows the lines make, then shift the region once by their count.
@@ -1015,14 +1025,8 @@ class FastStreamMixin(_ReferenceStream):
         run = self._run
         cursor = screen.cursor
         top, bottom = screen.margins or Margins(0, screen.lines - 1)
-        n = len(texts)
-        i = 0
-        while i < n:
-            if cursor.y == bottom and cursor.x == 0 and screen._blank_bottom(bottom):
-                break
-            run(texts[i] + "\r\n", 0)  # one line: never a block again
-            i += 1
-        if i == n:
+        i = screen._onto_content(texts, bottom, lambda text: run(text + "\r\n", 0))  # (never a block again)
+        if i == len(texts):
             return
         if (
             screen.charset

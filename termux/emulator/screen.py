@@ -243,38 +243,34 @@ class Screen(pyte.Screen):
     def set_mode(self, *modes: int, **kwargs: Any) -> None:
         """pyte's set_mode (private modes shifted by 5, or pyte's shifted constants passed as they
         are), plus the alternate screen, ?1048 and termux's DECCOLM."""
-        bits = _mode_bits(modes, bool(kwargs.get("private")))
-        # xterm: DECCOLM never changes the width (a multiplexer's pane size is not the program's to
-        # choose); as on a VT100 it clears the screen and homes the cursor.
-        deccolm = COLUMNS_132 in bits
-        if mo.DECSCNM in bits:
-            self.dirty.update(range(self.lines))
-        super().set_mode(*(b for b in bits if b != COLUMNS_132))
-        if deccolm:
-            self.mode.add(COLUMNS_132)
-            self.erase_in_display(2)
-            self.cursor_position()
-        for bit in bits:
-            if bit in ALT_SCREEN:
-                self._enter_alternate(bit >> 5)
-            elif bit == SAVE_CURSOR:  # xterm: save the cursor as DECSC does
-                self.mode.discard(SAVE_CURSOR)
-                self.save_cursor()
+        self._switch_modes(modes, bool(kwargs.get("private")), True)
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
-        bits = _mode_bits(modes, bool(kwargs.get("private")))
-        deccolm = COLUMNS_132 in bits
+        self._switch_modes(modes, bool(kwargs.get("private")), False)
+
+    def _switch_modes(self, modes: tuple[int, ...], private: bool, on: bool) -> None:
+        """set_mode (`on`) or reset_mode: both ways the same but for which way each mode goes."""
+        bits = _mode_bits(modes, private)
         if mo.DECSCNM in bits:
             self.dirty.update(range(self.lines))
-        super().reset_mode(*(b for b in bits if b != COLUMNS_132))
-        if deccolm:
-            self.mode.discard(COLUMNS_132)
+        pyte_modes = [b for b in bits if b != COLUMNS_132]
+        if on:
+            super().set_mode(*pyte_modes)
+        else:
+            super().reset_mode(*pyte_modes)
+        # xterm: DECCOLM never changes the width (a multiplexer's pane size is not the program's to
+        # choose); as on a VT100 it clears the screen and homes the cursor.
+        if COLUMNS_132 in bits:
+            (self.mode.add if on else self.mode.discard)(COLUMNS_132)
             self.erase_in_display(2)
             self.cursor_position()
         for bit in bits:
             if bit in ALT_SCREEN:
-                self._leave_alternate(bit >> 5)
-            elif bit == SAVE_CURSOR:  # xterm: restore the cursor as DECRC does
+                (self._enter_alternate if on else self._leave_alternate)(bit >> 5)
+            elif bit == SAVE_CURSOR and on:  # xterm: save the cursor as DECSC does
+                self.mode.discard(SAVE_CURSOR)
+                self.save_cursor()
+            elif bit == SAVE_CURSOR:  # and restore it as DECRC does
                 self.restore_cursor()
 
     # ------------------------------------------------------------------ alternate screen
@@ -587,22 +583,22 @@ class Screen(pyte.Screen):
     def scroll_up(self, count: int | None = None) -> None:
         """SU (CSI Ps S): scroll the region up; lines leaving a full-screen main region go to
         scrollback, as with a line feed at the bottom (tmux does the same)."""
-        top, bottom = self.margins or (0, self.lines - 1)
-        count = min(count or 1, bottom - top + 1)
-        x, y = self.cursor.x, self.cursor.y
-        self.cursor.y = bottom
-        for _ in range(count):
-            self.index()
-        self.cursor.x, self.cursor.y = x, y
+        self._scroll_region(count, up=True)
 
     def scroll_down(self, count: int | None = None) -> None:
         """SD (CSI Ps T): scroll the region down."""
+        self._scroll_region(count, up=False)
+
+    def _scroll_region(self, count: int | None, up: bool) -> None:
+        """Scroll the region by `count` lines (at most its height) as that many line feeds at its
+        bottom (`up`) or reverse line feeds at its top would; the cursor stays where it was."""
         top, bottom = self.margins or (0, self.lines - 1)
         count = min(count or 1, bottom - top + 1)
         x, y = self.cursor.x, self.cursor.y
-        self.cursor.y = top
+        self.cursor.y = bottom if up else top
+        feed = self.index if up else self.reverse_index
         for _ in range(count):
-            self.reverse_index()
+            feed()
         self.cursor.x, self.cursor.y = x, y
 
     def repeat_last(self, count: int | None = None) -> None:

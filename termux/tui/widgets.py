@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import time
+from dataclasses import dataclass
 from typing import Any, Self
 
 from rich.cells import cell_len, set_cell_size
@@ -93,33 +94,30 @@ class TerminalView(BaseStyled, can_focus=True):
     }
     """
 
+    @dataclass
     class Input(Message):
         """Bytes the user's mouse produced for the program (the app sends them)."""
 
-        def __init__(self, data: bytes) -> None:
-            super().__init__()
-            self.data = data
+        data: bytes
 
+    @dataclass
     class Scrolled(Message):
         """A wheel turn over a program that did not ask for the mouse: browse scrollback."""
 
-        def __init__(self, lines: int) -> None:
-            super().__init__()
-            self.lines = lines
+        lines: int
 
     class Resized(Message):
         """The view's size changed (outer terminal resized, sidebar toggled): fit the session."""
 
+    @dataclass
     class Select(Message):
         """A mouse gesture for copy mode (termux/tui/copyview.py `CopyView.mouse`): over a program
         that did not ask for the mouse, with shift held over one that did, or in copy mode."""
 
-        def __init__(self, view: TerminalView, kind: str, x: int, y: int) -> None:
-            super().__init__()
-            self.view = view  # the pane it happened in
-            self.kind = kind
-            self.x = x
-            self.y = y
+        view: TerminalView  # the pane it happened in
+        kind: str
+        x: int
+        y: int
 
     def __init__(self, palette: Palette | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -335,12 +333,11 @@ class Sidebar(KeptLines, BaseStyled):
     Sidebar.-narrow { display: none; }
     """
 
+    @dataclass
     class Selected(Message):
         """A click on a session's row."""
 
-        def __init__(self, session_id: str) -> None:
-            super().__init__()
-            self.session_id = session_id
+        session_id: str
 
     ROW_HEIGHT = 2
 
