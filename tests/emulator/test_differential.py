@@ -538,7 +538,7 @@ def test_frames_redrawn_same_as_reference(
     assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
 
 
-def test_frame_path_builds_each_row_once() -> None:
+def test_frame_path_builds_each_row_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Three frames in one feed: each row is built from its last redraw only, and the result is
     the reference's (the frame path ran: the rows hold the last frame's Packed runs)."""
     import termux.emulator.fast as fast
@@ -555,18 +555,16 @@ def test_frame_path_builds_each_row_once() -> None:
 
     screen = temu.Screen(10, 6, history=0)
     stream = temu.ByteStream(screen)
-    fast.Packed.of_runs = counted  # type: ignore[method-assign]
-    try:
-        stream.feed(frames.encode())
-    finally:
-        fast.Packed.of_runs = real  # type: ignore[method-assign]
+    monkeypatch.setattr(fast.Packed, "of_runs", counted)
+    stream.feed(frames.encode())
+    monkeypatch.undo()
     assert len(built) == 5  # one per row, though each was redrawn three times
     assert [screen.display[y].rstrip() for y in range(5)] == [f"2:{y}" for y in range(1, 6)]
     assert (screen.cursor.x, screen.cursor.y) == (7, 5)
     assert_same_as_reference(10, 6, 0, [frames.encode()])
 
 
-def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide() -> None:
+def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide(monkeypatch: pytest.MonkeyPatch) -> None:
     """On a screen narrower than the frame's rows, each too-wide row ends a frame (it wraps, so
     the calls one by one) and the rows after it start the next: every row of the input reaches
     the frame path at most once, whatever the number of frames (linear cost)."""
@@ -583,12 +581,9 @@ def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide() -> None:
         seen.append(len(items))
         real(self, screen, items)
 
-    fast.FastStreamMixin._redraw_frame = counted  # type: ignore[method-assign]
-    try:
-        screen = temu.Screen(10, rows, history=0)
-        temu.ByteStream(screen).feed(frames)
-    finally:
-        fast.FastStreamMixin._redraw_frame = real  # type: ignore[method-assign]
+    monkeypatch.setattr(fast.FastStreamMixin, "_redraw_frame", counted)
+    temu.ByteStream(temu.Screen(10, rows, history=0)).feed(frames)
+    monkeypatch.undo()
     assert seen and sum(seen) <= 20 * rows
     assert_same_as_reference(10, rows, 0, [frames])
 
@@ -605,7 +600,7 @@ def test_truecolour_lines_past_every_cache_bound_same_as_reference(history: int)
         assert_same_as_reference(40, 6, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
 
 
-def test_sgr_transitions_are_computed_once() -> None:
+def test_sgr_transitions_are_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The styled-line path computes each (attributes, SGR string) transition once: the same lines
     fed again compute none (each SGR computation makes new attributes; equal ones are one state)."""
     import termux.emulator.fast as fast
@@ -622,9 +617,6 @@ def test_sgr_transitions_are_computed_once() -> None:
         steps.append(sgrs)
         return real(self, screen, state, sgrs, reverse)
 
-    fast.FastStreamMixin._sgr_step = counted  # type: ignore[method-assign]
-    try:
-        stream.feed(data)
-    finally:
-        fast.FastStreamMixin._sgr_step = real  # type: ignore[method-assign]
+    monkeypatch.setattr(fast.FastStreamMixin, "_sgr_step", counted)
+    stream.feed(data)
     assert steps == []
