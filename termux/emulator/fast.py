@@ -1047,12 +1047,13 @@ class FastStreamMixin(_ReferenceStream):
         last_piece = ""
         early: list[Stored] = []  # the scrollback lines of the first lines, made without rows
         if keep_all and len(lines) > bottom - top:
-            visible = _SGR_SEQ.sub("", block).split("\r\n")[i:-1]  # each line's text
-            if max(map(len, visible)) <= columns:  # (then each line is one row: none wraps)
-                gone = len(lines) - (bottom - top)
-                early, state = self._stored_lines(screen, lines[:gone], visible[:gone], state, reverse)
+            # The lines that scroll away at once if each is one row (none wider than the screen).
+            gone = len(lines) - (bottom - top)
+            visible = _SGR_SEQ.sub("", "\r\n".join(lines[:gone])).split("\r\n")  # their text
+            if max(map(len, visible)) <= columns:
+                early, state = self._stored_lines(screen, lines[:gone], visible, state, reverse)
                 lines = lines[gone:]
-                last_piece = next(filter(None, reversed(visible[:gone])), "")
+                last_piece = next(filter(None, reversed(visible)), "")
         if keep_all:
             first_seen = -1  # every row is built
             counts = [0] * len(lines)  # (so their counts are not needed)
