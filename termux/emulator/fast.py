@@ -720,7 +720,9 @@ class FastStreamMixin(_ReferenceStream):
             and not any(name in own for name in ("cursor_position", "erase_in_line", "select_graphic_rendition"))
             and self._plan_csi("", "0", "m")[0] == 2
         )
-        # SGR transitions may be computed directly when SGR goes to the reference handler.
+        # SGR transitions may be computed directly when SGR goes to the reference handler; the
+        # attributes computed so, by value (see _apply_sgrs).
+        self._f_attrs: dict[tuple[Any, Any], Any] = {}
         self._f_sgr_direct = (
             getattr(kind, "select_graphic_rendition", None) is _ReferenceScreen.select_graphic_rendition
             and "select_graphic_rendition" not in own
@@ -1196,15 +1198,8 @@ class FastStreamMixin(_ReferenceStream):
 
     def _sgr_step(self, screen: Any, state: SgrState, sgrs: str, reverse: bool) -> SgrState:
         """The state after the SGR sequences `sgrs` from `state`, remembered on it."""
-        if self._f_sgr_direct:  # the reference SGR handler: its computation, without the dispatch
-            attrs = state.attrs
-            compute = screen._compute_sgr
-            for params in _SGR_SEQ.findall(sgrs):
-                attrs = compute(attrs, tuple(_csi_args(params)))
-            screen.cursor.attrs = attrs
-        else:
-            screen.cursor.attrs = state.attrs
-            self._apply_sgrs(sgrs)  # (SGR goes to the SGR handler: the callers checked)
+        screen.cursor.attrs = state.attrs
+        self._apply_sgrs(sgrs)  # (SGR goes to the SGR handler: the callers checked)
         after = self._sgr_state(screen, screen.cursor.attrs, reverse)
         if len(state.after) >= _SGR_STEPS_LIMIT:
             state.after.clear()
@@ -1214,6 +1209,22 @@ class FastStreamMixin(_ReferenceStream):
     def _apply_sgrs(self, sgrs: str) -> bool:
         """Dispatch SGR sequences in order as the reference parser would; True when each went to the
         reference SGR handler (whose only effect is cursor.attrs)."""
+        if self._f_sgr_direct:  # the reference SGR handler: its computation, without the dispatch
+            screen: Any = self.listener
+            attrs = screen.cursor.attrs
+            compute = screen._compute_sgr
+            for params in _SGR_SEQ.findall(sgrs):
+                attrs = compute(attrs, tuple(_csi_args(params)))
+            # Equal attributes are one object, as the handler's own cache makes them: the caches
+            # keyed by the attributes' identity then find what they hold for them.
+            key = (attrs, getattr(attrs, "ext", None))
+            known = self._f_attrs.get(key)
+            if known is None:
+                if len(self._f_attrs) >= _SGR_CACHE_LIMIT:
+                    self._f_attrs.clear()
+                known = self._f_attrs[key] = attrs
+            screen.cursor.attrs = known
+            return True
         plans = self._f_plans
         pure = True
         for m in _SGR_SEQ.finditer(sgrs):
