@@ -636,31 +636,26 @@ _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-
 # Right after a CUP to column 1: a row redrawn whole, then more rows each after a CUP to column 1
 # (a CUP anywhere followed by another CUP moves nothing that stays): frames of a full-screen program.
 # The text of a row is at most the screen's width (a longer one wraps and scrolls: the calls one by
-# one), hence one pattern per width (`_frame_patterns`, WIDTH replaced).
+# one), hence one pattern per width (`_frame_row`, WIDTH replaced).
 _FRAME_SGR = r"(?:\x1b\[[0-9;]{0,64}m)*"
 _FRAME_TEXT = r"[\x20-\x7e]{0,WIDTH}"
 _BARE_CUP = r"\x1b\[[0-9]{0,4}(?:;[0-9]{0,4})?H"
 _CUP_1 = r"\x1b\[([0-9]{0,4})(?:;0*1?)?(H)"  # CUP to column 1 (a column of 0 is 1): its line
-_ROW = rf"{_FRAME_SGR}{_FRAME_TEXT}{_FRAME_SGR}\x1b\[0?K"
-_FRAME = rf"{_ROW}(?:(?:{_BARE_CUP})*{_CUP_1}{_ROW})+"
 # One row of a frame: the line its CUP goes to (the first row has no CUP: the cursor's line; "H"
 # says there was one, whose empty line is 1), SGR, text, SGR.
 _FRAME_ROW = rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})({_FRAME_TEXT})({_FRAME_SGR})\x1b\[0?K"
 _FRAME_CACHE_LIMIT = 16
-_frames: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+_frames: dict[int, re.Pattern[str]] = {}
 
 
-def _frame_patterns(width: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(a frame, one row of it) on a screen `width` columns wide."""
-    patterns = _frames.get(width)
-    if patterns is None:
+def _frame_row(width: int) -> re.Pattern[str]:
+    """One row of a frame on a screen `width` columns wide."""
+    pattern = _frames.get(width)
+    if pattern is None:
         if len(_frames) >= _FRAME_CACHE_LIMIT:
             _frames.clear()
-        patterns = _frames[width] = (
-            re.compile(_FRAME.replace("WIDTH", str(width))),
-            re.compile(_FRAME_ROW.replace("WIDTH", str(width))),
-        )
-    return patterns
+        pattern = _frames[width] = re.compile(_FRAME_ROW.replace("WIDTH", str(width)))
+    return pattern
 
 
 DECSCNM = mo.DECSCNM
@@ -808,13 +803,11 @@ class FastStreamMixin(_ReferenceStream):
                     if how == 0:
                         fn(*args)
                         if fn is cup and inline:  # a row redrawn whole after it (as top does)?
-                            frame = None
+                            end = i
                             if frames and self._frame_applies(listener):
-                                frame_re, frame_row = _frame_patterns(listener.columns)
-                                frame = frame_re.match(data, i)
-                            if frame is not None:
-                                self._redraw_frame(listener, frame_row.findall(frame.group(0)))
-                                i = frame.end()
+                                end = self._redraw_frame(listener, data, i)
+                            if end > i:
+                                i = end
                             else:
                                 row = row_match(data, i)
                                 if row is not None and self._redraw_row(listener, row):
@@ -949,12 +942,22 @@ class FastStreamMixin(_ReferenceStream):
             or screen.cursor.attrs.data != " "  # (then every state has " ": SGR 0 gives the default cell's)
         )
 
-    def _redraw_frame(self, screen: Any, items: list[tuple[str, str, str, str, str]]) -> None:
-        """Right after a CUP to column 1 (`_frame_applies`): rows redrawn whole, each but the first
-        after a CUP to column 1 (`_FRAME`, cut into `items` by `_FRAME_ROW`), as the per-token calls
-        would leave them. A row redrawn several times is built once, from its last redraw: each
-        redraw writes every column of its row (text, then blanks to the edge), and nothing in
-        between reads it."""
+    def _redraw_frame(self, screen: Any, data: str, start: int) -> int:
+        """Right after a CUP to column 1 (`_frame_applies`): the rows redrawn whole from `start`,
+        each but the first after a CUP to column 1 (`_FRAME_ROW`, matched one after the other), as
+        the per-token calls would leave them; where they end (`start`: none). A row redrawn several
+        times is built once, from its last redraw: each redraw writes every column of its row (text,
+        then blanks to the edge), and nothing in between reads it."""
+        match = _frame_row(screen.columns).match
+        items: list[tuple[str, ...]] = []
+        end = start
+        row = match(data, start)
+        while row is not None and (row.group(2) or not items):  # (a row without a CUP: only the first)
+            items.append(row.groups())
+            end = row.end()
+            row = match(data, end)
+        if not items:
+            return start
         cursor = screen.cursor
         columns = screen.columns
         rows = screen.buffer.rows
@@ -1004,6 +1007,7 @@ class FastStreamMixin(_ReferenceStream):
             if item[3]:
                 screen._last_char = item[3][-1]
                 break
+        return end
 
     def _sgr(self, screen: Any, sgrs: str) -> None:
         """SGR sequences applied through the transition cache (as the `_run` loop's kind 5)."""
