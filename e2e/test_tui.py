@@ -98,6 +98,21 @@ def test_two_tuis_attached_at_once(tui: Start) -> None:
     first.wait_for("from-16-second")
 
 
+def test_attach_d_detaches_the_other_tui_which_gives_its_terminal_back(tui: Start) -> None:
+    first = started(tui)
+    first.write(b"echo from-$((5*5))-first\r")
+    first.wait_for("from-25-first")
+    second = started(tui, "attach", "-d")
+    first.wait_for("[detached (by another client's attach -d)]")
+    assert first.wait_exit() == 0
+    # the outer terminal is given back, as after its own detach: cursor shown, no mouse or paste modes
+    assert not first.screen.cursor.hidden
+    assert not {1000 << 5, 1003 << 5, 1006 << 5, 2004 << 5} & set(first.screen.mode)
+    second.wait_for("from-25-first")
+    second.write(b"echo still-$((6*6))\r")
+    second.wait_for("still-36")
+
+
 def session_size(server: IsolatedServer) -> tuple[int, int]:
     from termux.client import Client
 
@@ -267,3 +282,26 @@ def test_a_signal_ends_the_tui_and_gives_the_terminal_back(tui: Start, sig: sign
     assert not term.screen.cursor.hidden
     iflag, oflag, cflag, lflag = term.tty_attributes()[:4]
     assert (iflag, oflag, cflag, lflag) == tuple(attributes[:4])  # echo, canonical mode, signals
+
+
+def test_a_streaming_session_reaches_the_outer_terminal_as_the_session_has_it(
+    tui: Start, server: IsolatedServer
+) -> None:
+    """A streaming view's frames are its changed lines, written by the view itself
+    (TerminalView.paint); read through a reference emulator, the outer terminal shows what the
+    session's screen holds, colours included."""
+    term = started(tui)
+    line = b"printf '\\033[3%dmline %d\\033[0m %*s|\\n' $((i%7+1)) $i $((i%40)) ''"
+    term.write(b"for i in $(seq 1 300); do " + line + b"; done\r")
+    term.write(b"echo done-$((6*7))\r")
+    term.wait_for("done-42")
+
+    def same(t: Terminal) -> bool:
+        lines = server.run("capture", "-t", "0").stdout.split("\n")[: 30 - STATUS]
+        shown = [line[SIDEBAR:].rstrip() for line in t.display[: 30 - STATUS]]
+        return shown == [*lines, *[""] * (30 - STATUS - len(lines))]
+
+    term.wait_for(same)
+    row = next(y for y, line in enumerate(term.display) if "line 299 " in line)
+    cell = term.screen.buffer[row][SIDEBAR]
+    assert (cell.data, cell.fg) == ("l", "cyan")  # 299 % 7 + 1 = 6

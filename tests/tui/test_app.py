@@ -9,13 +9,15 @@ from collections.abc import Callable, Set
 from pathlib import Path
 from typing import Any
 
+import pyte
 from textual import events
 
 from termux.client import AsyncClient
 from termux.protocol.pushes import OutputPush
-from termux.tui.app import TermuxApp, current_directory
+from termux.tui.app import DETACHED_BY_ANOTHER, TermuxApp, current_directory
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, ShadowSlice
+from termux.tui.screens import HelpScreen
 from termux.tui.widgets import TerminalView
 from tests.conftest import RunningServer, wait_for_screen
 from tests.tui.helpers import SIZE, attached, screen_text, start, wait_until
@@ -392,6 +394,55 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
         assert app.model.feeder.shadows[sid].resyncs == 0
 
 
+async def test_a_streaming_frame_is_one_write_of_the_lines_that_changed(server: RunningServer) -> None:
+    """The view writes its frame itself (TerminalView.paint): chunks parsed inside one frame
+    interval are one write, of the lines they changed and no other, which a reference emulator
+    fed with it shows as the shadow screen has them; a key's echo is written at once; with a
+    screen over the view nothing is written (Textual draws it when the view shows again)."""
+    cols, rows = SIZE[0] - 28, SIZE[1] - 1
+    with server.client() as c:
+        command = ["/bin/sh", "-c", "stty raw -echo; exec cat"]
+        sid = c.request("session.new", name="a", command=command, cols=cols, rows=rows)["session"]["id"]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        app.model.marks_pacer.period = 3600.0  # (the sidebar's preview of the output: much later)
+        app._apply_marks()
+        writes: list[str] = []
+        app.write_to_terminal = writes.append  # the driver's write (a real terminal's, in the TUI)
+        app.model.pacer.period = 3600.0  # a frame that never comes by itself: only keys and the test draw
+        app.model.pacer.drawn()
+        with server.client() as c:
+            for n in range(3):
+                c.request("session.send", target=sid, data=b"line %d\r\n" % n)
+        await wait_until(pilot, lambda: "line 2" in shadow_text(app))
+        assert writes == [] and app._frame_timer is not None  # three chunks, one frame pending
+        app._draw()
+        assert len(writes) == 1
+        outer = pyte.Screen(*SIZE)
+        pyte.Stream(outer).feed(writes[0])
+        shadow = app.model.feeder.shadows[sid].screen
+        left = app.view.region.x
+        assert [line[left:].rstrip() for line in outer.display[:4]] == ["line 0", "line 1", "line 2", ""]
+        assert [line[left:] for line in outer.display[:3]] == shadow.display[:3]
+        assert all(not line.strip() for line in outer.display[4:])  # lines that did not change: not written
+
+        await pilot.press("k")  # the echo is written as soon as it is parsed
+        await wait_until(pilot, lambda: len(writes) == 2)
+        assert app._frame_timer is None
+        pyte.Stream(outer).feed(writes[1])
+        assert outer.display[3][left:].rstrip() == "k"
+
+        app.push_screen(HelpScreen(app.config))
+        await pilot.pause()
+        with server.client() as c:
+            c.request("session.send", target=sid, data=b"\r\nunder the help")
+        await wait_until(pilot, lambda: "under the help" in shadow_text(app))
+        app._draw()
+        assert len(writes) == 2  # not written over the help screen: Textual draws it when the help goes
+    await client.close()
+
+
 async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: RunningServer) -> None:
     """However many chunks background sessions print, their rows (previews, marks) and the activity
     view are updated by one timer, at most once per mark period; with nothing pending, no timer."""
@@ -576,7 +627,7 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
         drawn: list[tuple[int, str]] = []
         screen = app._main
         assert screen is not None
-        render_line = app.sidebar.render_line
+        content_line = app.sidebar._content_line
 
         def counting(widget: Any) -> Any:
             """`widget.refresh`, counting the refreshes that ask for a layout (how a widget, or a
@@ -590,14 +641,14 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
 
             return refresh_counted
 
-        def recording_line(y: int) -> Any:
-            strip = render_line(y)
-            drawn.append((y, strip.text))
+        def recording_line(index: int, row: Any, part: int) -> Any:
+            strip = content_line(index, row, part)
+            drawn.append(((index - app.sidebar.first_row) * app.sidebar.ROW_HEIGHT + part, strip.text))
             return strip
 
         for widget in [screen, *screen.walk_children()]:
             widget.refresh = counting(widget)  # type: ignore[method-assign]
-        app.sidebar.render_line = recording_line  # type: ignore[method-assign]
+        app.sidebar._content_line = recording_line  # type: ignore[method-assign]
         await pilot.press("ctrl+b", "n")
         await wait_until(pilot, lambda: any(text.startswith("▌1:") for _, text in drawn))
         await pilot.pause(0.1)
@@ -664,3 +715,27 @@ async def test_the_wheel_over_a_full_screen_program_does_not_open_copy_mode(serv
         assert app.copy is None
         await pilot.press("ctrl+b", "left_square_bracket")  # the key still opens it, as in tmux
         assert app.copy is not None
+
+
+async def test_another_views_attach_d_detaches_the_tui(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    async with attached(server) as (app, pilot):
+        with server.client() as taker:
+            taker.request("client.attach", detach_others=True)
+            await wait_until(pilot, lambda: not app.is_running or app.exit_reason != "")
+    assert app.return_value == app.exit_reason == DETACHED_BY_ANOTHER
+    with server.client() as c:  # the sessions are all still there
+        assert [s["name"] for s in c.request("session.list")["sessions"]] == ["a"]
+
+
+async def test_a_tui_attaching_with_detach_others_detaches_the_other_tui(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    async with attached(server) as (first, first_pilot):
+        async with attached(server, detach_others=True) as (second, pilot):
+            await wait_until(first_pilot, lambda: not first.is_running or first.exit_reason != "")
+            assert first.exit_reason == DETACHED_BY_ANOTHER
+            assert second.is_running and second.exit_reason == ""
+            with server.client() as c:
+                assert c.request("server.stats")["attached"] == 1
