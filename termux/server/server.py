@@ -29,7 +29,7 @@ from typing import Any, cast
 import termux.emulator as emulator
 import termux.protocol.events as ev
 from termux.clipboard import DEFAULT_SET_CLIPBOARD, ClipboardSet, SetClipboard
-from termux.defaults import BACKGROUND_NICE, EVENT_CAPACITY, HISTORY, MAX_STREAMS, QUIET_AFTER
+from termux.defaults import BACKGROUND_IDLE, BACKGROUND_NICE, EVENT_CAPACITY, HISTORY, MAX_STREAMS, QUIET_AFTER
 from termux.paths import open_side_file, side_path
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.framing import LineSplitter, Oversized
@@ -375,6 +375,7 @@ class Server:
         max_streams: int = MAX_STREAMS,
         quiet_after: float = QUIET_AFTER,
         background_nice: int = BACKGROUND_NICE,
+        background_idle: bool = BACKGROUND_IDLE,
         loop_gauge: gauge.LoopGauge | None = None,
     ) -> None:
         """`loop_gauge`: the gauge of the loop this server will run in, if that loop was made by
@@ -382,6 +383,7 @@ class Server:
         self.socket_path = socket_path
         self.history = history
         self.background_nice = background_nice
+        self.background_idle = background_idle
         # Sessions no view shows run at a lower CPU priority (termux/server/priority.py).
         self.cpu = CpuPriority(lambda delay, retry: asyncio.get_running_loop().call_later(delay, retry))
         self.sessions: dict[str, Session] = {}
@@ -466,13 +468,14 @@ class Server:
             rows=args.rows,
             history=self.history if args.history is None else args.history,
             background_nice=self.background_nice if args.background_nice is None else args.background_nice,
+            background_idle=self.background_idle if args.background_idle is None else args.background_idle,
             nofile=self.child_nofile,
         )
         hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited, read_rest=self._read_rest)
         session = Session(session_id, name, config, hooks)
         self._next_id += 1
         self.sessions[session_id] = session
-        session.cpu = self.cpu.add(session.id, session.pid, config.background_nice)
+        session.cpu = self.cpu.add(session.id, session.pid, config.background_nice, config.background_idle)
         self._follow_views()
         self.events.commit(
             ev.SessionCreated(session=session.id, name=session.name, data=ev.CreatedData(config.argv, session.pid))
@@ -765,7 +768,13 @@ class Server:
             "event_streams": self.events.stream_count,
             "event_waiters": self.events.waiter_count,
             "event_streams_dropped": self.events.dropped_subscribers,
-            "cpu_priority": {"mechanism": self.cpu.mechanism, "writes": self.cpu.writes, "waiting": self.cpu.waiting()},
+            "cpu_priority": {
+                "mechanism": self.cpu.mechanism,
+                "idle": self.cpu.idle,
+                "writes": self.cpu.writes,
+                "waiting": self.cpu.waiting(),
+                "policy_changes": self.cpu.policy_changes,
+            },
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [
                 s.id for s in self.sessions.values() if s.reading_paused and not s.resting and s.state == "running"

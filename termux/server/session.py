@@ -59,6 +59,7 @@ class SessionConfig:
     rows: int = 24
     history: int = HISTORY
     background_nice: int = 0  # its scheduling group's nice while no view shows it
+    background_idle: bool = False  # its processes under SCHED_IDLE while no view shows it
     nofile: tuple[int, int] = (1024, 1024)  # the child's RLIMIT_NOFILE (soft, hard)
 
 
@@ -461,4 +462,6 @@ class Session:
             background_nice=self.config.background_nice,
             nice=None if self.cpu is None else self.cpu.applied,
             quiet_since=self.quiet_since,
+            background_idle=self.config.background_idle and self.cpu is not None and self.cpu.idle,
+            idle=self.cpu is not None and self.cpu.lowered is not None,
         )
