@@ -47,6 +47,7 @@ from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
 from termux.tui.copyview import CopyView
+from termux.tui.driver import draw_now
 from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
@@ -158,6 +159,7 @@ class TermuxApp(App[str]):
         self._work = asyncio.Event()
         self._rest = Rest()  # the pump's rest; visible output ends it
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
+        self.echo_frames = 0  # frames of a key's echo composed at once (draw_now), not by Textual's timer
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -443,10 +445,13 @@ class TermuxApp(App[str]):
         if self._frame_timer is not None:
             self._frame_timer.cancel()
             self._frame_timer = None
-        if (view := self.panes.views.get(self.model.focused or "")) is not None:
+        view = self.panes.views.get(self.model.focused or "")
+        if view is not None:
             view.update_dirty()
         if TRACE.on:
             TRACE.stamp("tui.drawn", self.model.focused)
+        if view is not None and self.model.pacer.key_pending and draw_now(self.screen, view):
+            self.echo_frames += 1  # a key's echo: on the terminal now, not at Textual's next tick
         self.model.pacer.drawn()
 
     def _pane_frame(self) -> None:
