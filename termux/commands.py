@@ -33,6 +33,8 @@ from termux.defaults import (
     MAX_HISTORY,
     MAX_NICE,
     MAX_STREAMS,
+    MIN_OWN_NICE,
+    OWN_NICE,
     QUIET_AFTER,
 )
 from termux.protocol.event_types import MAX_WAIT_SECONDS
@@ -84,6 +86,17 @@ def nice(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a nice value: {text!r}") from None
     if not 0 <= value <= MAX_NICE:
         raise argparse.ArgumentTypeError(f"must be 0 to {MAX_NICE}, not {value}")
+    return value
+
+
+def own_nice(text: str) -> int:
+    """A nice value of termux's own, MIN_OWN_NICE to 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a nice value: {text!r}") from None
+    if not MIN_OWN_NICE <= value <= 0:
+        raise argparse.ArgumentTypeError(f"must be {MIN_OWN_NICE} to 0, not {value}")
     return value
 
 
@@ -433,13 +446,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
                 "their processes under SCHED_IDLE meanwhile, where the server may undo it (on or off; "
                 f"default {'on' if BACKGROUND_IDLE else 'off'})", "on|off", on_off, default=BACKGROUND_IDLE,
                 field=None),
+            Opt("own_nice", ("--own-nice",),
+                f"the server's own CPU priority where it may have it (nice {MIN_OWN_NICE}-0; default {OWN_NICE}; "
+                "0: left alone)", "N", own_nice, default=OWN_NICE, field=None),
         ),
         doc=f"run a server in the foreground (N lines of scrollback per session, 0–{MAX_HISTORY:,}, default "
         f"{HISTORY:,}; events kept, default {EVENT_CAPACITY:,}; concurrent event streams, default {MAX_STREAMS}; "
         f"seconds without output before `session.quiet`, default {QUIET_AFTER:g}; the CPU priority, nice "
         f"0–{MAX_NICE}, of sessions no view shows while a view is attached, default {BACKGROUND_NICE}, 0: off; "
         f"`--background-idle on|off`: their processes under SCHED_IDLE meanwhile, default "
-        f"{'on' if BACKGROUND_IDLE else 'off'})",
+        f"{'on' if BACKGROUND_IDLE else 'off'}; `--own-nice N`: the server's own CPU priority, nice "
+        f"{MIN_OWN_NICE}–0, where it may have it, default {OWN_NICE}, 0: left alone)",
     ),
     CommandSpec("server.hello", "the server's version, pid and commands", handler=f"{_C}:server_hello"),
     CommandSpec(

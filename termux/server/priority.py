@@ -134,6 +134,22 @@ def set_policy(tid: int, policy: int) -> None:
     os.sched_setscheduler(tid, policy, os.sched_param(0))
 
 
+def raise_own_priority(nice: int) -> int | None:
+    """Put this process's scheduling group at `nice` (below 0: ahead of the machine's other
+    groups, so that a keystroke's hop through it does not wait for a CPU behind them), where it
+    may: it must lead its own session (its group then holds termux's own process alone, not the
+    shell it was started from) and be allowed to (CAP_SYS_NICE, or an RLIMIT_NICE that permits
+    it; a user without either keeps nice 0). Returns the nice now in force, None when unchanged."""
+    if nice >= 0 or os.getsid(0) != os.getpid() or not autogroup_in_effect():
+        return None
+    try:
+        write_group_nice(os.getpid(), nice)
+    except OSError as exc:  # EPERM, EACCES: not permitted; the group keeps its nice
+        log.debug("keeping this process's CPU priority: %s", exc.strerror)
+        return None
+    return nice
+
+
 def visible_nice(background: int) -> int:
     """The nice of a session shown in a pane that is not focused: half its background nice, so
     what a person watches beside the focus runs ahead of what nobody sees, behind the focus."""

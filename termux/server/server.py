@@ -55,7 +55,7 @@ from termux.server.buffers import Buffer, PasteBuffers
 from termux.server.event_io import ActivityMonitor, EventStream
 from termux.server.events import Event, EventLog
 from termux.server.matcher import MatchWorker
-from termux.server.priority import CpuPriority
+from termux.server.priority import CpuPriority, read_group_nice
 from termux.server.scheduler import (
     CATCH_UP_TYPING,
     FORWARD_CATCH_UP,
@@ -774,6 +774,7 @@ class Server:
                 "writes": self.cpu.writes,
                 "waiting": self.cpu.waiting(),
                 "policy_changes": self.cpu.policy_changes,
+                "own_nice": read_group_nice(os.getpid()),
             },
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from e2e.isolated import descendants
+from termux.defaults import OWN_NICE
 from termux.server.priority import (
     AUTOGROUP,
     CAP_SYS_NICE,
@@ -20,9 +21,11 @@ from termux.server.priority import (
     CpuPriority,
     autogroup_in_effect,
     may_leave_idle,
+    raise_own_priority,
     read_group_nice,
 )
 from tests.conftest import RunningServer
+from tests.server.fakes import throwaway_user
 
 # -- the policy, with the kernel replaced by a dict ----------------------------------------------
 
@@ -228,3 +231,45 @@ def test_sched_idle_is_used_only_where_it_can_be_undone(tmp_path: Path) -> None:
     assert group is not None and not group.idle
     cpu.follow(set(), viewed=True)
     assert group.lowered is None and cpu.policy_changes == 0 and os.sched_getscheduler(0) == os.SCHED_OTHER
+
+
+# -- termux's own processes ----------------------------------------------------------------------
+
+
+@needs_autogroup
+def test_the_server_raises_its_own_priority_where_it_may(server: RunningServer) -> None:
+    stats = json.loads(server.run("stats", "--json").stdout)["cpu_priority"]
+    if not may_leave_idle():  # the same permission: CAP_SYS_NICE or RLIMIT_NICE
+        pytest.skip("this user may not raise a priority")
+    assert read_group_nice(server.pid) == OWN_NICE == stats["own_nice"]
+    with server.client() as c:  # its sessions do not inherit it: each is a group of its own
+        shell = c.request("session.new", name="shell", command=["/bin/cat"])["session"]
+    assert read_group_nice(shell["pid"]) == 0
+
+
+@needs_autogroup
+def test_a_normal_user_keeps_its_priority_and_nothing_fails() -> None:
+    with throwaway_user() as user:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: its own session, as the other user, asks for a higher priority
+            try:
+                os.setsid()
+                os.setgroups([])
+                os.setgid(user.pw_gid)
+                os.setuid(user.pw_uid)
+                answer = f"{raise_own_priority(-10)} {read_group_nice(os.getpid())} {may_leave_idle()}"
+                os.write(write_end, answer.encode())
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end) as answer:
+            said = answer.read()
+        os.waitpid(pid, 0)
+    assert said.split() == ["None", "0", "False"]  # unchanged, and SCHED_IDLE would not be used either
+
+
+def test_a_process_that_does_not_lead_its_session_leaves_its_group_alone() -> None:
+    assert os.getsid(0) != os.getpid()  # pytest runs in the shell's (or the harness's) session
+    before = read_group_nice(os.getpid())
+    assert raise_own_priority(-10) is None and read_group_nice(os.getpid()) == before
