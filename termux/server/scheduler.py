@@ -189,16 +189,21 @@ class OutputPump:
     def batch(self) -> Slice | None:
         """Slices of the waiting sessions, one after another, while BATCH_BUDGET lasts (the first
         one's own budget always; the rest get what is left); returns the last, None when nothing
-        waited. A slice after which the pump must rest ends the batch."""
+        waited. A slice after which the pump must rest ends the batch, and so does a focused one
+        while someone types: its output may be a key's echo, and the batch's writes go out only
+        as it ends (the server corks them), so it is not held behind the slices that would follow."""
         with self._batch():
             done = self.step()
             if done is None:
                 return None
             self.batches += 1
             until = self._clock() + BATCH_BUDGET - done.seconds
-            while self.rest_after(done) <= 0 and self._clock() < until and self.order:
+            while not self._ends_batch(done) and self._clock() < until and self.order:
                 done = self.step(until) or done
             return done
+
+    def _ends_batch(self, done: Slice) -> bool:
+        return (done.focused and self.typing()) or self.rest_after(done) > 0
 
     async def run(self) -> None:
         while True:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import select
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -601,3 +603,30 @@ async def test_one_wake_up_reads_everything_the_pty_holds(tmp_path: Path) -> Non
     session._on_readable()  # one wake-up: a PTY read returns a few KiB at most, so several reads
     assert session.bytes_read == 6000
     await server.kill_session(session)
+
+
+def test_while_someone_types_a_focused_slice_ends_its_batch() -> None:
+    """Its output (an echo) leaves with the batch's writes as the batch ends: no slice after it."""
+    clock = _Clock()
+    backlogs = {f"%{i}": _TimedBacklog(f"%{i}", 100, clock, 1e9) for i in range(3)}
+    batches: list[list[str]] = []
+    forwarded: list[str] = []
+
+    @contextlib.contextmanager
+    def corked() -> Iterator[None]:
+        yield
+        batches.append(forwarded[:])
+        forwarded.clear()
+
+    pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock, batch=corked)
+    pump.order.focused = {"%1"}
+    for sid in backlogs:
+        pump.notify(sid)
+    pump.typed()
+    pump.batch()
+    assert batches == [["%1"]]  # the focused one first, alone
+    pump.typing_until = float("-inf")  # nobody types: the rest of the batch follows it as before
+    backlogs["%1"].left = 100
+    pump.notify("%1")
+    pump.batch()
+    assert batches[1] == ["%1", "%0", "%2"]
