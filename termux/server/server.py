@@ -471,7 +471,9 @@ class Server:
             background_idle=self.background_idle if args.background_idle is None else args.background_idle,
             nofile=self.child_nofile,
         )
-        hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited, read_rest=self._read_rest)
+        hooks = SessionHooks(
+            output_ready=self._output_ready, exited=self._session_exited, read_rest=self._read_rest, drains=self._drains
+        )
         session = Session(session_id, name, config, hooks)
         self._next_id += 1
         self.sessions[session_id] = session
@@ -541,6 +543,11 @@ class Server:
         if self._rest_tick is None:
             self._rest_tick = loop.call_at(self.read_pacer.next_tick(loop.time()), self._end_rests)
         return True
+
+    def _drains(self, session: Session) -> bool:
+        """A wake-up reads the session's PTY until it is empty, except a background session's
+        while someone types (Session._on_readable: such reads may stop the loop)."""
+        return session.id in self.pump.order.focused or not self.pump.typing()
 
     def _end_rests(self) -> None:
         self._rest_tick = None
