@@ -126,12 +126,23 @@ class OutputPump:
         self.typing_until = float("-inf")
         self.slices = 0
         self.batches = 0
+        self.at_once = 0  # batches run from notify (a focused session's output while typing)
+        self._batching = False
 
     def notify(self, session_id: str) -> None:
+        """`session_id` has output to parse. A focused session's while someone types is parsed
+        (and forwarded) at once, in the caller's callback: it is likely a key's echo, and the
+        pump's task would take it only on the loop's next pass (a rest the pump takes goes on
+        then: it keeps background parsing to its share). Else focused output ends the rest."""
         self.order.add(session_id)
-        self._wake.set()
         if session_id in self.order.focused:
-            self._rest.end()
+            if self.typing() and not self._batching:
+                self.at_once += 1
+                self.batch()
+            if session_id in self.order:
+                self._rest.end()
+        if self.order:
+            self._wake.set()
 
     def typed(self) -> None:
         """Input reached a session a view shows: background parsing rests for a while."""
@@ -192,15 +203,19 @@ class OutputPump:
         waited. A slice after which the pump must rest ends the batch, and so does a focused one
         while someone types: its output may be a key's echo, and the batch's writes go out only
         as it ends (the server corks them), so it is not held behind the slices that would follow."""
-        with self._batch():
-            done = self.step()
-            if done is None:
-                return None
-            self.batches += 1
-            until = self._clock() + BATCH_BUDGET - done.seconds
-            while not self._ends_batch(done) and self._clock() < until and self.order:
-                done = self.step(until) or done
-            return done
+        self._batching = True
+        try:
+            with self._batch():
+                done = self.step()
+                if done is None:
+                    return None
+                self.batches += 1
+                until = self._clock() + BATCH_BUDGET - done.seconds
+                while not self._ends_batch(done) and self._clock() < until and self.order:
+                    done = self.step(until) or done
+                return done
+        finally:
+            self._batching = False
 
     def _ends_batch(self, done: Slice) -> bool:
         return (done.focused and self.typing()) or self.rest_after(done) > 0

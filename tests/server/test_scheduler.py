@@ -630,3 +630,24 @@ def test_while_someone_types_a_focused_slice_ends_its_batch() -> None:
     pump.notify("%1")
     pump.batch()
     assert batches[1] == ["%1", "%0", "%2"]
+
+
+def test_while_someone_types_a_focused_sessions_output_is_parsed_and_forwarded_as_it_is_notified() -> None:
+    """In the callback that read it (a key's echo, likely), not on the pump task's next pass;
+    background output, and focused output while nobody types, wait for the task."""
+    clock = _Clock()
+    backlogs = {sid: _TimedBacklog(sid, 0, clock, 1e9) for sid in ("%0", "%1")}
+    forwarded: list[str] = []
+    pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock)
+    pump.order.focused = {"%1"}
+    pump.typed()
+    backlogs["%0"].left = backlogs["%1"].left = 10
+    pump.notify("%0")
+    assert forwarded == []  # background: the task's
+    pump.notify("%1")
+    assert forwarded == ["%1"] and pump.at_once == 1  # the focus's, at once, alone
+    assert "%0" in pump.order  # still waiting for the task
+    pump.typing_until = float("-inf")
+    backlogs["%1"].left = 10
+    pump.notify("%1")
+    assert forwarded == ["%1"] and pump.at_once == 1  # nobody types: the task's
