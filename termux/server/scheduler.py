@@ -36,6 +36,9 @@ PARSE_CHUNK = 1024
 # With nobody typing no keystroke can wait behind a slice, so background slices are as long as
 # focused ones: larger pieces, which the emulator parses several times faster per byte.
 QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
+# While someone types, a key's echo (read and parsed as it comes, OutputPump.notify) waits for the
+# background slice the loop is in: background slices are then short, TYPING_BACKGROUND_BUDGET.
+TYPING_BACKGROUND_BUDGET = BACKGROUND_BUDGET / 4
 # While a person types — input reached a session that a view shows, less than TYPING_HOLD seconds
 # ago — background parsing takes at most TYPING_SHARE of the server's time: after each background
 # slice the pump rests three times as long (a timer, ended at once by output for a shown session).
@@ -173,7 +176,7 @@ class OutputPump:
         if focused:
             budget = FOCUSED_BUDGET
         else:
-            budget = BACKGROUND_BUDGET if self.typing() else QUIET_BACKGROUND_BUDGET
+            budget = TYPING_BACKGROUND_BUDGET if self.typing() else QUIET_BACKGROUND_BUDGET
         deadline = started + budget if until is None else min(started + budget, until)
         parts: list[bytes] = []
         parsed = 0
