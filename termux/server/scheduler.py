@@ -88,7 +88,7 @@ class ParseRate:
         rate = self._rates.get(session_id)
         if rate is None:
             return min(PARSE_CHUNK, room)
-        return min(room, max(PARSE_CHUNK, int(rate * seconds_left)))
+        return min(room, max(PARSE_CHUNK, round(rate * seconds_left)))  # (int() would cut a float error)
 
     def parsed(self, session_id: str, nbytes: int, seconds: float, budget: float) -> None:
         """`nbytes` took `seconds` in a slice of `budget` seconds. A feed costs a fixed part plus a
