@@ -47,7 +47,6 @@ from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
 from termux.tui.copyview import CopyView
-from termux.tui.driver import draw_now
 from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
@@ -159,12 +158,16 @@ class TermuxApp(App[str]):
         self._work = asyncio.Event()
         self._rest = Rest()  # the pump's rest; visible output ends it
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
-        self.echo_frames = 0  # frames of a key's echo composed at once (draw_now), not by Textual's timer
         self.echoes_at_once = 0  # echoes parsed as they were received (_echo_now), not by the pump
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
         self._main = MainScreen(self.config)
+        # The main screen's widgets, made with it and never replaced.
+        self.panes: PaneArea = self._main.panes
+        self.sidebar: Sidebar = self._main.sidebar
+        self.status: StatusLine = self._main.status
+        self.activity: ActivityView = self._main.activity
         self._grid: GridScreen | None = None  # made on first use (prefix w)
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
@@ -174,28 +177,10 @@ class TermuxApp(App[str]):
         # Writes to the outer terminal between frames (TermuxDriver sets it when it starts).
         self.write_to_terminal: Callable[[str], None] | None = None
 
-    # The main screen's widgets.
-
     @property
     def view(self) -> TerminalView:
-        """The focused pane's view."""
-        return self._main.panes.focused_view()
-
-    @property
-    def panes(self) -> PaneArea:
-        return self._main.panes
-
-    @property
-    def sidebar(self) -> Sidebar:
-        return self._main.sidebar
-
-    @property
-    def status(self) -> StatusLine:
-        return self._main.status
-
-    @property
-    def activity(self) -> ActivityView:
-        return self._main.activity
+        """The focused pane's view (it changes with the focus)."""
+        return self.panes.focused_view()
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -456,13 +441,11 @@ class TermuxApp(App[str]):
         if self._frame_timer is not None:
             self._frame_timer.cancel()
             self._frame_timer = None
-        view = self.panes.views.get(self.model.focused or "")
-        if view is not None:
-            view.update_dirty()
-        if TRACE.on:
-            TRACE.stamp("tui.drawn", self.model.focused)
-        if view is not None and self.model.pacer.key_pending and draw_now(self.screen, view):
-            self.echo_frames += 1  # a key's echo: on the terminal now, not at Textual's next tick
+        if (view := self.panes.views.get(self.model.focused or "")) is not None:
+            dirty = view.take_dirty()
+            if TRACE.on:
+                TRACE.stamp("tui.drawn", self.model.focused)
+            view.repaint(dirty)
         self.model.pacer.drawn()
 
     def _pane_frame(self) -> None:
@@ -654,28 +637,26 @@ class TermuxApp(App[str]):
     def input_from_driver(self, message: Message) -> None:
         """Keys and pastes from the driver's input thread, on the loop, ahead of Textual's queue
         (TermuxDriver calls it)."""
-        if self._passthrough():
-            if isinstance(message, events.Key):
-                self.route_key(message)
-                return
-            if isinstance(message, events.Paste):
-                self.route_paste(message.text)
-                return
-        self.post_message(message)
+        if not (self._passthrough() and self._routed(message)):
+            self.post_message(message)
 
     def _passthrough(self) -> bool:
         return bool(self.screen_stack) and self.screen is self._main
 
+    def _routed(self, message: Message) -> bool:
+        """Whether `message` was a key or a paste, now routed (`route_key`, `route_paste`)."""
+        if isinstance(message, events.Key):
+            self.route_key(message)
+            return True
+        if isinstance(message, events.Paste):
+            self.route_paste(message.text)
+            return True
+        return False
+
     async def on_event(self, event: events.Event) -> None:
         # Keys that came through Textual's queue (tests, or while the app starts): same routing.
-        if self._passthrough() and not event.is_forwarded:
-            if isinstance(event, events.Key):
-                self.route_key(event)
-                return
-            if isinstance(event, events.Paste):
-                self.route_paste(event.text)
-                return
-        await super().on_event(event)
+        if not (self._passthrough() and not event.is_forwarded and self._routed(event)):
+            await super().on_event(event)
 
     def route_key(self, event: events.Key) -> None:
         """Every key while no modal screen is open: the router says where it goes."""

@@ -20,21 +20,16 @@
    synchronized updates shows whole frames only, even when the kernel hands a large frame over
    in several reads (a terminal that does not ignores the mode). Textual's own markers, sent only
    when the terminal answers its query, are dropped: every write is bracketed here.
-7. An echo's frame is composed at once (`draw_now`). Textual composes a refreshed widget from its
-   screen's update timer, three hops after the refresh: the widget's idle handler posts an Update,
-   the screen's idle handler resumes the timer, the timer's next tick composes. For the frame a
-   keystroke waits for, the app composes it in the same call that parsed the echo.
-8. Frames are written on the loop's thread. Textual hands each frame to an output thread; when the
+7. Frames are written on the loop's thread. Textual hands each frame to an output thread; when the
    machine's CPUs are taken, waking that thread costs a scheduler turn per frame, which the
    keystroke latency with busy loops beside it shows (`python -m e2e.test_latency --floods 16
    --programs spin`; figures in benchmarks/README.md). A terminal that stops reading stalls the TUI
    either way: Textual's queue holds 30 frames, then blocks the loop too.
 
 This is the one module that uses Textual's private names (the parser, its deadline, the driver's
-app, the screen's compositor): `textual_changes()` says which of them a Textual release changed,
-and the tests run it, so an upgrade that moves one fails loudly, naming it, instead of silently
-bringing the 100 ms Escape, a 10 Hz poll or the echo's hops back. Everything else in termux
-uses Textual's public API (a test checks it).
+app): `textual_changes()` says which of them a Textual release changed, and the tests run it, so
+an upgrade that moves one fails loudly, naming it, instead of silently bringing the 100 ms Escape
+or a 10 Hz poll back. Everything else in termux uses Textual's public API (a test checks it).
 """
 
 from __future__ import annotations
@@ -226,31 +221,12 @@ class TermuxDriver(LinuxDriver):
         super().process_message(message)
 
 
-def draw_now(screen: Any, widget: Any) -> bool:
-    """Compose and write `widget`'s refreshed regions (and those of the screen's other widgets
-    waiting for the timer) now, as the screen's update timer would (`Screen._on_timer_update`).
-    False, leaving it to the timer, while the app batches its updates, when the widget was not
-    refreshed, or when the screen waits for more than a repaint of some widgets (a layout, a
-    scroll, a recompose, a whole repaint)."""
-    app = screen.app
-    if app._batch_count or screen is not app.screen or not widget._repaint_required or widget._layout_required:
-        return False
-    if screen._layout_required or screen._scroll_required or screen._repaint_required or screen._recompose_required:
-        return False
-    widget._repaint_required = False  # composed here: its idle handler posts no Update
-    screen._compositor.update_widgets({widget, *screen._dirty_widgets})
-    screen._compositor_refresh()  # clears the screen's dirty widgets: the timer has nothing left
-    return True
-
-
 def textual_changes() -> list[str]:
     """Which of the Textual internals this module relies on a Textual release changed, each said
     in a sentence (empty: none). The tests call it (tests/tui/test_driver.py)."""
     import textual._ansi_sequences
     import textual._time
     from textual.driver import Driver
-    from textual.screen import Screen
-    from textual.widget import Widget
 
     changed = []
     parser = TermuxParser(escape_delay=0.25)
@@ -275,12 +251,4 @@ def textual_changes() -> list[str]:
         changed.append("Driver no longer keeps its app in _app and debug in _debug")
     if (textual._ansi_sequences.SYNC_START, textual._ansi_sequences.SYNC_END) != (SYNC_START, SYNC_END):
         changed.append("Textual's synchronized-output markers changed (TermuxDriver.write drops Textual's own)")
-    timer_update = inspect.getsource(Screen._on_timer_update)
-    if (
-        "self._compositor.update_widgets(self._dirty_widgets)" not in timer_update
-        or "self._compositor_refresh()" not in timer_update
-        or "if self._repaint_required:" not in inspect.getsource(Widget._check_refresh)
-        or "self._dirty_widgets.clear()" not in inspect.getsource(Screen._compositor_refresh)
-    ):
-        changed.append("Textual's screen no longer composes its dirty widgets as draw_now does")
     return changed

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Self
 
 from rich.cells import cell_len, set_cell_size
@@ -13,6 +15,7 @@ from rich.text import Text
 from textual import events
 from textual.containers import Vertical
 from textual.css.scalar import Scalar
+from textual.errors import NoWidget
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -93,33 +96,30 @@ class TerminalView(BaseStyled, can_focus=True):
     }
     """
 
+    @dataclass
     class Input(Message):
         """Bytes the user's mouse produced for the program (the app sends them)."""
 
-        def __init__(self, data: bytes) -> None:
-            super().__init__()
-            self.data = data
+        data: bytes
 
+    @dataclass
     class Scrolled(Message):
         """A wheel turn over a program that did not ask for the mouse: browse scrollback."""
 
-        def __init__(self, lines: int) -> None:
-            super().__init__()
-            self.lines = lines
+        lines: int
 
     class Resized(Message):
         """The view's size changed (outer terminal resized, sidebar toggled): fit the session."""
 
+    @dataclass
     class Select(Message):
         """A mouse gesture for copy mode (termux/tui/copyview.py `CopyView.mouse`): over a program
         that did not ask for the mouse, with shift held over one that did, or in copy mode."""
 
-        def __init__(self, view: TerminalView, kind: str, x: int, y: int) -> None:
-            super().__init__()
-            self.view = view  # the pane it happened in
-            self.kind = kind
-            self.x = x
-            self.y = y
+        view: TerminalView  # the pane it happened in
+        kind: str
+        x: int
+        y: int
 
     def __init__(self, palette: Palette | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -137,15 +137,28 @@ class TerminalView(BaseStyled, can_focus=True):
         self.renderer.reset()
         if screen is not None:
             screen.dirty.update(range(screen.lines))
-        self.update_dirty()
+        self.take_dirty()  # (drawn now; Textual paints the whole view once below)
         self.refresh()
 
     def update_dirty(self) -> set[int]:
         """Repaint just the lines whose content changed; returns them."""
+        dirty = self.take_dirty()
+        self.repaint(dirty)
+        return dirty
+
+    def take_dirty(self) -> set[int]:
+        """Draw the lines whose content changed (the screen's dirty lines and the cursor's moves,
+        termux/tui/render.py); returns them, for `repaint`."""
         screen = self.screen_
         if screen is None:
             return set()
-        dirty = self.renderer.take_dirty(screen, show_cursor=self._cursor_visible())
+        return self.renderer.take_dirty(screen, show_cursor=self._cursor_visible())
+
+    def repaint(self, dirty: set[int]) -> None:
+        """Put the drawn `dirty` lines on the terminal: written at once when nothing can cover the
+        view (`paint`), else refreshed through Textual's compositor."""
+        if not dirty or self.paint(dirty):
+            return
         width = self.size.width
         # One region per run of adjacent lines: a scroll repaints the screen as one region.
         lines = sorted(dirty)
@@ -154,7 +167,42 @@ class TerminalView(BaseStyled, can_focus=True):
             if i + 1 == len(lines) or lines[i + 1] != y + 1:
                 self.refresh(Region(0, lines[start], width, y - lines[start] + 1))
                 start = i + 1
-        return dirty
+
+    def paint(self, lines: set[int]) -> bool:
+        """Write `lines` straight to the terminal at the view's place on screen, the strips Textual
+        would write for them (`Strip.render`), in one write; False (nothing written) unless the
+        view is shown whole and nothing can be drawn over it.
+
+        A frame of a streaming session is then the lines that changed. Through Textual's compositor
+        it costs far more: for any changed line it asks every widget under the region (the screen,
+        the containers, the pane area) for all its lines, cuts each at every widget's edge and
+        renders the pieces, each frame. Textual keeps no copy of the terminal: what it paints later
+        (a layout, a screen on top going away) it draws from the widgets as they are then, these
+        strips included, so nothing it paints undoes a line written here."""
+        write = getattr(self.app, "write_to_terminal", None)
+        screen = self.screen
+        if write is None or screen is not self.app.screen or (self.copy is not None and self.copy.shown):
+            return False
+        region = self.region
+        try:
+            clip = screen.find_widget(self).clip
+        except NoWidget:
+            return False
+        if not region or not clip.contains_region(region):
+            return False
+        shown = [y for y in sorted(lines) if y < region.height]
+        console = self.app.console
+        x, top = region.x + 1, region.y + 1
+        write(
+            "".join(
+                f"\x1b[{top + y};{x}H{strip.render(console)}"
+                for y, strip in zip(shown, self._strips(shown), strict=True)
+            )
+        )
+        self.painted += 1
+        return True
+
+    painted = 0  # frames written by `paint` (tests count them)
 
     def _cursor_visible(self) -> bool:
         screen = self.screen_
@@ -189,18 +237,23 @@ class TerminalView(BaseStyled, can_focus=True):
         """The lines in `crop`, as the renderer drew them. Textual's own way passes each line
         through its styles cache (borders, padding, tint, opacity), none of which this widget has,
         so it makes the same strips (a test compares them) at a cost per line, and while a session
-        streams every line of the view is drawn again each frame. Textual's line filters (e.g.
-        NO_COLOR's) are applied as it applies them."""
+        streams every line of the view is drawn again each frame."""
+        strips = self._strips(crop.line_range)
+        if crop.column_span != (0, self.size.width):
+            x1, x2 = crop.column_span
+            strips = [strip.crop(x1, x2) for strip in strips]
+        return strips
+
+    def _strips(self, lines: Iterable[int]) -> list[Strip]:
+        """Whole lines of the view, with Textual's line filters (e.g. NO_COLOR's) applied as it
+        applies them."""
         width = self.size.width
-        strips = [self._line(y, width) for y in crop.line_range]
+        strips = [self._line(y, width) for y in lines]
         filters = self.get_line_filters()
         if filters:
             background = self.background_colors[1]
             for line_filter in filters:
                 strips = [strip.apply_filter(line_filter, background) for strip in strips]
-        if crop.column_span != (0, width):
-            x1, x2 = crop.column_span
-            strips = [strip.crop(x1, x2) for strip in strips]
         return strips
 
     def on_resize(self, event: events.Resize) -> None:
@@ -335,12 +388,11 @@ class Sidebar(KeptLines, BaseStyled):
     Sidebar.-narrow { display: none; }
     """
 
+    @dataclass
     class Selected(Message):
         """A click on a session's row."""
 
-        def __init__(self, session_id: str) -> None:
-            super().__init__()
-            self.session_id = session_id
+        session_id: str
 
     ROW_HEIGHT = 2
 
