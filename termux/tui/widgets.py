@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -84,7 +84,57 @@ class KeptVertical(KeptLines, Vertical):
     """A vertical container that keeps its lines (its background, behind its children)."""
 
 
-class TerminalView(BaseStyled, can_focus=True):
+class Painted(Widget):
+    """A widget that writes lines of its own straight to the terminal (`paint_lines`).
+
+    Through Textual's compositor, any changed line makes it ask every widget under the region (the
+    screen, the containers) for all its lines and cut them at every widget's edge, each frame; a
+    streaming view or a sidebar whose previews change four times a second then costs far more than
+    the lines it changed. Textual keeps no copy of the terminal: what it paints later (a layout, a
+    screen on top going away) it draws from the widgets as they are then, so nothing it paints
+    undoes a line written here."""
+
+    painted = 0  # writes made by paint_lines (tests count them)
+
+    def filtered(self, strips: list[Strip]) -> list[Strip]:
+        """`strips` with Textual's line filters (NO_COLOR's, the theme's colours for ANSI ones
+        when the app does not keep ANSI colours) applied as it applies them."""
+        filters = self.get_line_filters()
+        if filters:
+            background = self.background_colors[1]
+            for line_filter in filters:
+                strips = [strip.apply_filter(line_filter, background) for strip in strips]
+        return strips
+
+    def paint_lines(self, lines: Sequence[int], strips: Sequence[Strip]) -> bool:
+        """Write `strips` as the widget's `lines` (whole lines, in the widget's own coordinates),
+        rendered as Textual renders them (`Strip.render`), in one write; False (nothing written)
+        unless the widget is shown whole on the screen shown, where nothing is drawn over it."""
+        write = getattr(self.app, "write_to_terminal", None)
+        screen = self.screen
+        if write is None or screen is not self.app.screen:
+            return False
+        region = self.region
+        try:
+            clip = screen.find_widget(self).clip
+        except NoWidget:
+            return False
+        if not region or not clip.contains_region(region):
+            return False
+        console = self.app.console
+        x, top = region.x + 1, region.y + 1
+        write(
+            "".join(
+                f"\x1b[{top + y};{x}H{strip.render(console)}"
+                for y, strip in zip(lines, strips, strict=True)
+                if y < region.height
+            )
+        )
+        self.painted += 1
+        return True
+
+
+class TerminalView(Painted, BaseStyled, can_focus=True):
     """Draws one session's shadow screen. Only dirty lines are rendered again."""
 
     DEFAULT_CSS = """
@@ -156,7 +206,8 @@ class TerminalView(BaseStyled, can_focus=True):
 
     def repaint(self, dirty: set[int]) -> None:
         """Put the drawn `dirty` lines on the terminal: written at once when nothing can cover the
-        view (`paint`), else refreshed through Textual's compositor."""
+        view (`paint`: a frame then costs the lines that changed), else refreshed through Textual's
+        compositor."""
         if not dirty or self.paint(dirty):
             return
         width = self.size.width
@@ -169,40 +220,12 @@ class TerminalView(BaseStyled, can_focus=True):
                 start = i + 1
 
     def paint(self, lines: set[int]) -> bool:
-        """Write `lines` straight to the terminal at the view's place on screen, the strips Textual
-        would write for them (`Strip.render`), in one write; False (nothing written) unless the
-        view is shown whole and nothing can be drawn over it.
-
-        A frame of a streaming session is then the lines that changed. Through Textual's compositor
-        it costs far more: for any changed line it asks every widget under the region (the screen,
-        the containers, the pane area) for all its lines, cuts each at every widget's edge and
-        renders the pieces, each frame. Textual keeps no copy of the terminal: what it paints later
-        (a layout, a screen on top going away) it draws from the widgets as they are then, these
-        strips included, so nothing it paints undoes a line written here."""
-        write = getattr(self.app, "write_to_terminal", None)
-        screen = self.screen
-        if write is None or screen is not self.app.screen or (self.copy is not None and self.copy.shown):
+        """Write the drawn `lines` to the terminal at once (`Painted.paint_lines`), unless copy
+        mode is drawn over the screen or something may cover the view."""
+        if self.copy is not None and self.copy.shown:
             return False
-        region = self.region
-        try:
-            clip = screen.find_widget(self).clip
-        except NoWidget:
-            return False
-        if not region or not clip.contains_region(region):
-            return False
-        shown = [y for y in sorted(lines) if y < region.height]
-        console = self.app.console
-        x, top = region.x + 1, region.y + 1
-        write(
-            "".join(
-                f"\x1b[{top + y};{x}H{strip.render(console)}"
-                for y, strip in zip(shown, self._strips(shown), strict=True)
-            )
-        )
-        self.painted += 1
-        return True
-
-    painted = 0  # frames written by `paint` (tests count them)
+        shown = sorted(lines)
+        return self.paint_lines(shown, self._strips(shown))
 
     def _cursor_visible(self) -> bool:
         screen = self.screen_
@@ -245,16 +268,9 @@ class TerminalView(BaseStyled, can_focus=True):
         return strips
 
     def _strips(self, lines: Iterable[int]) -> list[Strip]:
-        """Whole lines of the view, with Textual's line filters (e.g. NO_COLOR's) applied as it
-        applies them."""
+        """Whole lines of the view, filtered as Textual filters them."""
         width = self.size.width
-        strips = [self._line(y, width) for y in lines]
-        filters = self.get_line_filters()
-        if filters:
-            background = self.background_colors[1]
-            for line_filter in filters:
-                strips = [strip.apply_filter(line_filter, background) for strip in strips]
-        return strips
+        return self.filtered([self._line(y, width) for y in lines])
 
     def on_resize(self, event: events.Resize) -> None:
         self.post_message(self.Resized())
@@ -374,8 +390,12 @@ def fitted_width(configured: int, columns: int) -> int:
     return width if width >= MIN_SIDEBAR else 0
 
 
-class Sidebar(KeptLines, BaseStyled):
-    """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview."""
+class Sidebar(Painted, BaseStyled):
+    """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview.
+
+    It draws its lines itself, a row's two lines only when what the row shows changed (each beside
+    the cell of its right border, which Textual draws once), and writes a changed row to the
+    terminal itself (`Painted`): its previews change four times a second while sessions print."""
 
     DEFAULT_CSS = """
     Sidebar {
@@ -401,13 +421,16 @@ class Sidebar(KeptLines, BaseStyled):
         self.rows: list[SessionRow] = []
         self.focused_id: str | None = None
         self._index: dict[str, int] = {}  # session id -> its position in `rows`
-        # What each position shows and its two strips, drawn again only when that changes.
+        # What each position shows and its two lines, drawn again only when that changes.
         self._drawn: dict[int, tuple[tuple[Any, ...], list[Strip]]] = {}
+        self._edge: tuple[int, Strip | None] | None = None  # (outer width, its right border's cell)
         self.row_refreshes = 0  # rows redrawn by update_row (tests count them)
+        self.rows_drawn = 0  # rows whose lines were drawn (tests count them)
         self.first_row = 0  # the first row shown: the sidebar scrolls to keep the focused row in view
 
     def notify_style_update(self) -> None:
         self._drawn.clear()  # drawn on the old base style
+        self._edge = None
         super().notify_style_update()
 
     def fit(self, configured: int, columns: int) -> None:
@@ -486,7 +509,10 @@ class Sidebar(KeptLines, BaseStyled):
         if not self.first_row <= index <= self.first_row + self.shown_rows:  # (a row half shown at the bottom)
             return False  # scrolled out of view: drawn afresh when it comes back
         self.row_refreshes += 1
-        self.refresh(Region(0, (index - self.first_row) * self.ROW_HEIGHT, self.size.width, self.ROW_HEIGHT))
+        top = (index - self.first_row) * self.ROW_HEIGHT
+        lines = [top + part for part in range(self.ROW_HEIGHT)]
+        if not self.paint_lines(lines, self.filtered([self._outer_line(y) for y in lines])):
+            self.refresh(Region(0, top, self.size.width, self.ROW_HEIGHT))
         return True
 
     def _row_key(self, index: int, row: SessionRow) -> tuple[Any, ...]:
@@ -512,20 +538,54 @@ class Sidebar(KeptLines, BaseStyled):
             head.append((" !", _BELL))
         return head, [("   " + visible(row.preview or row.title), _DIM)]
 
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines in `crop` (of the whole widget, its border included) as Textual's styles
+        cache would make them (a test compares them), kept from one frame to the next: Textual's
+        way draws every line of the widget again whenever one changes."""
+        strips = self.filtered([self._outer_line(y) for y in crop.line_range])
+        if crop.column_span != (0, self.outer_size.width):
+            x1, x2 = crop.column_span
+            strips = [strip.crop(x1, x2) for strip in strips]
+        return strips
+
+    def _outer_line(self, y: int) -> Strip:
+        """Line y of the widget, the right border's cell included."""
         shown, part = divmod(y, self.ROW_HEIGHT)
         index = self.first_row + shown
         if index >= len(self.rows):
-            return Strip.blank(width, self.base_style)
+            return self._beside_edge(Strip.blank(self.size.width, self.base_style))
         row = self.rows[index]
         key = self._row_key(index, row)
         drawn = self._drawn.get(index)
         if drawn is None or drawn[0] != key:
-            base = self.base_style
-            drawn = (key, [fit_strip(pieces, width, base) for pieces in self.row_pieces(index, row)])
+            drawn = (key, [self._beside_edge(self._content_line(index, row, n)) for n in range(self.ROW_HEIGHT)])
             self._drawn[index] = drawn
+            self.rows_drawn += 1
         return drawn[1][part]
+
+    def _beside_edge(self, strip: Strip) -> Strip:
+        """A content line with the right border's cell after it, the cell as Textual draws it
+        (the sidebar's border is one character on every line: taken once from Textual's own
+        rendering of the first line, already filtered; Textual's line filters give what they are
+        given when applied again with the line's)."""
+        width = self.outer_size.width
+        if self._edge is None or self._edge[0] != width:
+            has_edge = bool(self.styles.border_right[0]) and width > self.size.width
+            edge = Widget.render_lines(self, Region(width - 1, 0, 1, 1))[0] if has_edge and width else None
+            self._edge = (width, edge)
+        edge = self._edge[1]
+        return strip if edge is None else Strip.join([strip, edge])
+
+    def _content_line(self, index: int, row: SessionRow, part: int) -> Strip:
+        return fit_strip(self.row_pieces(index, row)[part], self.size.width, self.base_style)
+
+    def render_line(self, y: int) -> Strip:
+        """Line y inside the border (Textual's own pass draws the border around it)."""
+        shown, part = divmod(y, self.ROW_HEIGHT)
+        index = self.first_row + shown
+        if index >= len(self.rows):
+            return Strip.blank(self.size.width, self.base_style)
+        return self._content_line(index, self.rows[index], part)
 
     def on_click(self, event: events.Click) -> None:
         index = self.first_row + int(event.y) // self.ROW_HEIGHT

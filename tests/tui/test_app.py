@@ -407,6 +407,8 @@ async def test_a_streaming_frame_is_one_write_of_the_lines_that_changed(server: 
     app, client = await start(server)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        app.model.marks_pacer.period = 3600.0  # (the sidebar's preview of the output: much later)
+        app._apply_marks()
         writes: list[str] = []
         app.write_to_terminal = writes.append  # the driver's write (a real terminal's, in the TUI)
         app.model.pacer.period = 3600.0  # a frame that never comes by itself: only keys and the test draw
@@ -626,7 +628,7 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
         drawn: list[tuple[int, str]] = []
         screen = app._main
         assert screen is not None
-        render_line = app.sidebar.render_line
+        content_line = app.sidebar._content_line
 
         def counting(widget: Any) -> Any:
             """`widget.refresh`, counting the refreshes that ask for a layout (how a widget, or a
@@ -640,14 +642,14 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
 
             return refresh_counted
 
-        def recording_line(y: int) -> Any:
-            strip = render_line(y)
-            drawn.append((y, strip.text))
+        def recording_line(index: int, row: Any, part: int) -> Any:
+            strip = content_line(index, row, part)
+            drawn.append(((index - app.sidebar.first_row) * app.sidebar.ROW_HEIGHT + part, strip.text))
             return strip
 
         for widget in [screen, *screen.walk_children()]:
             widget.refresh = counting(widget)  # type: ignore[method-assign]
-        app.sidebar.render_line = recording_line  # type: ignore[method-assign]
+        app.sidebar._content_line = recording_line  # type: ignore[method-assign]
         await pilot.press("ctrl+b", "n")
         await wait_until(pilot, lambda: any(text.startswith("▌1:") for _, text in drawn))
         await pilot.pause(0.1)
