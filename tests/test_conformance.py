@@ -143,6 +143,9 @@ def test_bash_readline_editing(shell: Pty) -> None:
     shell.wait_for("$ echo hello world")
     shell.send("\r")
     shell.wait_for(lambda s: "hello world" in [line.rstrip() for line in s.display])
+    # Only once the next prompt is drawn: readline takes the tty back to raw mode before it draws
+    # it, so a key sent earlier is echoed by the cooked tty instead (`^[[A`).
+    shell.wait_for(lambda s: s.display[s.cursor.y].rstrip() == "$" and s.cursor.y > 1)
     # History (Up) brings the line back; C-u kills it; a long line wraps and stays editable.
     shell.send("\x1b[A")
     shell.wait_for(lambda s: s.display[s.cursor.y].rstrip() == "$ echo hello world")
