@@ -146,17 +146,30 @@ def _top_frames(columns: int, lines: int) -> Iterator[str]:
         yield "".join(parts)
 
 
+def gen_truecolour(size: int) -> bytes:
+    """Lines of 150 cells, each in its own 24-bit colour (as tests/server/test_limits.py prints):
+    a program that never repeats an SGR string."""
+    return _until(size, _truecolour_lines())
+
+
+def _truecolour_lines() -> Iterator[str]:
+    for n in itertools.count():
+        yield "".join(f"\x1b[38;2;{n % 256};{c};99m#" for c in range(150)) + "\x1b[0m\r\n"
+
+
 WORKLOADS: dict[str, Callable[[int], bytes]] = {
     "yes": gen_yes,
     "logs": gen_logs,
     "sgr": gen_sgr,
     "top": gen_top,
+    "truecolour": gen_truecolour,
 }
 DESCRIPTIONS = {
     "yes": "short lines (`yes`)",
     "logs": "long log lines (150+ chars)",
     "sgr": "SGR-heavy listing (`ls --color`)",
     "top": "full-screen redraws (`top`)",
+    "truecolour": "a 24-bit colour per cell",
 }
 
 # --- emulators ---------------------------------------------------------------------------------

@@ -19,7 +19,9 @@ after `cat` returned. MB/s = workload bytes / that time.
   tmux: a client whose current window is idle. The session is 120x39 in both.
 - focused: the client looks at the session. termux: the TUI attached to it (`termux attach -t`);
   tmux: the window is current. The session takes the client's size (tmux 120x39; termux the TUI's
-  pane).
+  pane). `top`-like redraws are drawn for the session's size, as the program would redraw for it:
+  termux's focused run makes its file again for the pane's size once the TUI has resized the
+  session (frames for 120 columns on a narrower pane would wrap and scroll instead).
 
 Every client runs in a 120x40 PTY read by a fast sink (the harness counts the bytes and does not
 emulate them, once the client has drawn). Scrollback is on, as by default: termux keeps its default
@@ -56,6 +58,8 @@ COLS, ROWS = 120, 40  # the client's terminal
 SESSION_COLS, SESSION_ROWS = 120, 39  # tmux's window in that terminal (one row of status line)
 HISTORY = 10_000
 TIMEOUT = 900.0  # one run; far above what any workload should take
+# Workloads that draw for the screen's size: (bytes, columns, lines) -> output.
+SIZED: dict[str, Callable[[int, int, int], bytes]] = {"top": gen_top}
 WORKLOADS: dict[str, Callable[[int], bytes]] = {
     "yes": gen_yes,
     "logs90": partial(gen_logs, length=90),
@@ -122,8 +126,24 @@ def _ready(term: Terminal, text: str) -> None:
     term.emulate = False
 
 
-def termux_run(server: IsolatedServer, path: Path, focused: bool, label: str) -> Timed:
-    """From the newline that starts `cat` until session.exited, the TUI attached (to it or not)."""
+def _attached_size(client: Any, sid: str) -> tuple[int, int]:
+    """The session's size once the TUI attached to it gave it its pane's (it starts at
+    SESSION_COLS x SESSION_ROWS; the resize follows the attach)."""
+    deadline = time.monotonic() + 10
+    while True:
+        screen = client.request("session.capture", target=sid, start=0, end=0)
+        size = (screen["cols"], screen["rows"])
+        if size != (SESSION_COLS, SESSION_ROWS) or time.monotonic() > deadline:
+            return size
+        time.sleep(0.05)
+
+
+def termux_run(
+    server: IsolatedServer, path: Path, focused: bool, label: str, redraw: Callable[[int, int], bytes] | None = None
+) -> Timed:
+    """From the newline that starts `cat` until session.exited, the TUI attached (to it or not).
+    `redraw`: the workload draws for its screen's size (`top`): focused, the file is made again for
+    the size of the TUI's pane, as the program would redraw for it."""
     from termux.client import Client
 
     stamp = path.with_name(f"{label}-{server.socket_dir.name}.done")
@@ -135,6 +155,8 @@ def termux_run(server: IsolatedServer, path: Path, focused: bool, label: str) ->
         tui = server.terminal("attach", "-t", label if focused else "home", cols=COLS, rows=ROWS)
         try:
             _ready(tui, label)  # its name in the sidebar: the TUI knows the session
+            if focused and redraw is not None:
+                path.write_bytes(redraw(*_attached_size(client, sid)))
             pids = [server.pid, tui.pid]
             cpu_before = _cpu(pids)
             start, wall = time.monotonic(), time.time()
@@ -213,10 +235,14 @@ def main(argv: list[str] | None = None) -> int:
                 for mode in modes:
                     focused = mode == "focused"
                     label = f"tp-{name}-{mode}"
+                    sized = SIZED.get(name)
+                    redraw = None if sized is None else partial(_sized_bytes, sized, size)
                     with profile_server(args.profile, server.socket_path, f"throughput-{name}-{mode}"):
-                        t_termux = termux_run(server, files[name], focused, label)
+                        t_termux = termux_run(server, files[name], focused, label, redraw)
+                    files[name].write_bytes(WORKLOADS[name](size)[:size])  # (as made for the others)
                     t_tmux = None if term is None else tmux_run(tmux, term, files[name], focused, label)
-                    t_before = None if before is None else termux_run(before, files[name], focused, label)
+                    t_before = None if before is None else termux_run(before, files[name], focused, label, redraw)
+                    files[name].write_bytes(WORKLOADS[name](size)[:size])
                     rows.append(_row(name, mode, nbytes, raw, t_termux, t_tmux, t_before))
                     print(f"  {name} {mode}: termux {t_termux.seconds:.2f}s", file=sys.stderr, flush=True)
         finally:
@@ -240,6 +266,10 @@ def main(argv: list[str] | None = None) -> int:
         " is faster."
     )
     return 0
+
+
+def _sized_bytes(make: Callable[[int, int, int], bytes], size: int, columns: int, lines: int) -> bytes:
+    return make(size, columns, lines)[:size]
 
 
 def _row(

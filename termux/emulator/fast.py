@@ -636,31 +636,26 @@ _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-
 # Right after a CUP to column 1: a row redrawn whole, then more rows each after a CUP to column 1
 # (a CUP anywhere followed by another CUP moves nothing that stays): frames of a full-screen program.
 # The text of a row is at most the screen's width (a longer one wraps and scrolls: the calls one by
-# one), hence one pattern per width (`_frame_patterns`, WIDTH replaced).
+# one), hence one pattern per width (`_frame_row`, WIDTH replaced).
 _FRAME_SGR = r"(?:\x1b\[[0-9;]{0,64}m)*"
 _FRAME_TEXT = r"[\x20-\x7e]{0,WIDTH}"
 _BARE_CUP = r"\x1b\[[0-9]{0,4}(?:;[0-9]{0,4})?H"
 _CUP_1 = r"\x1b\[([0-9]{0,4})(?:;0*1?)?(H)"  # CUP to column 1 (a column of 0 is 1): its line
-_ROW = rf"{_FRAME_SGR}{_FRAME_TEXT}{_FRAME_SGR}\x1b\[0?K"
-_FRAME = rf"{_ROW}(?:(?:{_BARE_CUP})*{_CUP_1}{_ROW})+"
 # One row of a frame: the line its CUP goes to (the first row has no CUP: the cursor's line; "H"
 # says there was one, whose empty line is 1), SGR, text, SGR.
 _FRAME_ROW = rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})({_FRAME_TEXT})({_FRAME_SGR})\x1b\[0?K"
 _FRAME_CACHE_LIMIT = 16
-_frames: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+_frames: dict[int, re.Pattern[str]] = {}
 
 
-def _frame_patterns(width: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(a frame, one row of it) on a screen `width` columns wide."""
-    patterns = _frames.get(width)
-    if patterns is None:
+def _frame_row(width: int) -> re.Pattern[str]:
+    """One row of a frame on a screen `width` columns wide."""
+    pattern = _frames.get(width)
+    if pattern is None:
         if len(_frames) >= _FRAME_CACHE_LIMIT:
             _frames.clear()
-        patterns = _frames[width] = (
-            re.compile(_FRAME.replace("WIDTH", str(width))),
-            re.compile(_FRAME_ROW.replace("WIDTH", str(width))),
-        )
-    return patterns
+        pattern = _frames[width] = re.compile(_FRAME_ROW.replace("WIDTH", str(width)))
+    return pattern
 
 
 DECSCNM = mo.DECSCNM
@@ -676,12 +671,14 @@ class SgrState:
 
     __slots__ = ("after", "attrs", "cells", "drops_blanks", "style")
 
-    def __init__(self, attrs: Any, cells: Cells, default: Any) -> None:
+    def __init__(self, attrs: Any, default: Any) -> None:
         self.attrs = attrs
-        self.cells = cells
-        self.style = cells.style  # the scrollback style of text drawn in this state
+        # Its cells, made when a row on the screen is drawn in it (lines that scroll away need only
+        # the style): see `FastStreamMixin._cells_of`.
+        self.cells: Cells | None = None
+        self.style = intern_style(attrs)  # the scrollback style of text drawn in this state
         # Blanks drawn in it equal the default cell: a row's trailing ones are not kept in scrollback.
-        self.drops_blanks = cells.plain and cells.blank == default
+        self.drops_blanks = getattr(attrs, "ext", None) is None and attrs[1:] == default[1:]
         self.after: dict[str, SgrState] = {}
 
 
@@ -702,8 +699,9 @@ class FastStreamMixin(_ReferenceStream):
         self._f_inline = getattr(type(listener), "draw", None) is FastScreenMixin.draw and "draw" not in own
         # id(attrs), SGR parameters, DECSCNM -> (attrs, resulting attrs); holding attrs pins its id.
         self._f_sgr: dict[tuple[int, str, bool], tuple[Any, Any]] = {}
-        # id(attrs), DECSCNM -> the styled-line path's state for them (see SgrState)
-        self._f_states: dict[tuple[int, bool], SgrState] = {}
+        # attrs, their extras, DECSCNM -> the state for drawing with them (see SgrState): by value, so
+        # that equal attributes reached by any path are one state (whose transitions are known)
+        self._f_states: dict[tuple[Any, Any, bool], SgrState] = {}
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
         self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
         self._f_cup = self._csi_table["H"][0]  # CUP's handler, after which a row may be redrawn whole
@@ -715,6 +713,15 @@ class FastStreamMixin(_ReferenceStream):
             and getattr(kind, "cursor_position", None) is FastScreenBase.cursor_position
             and getattr(kind, "erase_in_line", None) is FastScreenMixin.erase_in_line
             and not any(name in own for name in ("cursor_position", "erase_in_line", "select_graphic_rendition"))
+            and self._plan_csi("", "0", "m")[0] == 2
+        )
+        # SGR transitions may be computed directly when SGR goes to the reference handler; the
+        # attributes computed so, by value (see _apply_sgrs).
+        self._f_attrs: dict[tuple[Any, Any], Any] = {}
+        self._f_sgr_direct = (
+            getattr(kind, "select_graphic_rendition", None) is _ReferenceScreen.select_graphic_rendition
+            and "select_graphic_rendition" not in own
+            and "_compute_sgr" not in own
             and self._plan_csi("", "0", "m")[0] == 2
         )
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
@@ -796,13 +803,11 @@ class FastStreamMixin(_ReferenceStream):
                     if how == 0:
                         fn(*args)
                         if fn is cup and inline:  # a row redrawn whole after it (as top does)?
-                            frame = None
+                            end = i
                             if frames and self._frame_applies(listener):
-                                frame_re, frame_row = _frame_patterns(listener.columns)
-                                frame = frame_re.match(data, i)
-                            if frame is not None:
-                                self._redraw_frame(listener, frame_row.findall(frame.group(0)))
-                                i = frame.end()
+                                end = self._redraw_frame(listener, data, i)
+                            if end > i:
+                                i = end
                             else:
                                 row = row_match(data, i)
                                 if row is not None and self._redraw_row(listener, row):
@@ -937,12 +942,22 @@ class FastStreamMixin(_ReferenceStream):
             or screen.cursor.attrs.data != " "  # (then every state has " ": SGR 0 gives the default cell's)
         )
 
-    def _redraw_frame(self, screen: Any, items: list[tuple[str, str, str, str, str]]) -> None:
-        """Right after a CUP to column 1 (`_frame_applies`): rows redrawn whole, each but the first
-        after a CUP to column 1 (`_FRAME`, cut into `items` by `_FRAME_ROW`), as the per-token calls
-        would leave them. A row redrawn several times is built once, from its last redraw: each
-        redraw writes every column of its row (text, then blanks to the edge), and nothing in
-        between reads it."""
+    def _redraw_frame(self, screen: Any, data: str, start: int) -> int:
+        """Right after a CUP to column 1 (`_frame_applies`): the rows redrawn whole from `start`,
+        each but the first after a CUP to column 1 (`_FRAME_ROW`, matched one after the other), as
+        the per-token calls would leave them; where they end (`start`: none). A row redrawn several
+        times is built once, from its last redraw: each redraw writes every column of its row (text,
+        then blanks to the edge), and nothing in between reads it."""
+        match = _frame_row(screen.columns).match
+        items: list[tuple[str, ...]] = []
+        end = start
+        row = match(data, start)
+        while row is not None and (row.group(2) or not items):  # (a row without a CUP: only the first)
+            items.append(row.groups())
+            end = row.end()
+            row = match(data, end)
+        if not items:
+            return start
         cursor = screen.cursor
         columns = screen.columns
         rows = screen.buffer.rows
@@ -969,17 +984,21 @@ class FastStreamMixin(_ReferenceStream):
                 state = step(screen, state, after, reverse) if hit is None else hit
             last[y] = (text, drawn, state)
         default = screen.default_char
+        cells_of = self._cells_of
         for ry, (text, drawn, blank) in last.items():
             n = len(text)
-            cells = drawn.cells
             if n == columns:
-                rows[ry] = Packed.of_runs(default, [text], [cells], columns)
-            elif not n:
-                rows[ry] = Packed.of_runs(default, [" " * columns], [blank.cells], columns)
-            elif blank.cells is cells:
+                rows[ry] = Packed.of_runs(default, [text], [cells_of(screen, drawn)], columns)
+                continue
+            blanks = cells_of(screen, blank)
+            if not n:
+                rows[ry] = Packed.of_runs(default, [" " * columns], [blanks], columns)
+                continue
+            cells = cells_of(screen, drawn)
+            if blanks is cells:
                 rows[ry] = Packed.of_runs(default, [text + " " * (columns - n)], [cells], columns)
             else:
-                rows[ry] = Packed.of_runs(default, [text, " " * (columns - n)], [cells, blank.cells], columns)
+                rows[ry] = Packed.of_runs(default, [text, " " * (columns - n)], [cells, blanks], columns)
         screen.dirty.update(last)
         cursor.attrs = state.attrs
         cursor.y = y
@@ -988,6 +1007,7 @@ class FastStreamMixin(_ReferenceStream):
             if item[3]:
                 screen._last_char = item[3][-1]
                 break
+        return end
 
     def _sgr(self, screen: Any, sgrs: str) -> None:
         """SGR sequences applied through the transition cache (as the `_run` loop's kind 5)."""
@@ -1033,12 +1053,13 @@ class FastStreamMixin(_ReferenceStream):
         last_piece = ""
         early: list[Stored] = []  # the scrollback lines of the first lines, made without rows
         if keep_all and len(lines) > bottom - top:
-            visible = _SGR_SEQ.sub("", block).split("\r\n")[i:-1]  # each line's text
-            if max(map(len, visible)) <= columns:  # (then each line is one row: none wraps)
-                gone = len(lines) - (bottom - top)
-                early, state = self._stored_lines(screen, lines[:gone], visible[:gone], state, reverse)
+            # The lines that scroll away at once if each is one row (none wider than the screen).
+            gone = len(lines) - (bottom - top)
+            visible = _SGR_SEQ.sub("", "\r\n".join(lines[:gone])).split("\r\n")  # their text
+            if max(map(len, visible)) <= columns:
+                early, state = self._stored_lines(screen, lines[:gone], visible, state, reverse)
                 lines = lines[gone:]
-                last_piece = next(filter(None, reversed(visible[:gone])), "")
+                last_piece = next(filter(None, reversed(visible)), "")
         if keep_all:
             first_seen = -1  # every row is built
             counts = [0] * len(lines)  # (so their counts are not needed)
@@ -1066,6 +1087,8 @@ class FastStreamMixin(_ReferenceStream):
                 if piece:
                     last_piece = piece
                     if build:
+                        if cells is None:
+                            cells = self._cells_of(screen, state)
                         if runs_c and runs_c[-1] is cells:
                             runs_t[-1] += piece
                         else:
@@ -1161,18 +1184,26 @@ class FastStreamMixin(_ReferenceStream):
 
     def _sgr_state(self, screen: Any, attrs: Any, reverse: bool) -> SgrState:
         """The state for drawing with `attrs` (under DECSCNM or not), made once per attributes."""
-        key = (id(attrs), reverse)
+        key = (attrs, getattr(attrs, "ext", None), reverse)
         state = self._f_states.get(key)
-        if state is None or state.attrs is not attrs:
+        if state is None:
             if len(self._f_states) >= _SGR_CACHE_LIMIT:
                 self._f_states.clear()  # (states already linked stay valid: a transition never changes)
-            state = self._f_states[key] = SgrState(attrs, screen._cells(attrs), screen.default_char)
+            state = self._f_states[key] = SgrState(attrs, screen.default_char)
         return state
+
+    @staticmethod
+    def _cells_of(screen: Any, state: SgrState) -> Cells:
+        """The cells of a state's attributes (made on first use)."""
+        cells = state.cells
+        if cells is None:
+            cells = state.cells = screen._cells(state.attrs)
+        return cells
 
     def _sgr_step(self, screen: Any, state: SgrState, sgrs: str, reverse: bool) -> SgrState:
         """The state after the SGR sequences `sgrs` from `state`, remembered on it."""
         screen.cursor.attrs = state.attrs
-        self._apply_sgrs(sgrs)  # (the reference SGR: `_styled_lines` checked)
+        self._apply_sgrs(sgrs)  # (SGR goes to the SGR handler: the callers checked)
         after = self._sgr_state(screen, screen.cursor.attrs, reverse)
         if len(state.after) >= _SGR_STEPS_LIMIT:
             state.after.clear()
@@ -1182,6 +1213,22 @@ class FastStreamMixin(_ReferenceStream):
     def _apply_sgrs(self, sgrs: str) -> bool:
         """Dispatch SGR sequences in order as the reference parser would; True when each went to the
         reference SGR handler (whose only effect is cursor.attrs)."""
+        if self._f_sgr_direct:  # the reference SGR handler: its computation, without the dispatch
+            screen: Any = self.listener
+            attrs = screen.cursor.attrs
+            compute = screen._compute_sgr
+            for params in _SGR_SEQ.findall(sgrs):
+                attrs = compute(attrs, tuple(_csi_args(params)))
+            # Equal attributes are one object, as the handler's own cache makes them: the caches
+            # keyed by the attributes' identity then find what they hold for them.
+            key = (attrs, getattr(attrs, "ext", None))
+            known = self._f_attrs.get(key)
+            if known is None:
+                if len(self._f_attrs) >= _SGR_CACHE_LIMIT:
+                    self._f_attrs.clear()
+                known = self._f_attrs[key] = attrs
+            screen.cursor.attrs = known
+            return True
         plans = self._f_plans
         pure = True
         for m in _SGR_SEQ.finditer(sgrs):
@@ -1208,13 +1255,7 @@ class FastStreamMixin(_ReferenceStream):
         if entry is None:
             return 0, self.listener.debug, (key, params)  # type: ignore[union-attr]
         handler, count, how = entry
-        if not params:
-            args = [0]
-        else:
-            args = [
-                (int(p) if len(p) < 6 else _MAX_VALUE) if p else 0 for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]
-            ]
-            args = [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
+        args = _csi_args(params)
         if how == "n":
             return 0, handler, tuple(args[:count])
         if how == "sgr":
@@ -1234,6 +1275,15 @@ class Stream(FastStreamMixin, _ReferenceStream):
 
 class ByteStream(FastStreamMixin, _ReferenceByteStream):
     """termux's ByteStream (`feed(bytes)`): the reference parser with its fast path."""
+
+
+def _csi_args(params: str) -> list[int]:
+    """A CSI's parameters (digits and ';') as the reference parser reads them: at most _MAX_PARAMS,
+    an empty one 0, each at most _MAX_VALUE."""
+    if not params:
+        return [0]
+    args = [(int(p) if len(p) < 6 else _MAX_VALUE) if p else 0 for p in params.split(";", _MAX_PARAMS)[:_MAX_PARAMS]]
+    return [a if a < _MAX_VALUE else _MAX_VALUE for a in args]
 
 
 def _first_columns(texts: list[str], cells: list[Any], limit: int) -> tuple[list[str], list[Any]]:

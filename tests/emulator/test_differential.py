@@ -38,6 +38,7 @@ from typing import Any
 
 import msgspec
 import pyte
+import pytest
 from emu_strategies import chunked as emu_chunked
 from hypothesis import HealthCheck, example, given, reject, settings
 from hypothesis import strategies as st
@@ -537,7 +538,7 @@ def test_frames_redrawn_same_as_reference(
     assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
 
 
-def test_frame_path_builds_each_row_once() -> None:
+def test_frame_path_builds_each_row_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Three frames in one feed: each row is built from its last redraw only, and the result is
     the reference's (the frame path ran: the rows hold the last frame's Packed runs)."""
     import termux.emulator.fast as fast
@@ -554,39 +555,74 @@ def test_frame_path_builds_each_row_once() -> None:
 
     screen = temu.Screen(10, 6, history=0)
     stream = temu.ByteStream(screen)
-    fast.Packed.of_runs = counted  # type: ignore[method-assign]
-    try:
-        stream.feed(frames.encode())
-    finally:
-        fast.Packed.of_runs = real  # type: ignore[method-assign]
+    monkeypatch.setattr(fast.Packed, "of_runs", counted)
+    stream.feed(frames.encode())
+    monkeypatch.undo()
     assert len(built) == 5  # one per row, though each was redrawn three times
     assert [screen.display[y].rstrip() for y in range(5)] == [f"2:{y}" for y in range(1, 6)]
     assert (screen.cursor.x, screen.cursor.y) == (7, 5)
     assert_same_as_reference(10, 6, 0, [frames.encode()])
 
 
-def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide() -> None:
+def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide(monkeypatch: pytest.MonkeyPatch) -> None:
     """On a screen narrower than the frame's rows, each too-wide row ends a frame (it wraps, so
-    the calls one by one) and the rows after it start the next: every row of the input reaches
-    the frame path at most once, whatever the number of frames (linear cost)."""
+    the calls one by one) and the rows after it start the next: the frame path matches each row of
+    the input at most once, whatever the number of frames (linear cost)."""
     import termux.emulator.fast as fast
 
     rows = 30
     frames = "".join(
         "".join(f"\x1b[{y};1H{'w' * (12 if y % 7 == 0 else 5)}\x1b[K" for y in range(1, rows + 1)) for _ in range(20)
     ).encode()
-    seen: list[int] = []
-    real = fast.FastStreamMixin._redraw_frame
+    matched: list[int] = []
+    real = fast._frame_row
 
-    def counted(self: Any, screen: Any, items: list[Any]) -> None:
-        seen.append(len(items))
-        real(self, screen, items)
+    class Pattern:
+        def __init__(self, width: int) -> None:
+            self.pattern = real(width)
 
-    fast.FastStreamMixin._redraw_frame = counted  # type: ignore[method-assign]
-    try:
-        screen = temu.Screen(10, rows, history=0)
-        temu.ByteStream(screen).feed(frames)
-    finally:
-        fast.FastStreamMixin._redraw_frame = real  # type: ignore[method-assign]
-    assert seen and sum(seen) <= 20 * rows
+        def match(self, data: str, start: int) -> Any:
+            row = self.pattern.match(data, start)
+            if row is not None:
+                matched.append(row.start())
+            return row
+
+    monkeypatch.setattr(fast, "_frame_row", Pattern)
+    temu.ByteStream(temu.Screen(10, rows, history=0)).feed(frames)
+    monkeypatch.undo()
+    assert matched and len(matched) == len(set(matched)) <= 20 * rows
     assert_same_as_reference(10, rows, 0, [frames])
+
+
+@pytest.mark.parametrize("history", [0, 7, 10000])
+def test_truecolour_lines_past_every_cache_bound_same_as_reference(history: int) -> None:
+    """More distinct 24-bit colours than the SGR, state, cell and style caches hold (each is
+    emptied and rebuilt on the way), in lines that scroll into the scrollback and stay on screen."""
+    data = "".join(
+        "".join(f"\x1b[38;2;{n % 256};{c * 7};99m#" for c in range(30)) + f"\x1b[0m \x1b[2;48;5;{n % 256}m.\x1b[m\r\n"
+        for n in range(700)
+    ).encode()
+    for chunk in (len(data), 4096, 333):
+        assert_same_as_reference(40, 6, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+def test_sgr_transitions_are_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The styled-line path computes each (attributes, SGR string) transition once: the same lines
+    fed again compute none (each SGR computation makes new attributes; equal ones are one state)."""
+    import termux.emulator.fast as fast
+
+    bench = _load_benchmark()
+    data = bench.gen_sgr(20_000)
+    screen = temu.Screen(80, 24, history=100)
+    stream = temu.ByteStream(screen)
+    stream.feed(data)
+    steps: list[str] = []
+    real = fast.FastStreamMixin._sgr_step
+
+    def counted(self: Any, screen: Any, state: Any, sgrs: str, reverse: bool) -> Any:
+        steps.append(sgrs)
+        return real(self, screen, state, sgrs, reverse)
+
+    monkeypatch.setattr(fast.FastStreamMixin, "_sgr_step", counted)
+    stream.feed(data)
+    assert steps == []
