@@ -5,8 +5,8 @@
     python -m benchmarks.attach --profile         # profile the server over the attaches
     python -m benchmarks.attach --baseline /tmp/old   # also another checkout's termux, same server
 
-Set-up: an isolated server with 50 sessions, each having printed a few lines (`attach-bench N` and
-a listing) and then waiting in `cat`, and 1,000 events in the log (renames). Each run starts
+Set-up: an isolated server with 50 sessions, each having printed a few lines (a listing, then
+`attach-bench N`) and then waiting in `cat`, and 1,000 events in the log (renames). Each run starts
 `termux attach -t <the middle session>` in a real PTY (120x40) and times, from the spawn:
 
 - first byte: the TUI wrote anything to its terminal (Python start-up and imports are in here);
@@ -70,7 +70,10 @@ COLD_PROMPT = "cold-start$ "
 
 
 def session_command(n: int) -> list[str]:
-    return ["sh", "-c", f"printf 'attach-bench {n}\\n'; ls -la /usr/bin | head -n 20; exec cat"]
+    """A listing, then the marker, then a last line (what the sidebar previews, so that the marker is
+    seen only in the session's own view). The marker is below the listing: a narrower view reflows
+    the listing's long lines, which pushes the screen's top rows into the scrollback."""
+    return ["sh", "-c", f"ls -la /usr/bin | head -n 20; printf 'attach-bench {n}\\nlisted\\n'; exec cat"]
 
 
 class CountingProxy:
