@@ -311,13 +311,15 @@ def main(argv: list[str] | None = None) -> int:
             measure_switches(client, term, b"\x02", middle + 1, switches)
         finally:
             tmux.stop()
-        cold = TmuxServer()
-        measure_cold(
-            client,
-            lambda _dir: cold.argv("new-session"),
-            lambda _dir: cold.stop(),
-            args.runs,
-        )
+        # A fresh socket each start: a client can reach the last start's server while it exits
+        # (tmux: "server exited unexpectedly").
+        colds: list[TmuxServer] = []
+
+        def tmux_new(_dir: Path) -> list[str]:
+            colds.append(TmuxServer())
+            return colds[-1].argv("new-session")
+
+        measure_cold(client, tmux_new, lambda _dir: colds[-1].stop(), args.runs)
         clients.append(client)
 
     print("## Attach\n")
