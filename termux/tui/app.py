@@ -47,6 +47,7 @@ from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
 from termux.tui.copyview import CopyView
+from termux.tui.driver import shared_stylesheet
 from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
@@ -139,6 +140,7 @@ class TermuxApp(App[str]):
         preset: str | None = None,
     ) -> None:
         super().__init__(driver_class=driver_class, ansi_color=True)
+        self.stylesheet = shared_stylesheet(self.stylesheet)  # before anything is added to it
         self.client = client
         self.config = config or Config()
         self.model = SessionModel(feeder)

@@ -749,3 +749,34 @@ async def test_the_wheel_over_a_full_screen_program_does_not_open_copy_mode(serv
         await pilot.press("ctrl+b", "left_square_bracket")  # the key still opens it, as in tmux
         assert app.copy is not None
     await client.close()
+
+
+async def test_a_second_tui_in_the_process_parses_no_stylesheet_the_first_parsed(
+    server: RunningServer, monkeypatch: Any
+) -> None:
+    """What a TUI host's child inherits: the rules the first TUI parsed (termux/tui/driver.py, 8.)."""
+    import textual.css.stylesheet
+
+    from termux.tui import driver
+
+    with server.client() as c:
+        c.request("session.new", name="a", command=["cat"])
+    monkeypatch.setattr(driver, "_shared_css", {})  # as if no TUI had run in this process yet
+    parsed: list[str] = []
+    parse = textual.css.stylesheet.parse
+
+    def counting(scope: str, css: str, *args: Any, **kwargs: Any) -> Any:
+        parsed.append(css)
+        return parse(scope, css, *args, **kwargs)
+
+    monkeypatch.setattr(textual.css.stylesheet, "parse", counting)
+    for run in range(2):
+        app, client = await start(server)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, app.attached.is_set)
+            await pilot.pause()
+        await client.close()
+        if run == 0:
+            assert parsed  # the first one parsed its sources (counted: the counter sees them)
+            parsed.clear()
+    assert parsed == []
