@@ -253,11 +253,16 @@ class TermuxApp(App[str]):
         self._refresh_sidebar()
         self._spawn(self._read_pushes())
         self._spawn(self._watch_server())
-        self._spawn(self._pump())
+        # The pump starts once the focused screen is drawn: the other sessions' snapshots it
+        # replays would take turns with the first frame (pushed output waits in the feeder).
+        self.call_after_refresh(self._start_pump)
         self.focus_session(focus)
         self.attached.set()
         for key, character in self.router.attached():
             self.route_key(events.Key(key, character))
+
+    def _start_pump(self) -> None:
+        self._spawn(self._pump())  # (returns nothing: Textual would await a task it was given)
 
     def _first_layout(self, saved: Any, focus: str | None) -> Layout | None:
         """The panes to start with: the ones given, else the last layout a view saved (panes of

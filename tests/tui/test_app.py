@@ -780,3 +780,40 @@ async def test_a_second_tui_in_the_process_parses_no_stylesheet_the_first_parsed
             assert parsed  # the first one parsed its sources (counted: the counter sees them)
             parsed.clear()
     assert parsed == []
+
+
+async def test_the_other_sessions_are_replayed_after_the_focused_one_is_drawn(server: RunningServer) -> None:
+    """Only the focused snapshot is parsed before the first frame: the pump, which replays the
+    others' (deferred) snapshots, starts after it."""
+    with server.client() as c:
+        for n in range(4):
+            c.request("session.new", name=f"s{n}", command=["sh", "-c", f"echo screen-{n}; exec cat"])
+        for n in range(4):
+            c.request("session.wait", target=f"s{n}", match=f"screen-{n}", timeout=30)
+    app, client = await start(server, focus="s2")
+    events: list[str] = []
+    render_lines = TerminalView.render_lines
+
+    def drawing(view: TerminalView, crop: Any) -> Any:
+        if view.screen_ is not None and not events:
+            events.append("focused drawn")
+        return render_lines(view, crop)
+
+    step = app.model.feeder.step
+
+    def stepping(*args: Any, **kwargs: Any) -> Any:
+        done = step(*args, **kwargs)
+        if done is not None and done.replay:
+            events.append(f"replayed {app.model.rows[done.session].name}")
+        return done
+
+    app.model.feeder.step = stepping  # type: ignore[method-assign]
+    TerminalView.render_lines = drawing  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: len(events) == 4)  # drawn, then the three others replayed
+    finally:
+        TerminalView.render_lines = render_lines  # type: ignore[method-assign]
+    await client.close()
+    assert events[0] == "focused drawn"
+    assert sorted(events[1:]) == ["replayed s0", "replayed s1", "replayed s3"]
