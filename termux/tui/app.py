@@ -522,7 +522,7 @@ class TermuxApp(App[str]):
             self.copy.close()
         changes = self.model.focus(sid)
         self._main.show_banner(sid is None)
-        self._place_panes()
+        changes.screens -= self._place_panes()  # a screen it just showed is drawn already
         if sid is None:
             self.view.show(None)
         self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
@@ -531,25 +531,29 @@ class TermuxApp(App[str]):
         self._count_marks()
         self._apply(changes)
 
-    def _place_panes(self) -> None:
+    def _place_panes(self) -> set[str]:
         """Lay the panes out from the layout, show each one's screen, and tell the server what
-        this view shows and at which sizes (client.view; the server sizes the sessions)."""
+        this view shows and at which sizes (client.view; the server sizes the sessions).
+        Returns the sessions whose screen a view was given (and drew) anew."""
         layout = self.layout
         panes = self.panes
         if layout is None:
             panes.clear()
             self.model.show(set())
-            return
+            return set()
         geometry = layout.geometry()
         before = set(panes.views)
         panes.place(geometry, self._labels(), layout.focus)
+        shown = set()
         for box in geometry.panes:
             view = panes.views[box.session]
             if box.session not in before or view.screen_ is None:
                 shadow = self.model.shadow(box.session)
                 view.show(shadow.screen if shadow is not None else None)
+                shown.add(box.session)
         self.model.show({box.session for box in geometry.panes})
         self._send_view()
+        return shown
 
     def _labels(self) -> dict[str, PaneLabel]:
         labels = {}

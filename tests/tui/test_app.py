@@ -817,3 +817,19 @@ async def test_the_other_sessions_are_replayed_after_the_focused_one_is_drawn(se
     await client.close()
     assert events[0] == "focused drawn"
     assert sorted(events[1:]) == ["replayed s0", "replayed s1", "replayed s3"]
+
+
+async def test_switching_session_draws_the_new_screen_once(server: RunningServer) -> None:
+    with server.client() as c:
+        for n in range(2):
+            c.request("session.new", name=f"s{n}", command=["sh", "-c", f"echo screen-{n}; exec cat"])
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: "screen-1" in shadow_text(app, app.model.numbered(1)))
+        view = app.view
+        before = view.renderer.rendered
+        app.prefix_next()  # what prefix n runs
+        assert app.model.rows[app.model.focused or ""].name == "s1"
+        assert view.renderer.rendered - before == view.screen_.lines  # each line once
+    await client.close()
