@@ -22,12 +22,13 @@ from __future__ import annotations
 import argparse
 import atexit
 import gc
+import itertools
 import random
 import shutil
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,15 +57,26 @@ _WORDS = (
 ).split()
 
 
+def _until(size: int, chunks: Iterator[str]) -> bytes:
+    """The first of `chunks` (lines with their CR LF, or frames) that make at least `size` characters."""
+    out: list[str] = []
+    total = 0
+    while total < size:
+        chunk = next(chunks)
+        out.append(chunk)
+        total += len(chunk)
+    return "".join(out).encode()
+
+
 def gen_logs(size: int, length: int | None = None) -> bytes:
     """Long log lines (150-220 chars): timestamp, level, logger, message, key=value pairs; with
     `length`, every line is cut or padded to exactly that many characters."""
+    return _until(size, _log_lines(length))
+
+
+def _log_lines(length: int | None) -> Iterator[str]:
     rnd = random.Random(1)
-    out: list[str] = []
-    total = 0
-    n = 0
-    while total < size:
-        n += 1
+    for n in itertools.count(1):
         ms = n * 37
         ts = f"2026-11-30T{(ms // 3_600_000) % 24:02d}:{(ms // 60_000) % 60:02d}:{(ms // 1000) % 60:02d}"
         ts += f".{ms % 1000:03d}Z"
@@ -76,9 +88,7 @@ def gen_logs(size: int, length: int | None = None) -> bytes:
             line += " trace=" + format(rnd.getrandbits(64), "016x")
         if length is not None:
             line = line[:length]
-        out.append(line + "\r\n")
-        total += len(line) + 2
-    return "".join(out).encode()
+        yield line + "\r\n"
 
 
 _LS_COLORS = ["01;34", "01;32", "01;36", "00", "01;31", "01;35", "40;33;01", "34;42", "00"]
@@ -86,10 +96,12 @@ _LS_COLORS = ["01;34", "01;32", "01;36", "00", "01;31", "01;35", "40;33;01", "34
 
 def gen_sgr(size: int) -> bytes:
     """`ls --color` style: colour-switching names in columns, and `ls -l` long lines."""
+    return _until(size, _listing_lines())
+
+
+def _listing_lines() -> Iterator[str]:
     rnd = random.Random(2)
-    out: list[str] = []
-    total = 0
-    while total < size:
+    while True:
         if rnd.random() < 0.5:
             names = []
             for _ in range(4):
@@ -102,19 +114,17 @@ def gen_sgr(size: int) -> bytes:
                 f"-rw-r--r-- 1 user group {rnd.randint(0, 10**7):>9} Nov 30 12:{rnd.randint(0, 59):02d} "
                 f"\x1b[{rnd.choice(_LS_COLORS)}m{name}\x1b[0m"
             )
-        out.append(line + "\r\n")
-        total += len(line) + 2
-    return "".join(out).encode()
+        yield line + "\r\n"
 
 
 def gen_top(size: int, columns: int = 80, lines: int = 24) -> bytes:
     """`top`-like full-screen redraws: per row CUP, text (some SGR) and EL, then a cursor park."""
+    return _until(size, _top_frames(columns, lines))
+
+
+def _top_frames(columns: int, lines: int) -> Iterator[str]:
     rnd = random.Random(3)
-    out: list[str] = []
-    total = 0
-    frame = 0
-    while total < size:
-        frame += 1
+    for frame in itertools.count(1):
         parts = [f"\x1b[H\x1b[1mtop - 12:{frame % 60:02d}:00 up 3 days, load average: 0.{frame % 100:02d}\x1b[m\x1b[K"]
         parts.append(f"\x1b[2;1HTasks: {200 + frame % 7} total,   1 running\x1b[K")
         parts.append(
@@ -133,10 +143,7 @@ def gen_top(size: int, columns: int = 80, lines: int = 24) -> bytes:
             )[: columns - 1]
             parts.append(f"\x1b[{row};1H{bold}{text}\x1b[m\x1b[K")
         parts.append(f"\x1b[{lines};{columns}H")
-        chunk = "".join(parts)
-        out.append(chunk)
-        total += len(chunk)
-    return "".join(out).encode()
+        yield "".join(parts)
 
 
 WORKLOADS: dict[str, Callable[[int], bytes]] = {

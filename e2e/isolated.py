@@ -9,6 +9,7 @@ by the harnesses in `benchmarks/` (context manager).
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import resource
 import select
@@ -175,6 +176,16 @@ class IsolatedServer:
             timeout=timeout,
             check=check,
         )
+
+    def captured_lines(self, target: str, *args: str) -> list[str]:
+        """`capture --json` of `target` from 100 lines back (more ARGS after), its lines with the
+        trailing empty ones dropped; fails the test if the CLI does."""
+        result = self.run("capture", "-t", target, "-S", "-100", "--json", *args)
+        assert result.returncode == 0, result.stderr
+        lines: list[str] = json.loads(result.stdout)["lines"]
+        while lines and not lines[-1]:
+            lines.pop()
+        return lines
 
     def terminal(self, *args: str, cols: int = 100, rows: int = 30) -> Terminal:
         """`termux ARGS...` (the TUI when no args) in a real PTY; closed by `stop()`."""

@@ -57,13 +57,21 @@ def test_copy_mode_over_ten_thousand_lines_searches_selects_and_copies(
     term.wait_for("after")
 
 
-def test_prefix_bracket_pastes_the_newest_buffer_into_cat(server: IsolatedServer) -> None:
+def _paste_into(server: IsolatedServer, buffer: str, command: bytes) -> Terminal:
+    """The TUI on a shell, `buffer` set as the newest paste buffer, the shell running `command` (a
+    command line that says "ready", spelt so that its own echo does not, then reads its input),
+    prefix ] pasted into it, and Enter."""
     term = _tui(server)
-    server.run("set-buffer", "pasted-into-cat")
-    term.write(b"echo rea''dy; cat\r")
-    term.wait_for(lambda t: "\nready" in terminal_text(t).replace(" ", ""))  # cat runs
+    server.run("set-buffer", buffer)
+    term.write(command + b"\r")
+    term.wait_for(lambda t: "\nready" in terminal_text(t).replace(" ", ""))  # the reader runs
     term.write(PREFIX + b"]")
     term.write(b"\r")
+    return term
+
+
+def test_prefix_bracket_pastes_the_newest_buffer_into_cat(server: IsolatedServer) -> None:
+    term = _paste_into(server, "pasted-into-cat", b"echo rea''dy; cat")
     term.wait_for(lambda t: t.text.count("pasted-into-cat") >= 2)  # the echo and cat's copy
 
 
@@ -135,12 +143,7 @@ def terminal_text(term: Terminal) -> str:
 
 
 def test_prefix_bracket_pastes_bracketed_when_the_program_asked(server: IsolatedServer) -> None:
-    term = _tui(server)
-    server.run("set-buffer", "in-brackets")
-    term.write(b"printf '\\033[?2004h'; stty -echo; echo rea''dy; cat -v\r")
-    term.wait_for(lambda t: "\nready" in terminal_text(t).replace(" ", ""))  # cat runs
-    term.write(PREFIX + b"]")
-    term.write(b"\r")
+    term = _paste_into(server, "in-brackets", b"printf '\\033[?2004h'; stty -echo; echo rea''dy; cat -v")
     term.wait_for("^[[200~in-brackets^[[201~")
 
 

@@ -4,7 +4,6 @@ the server's capture (`-J` joins it) and on the view the TUI draws."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from e2e.isolated import IsolatedServer
@@ -14,24 +13,14 @@ SIDEBAR = 28  # columns the TUI's sidebar takes (27 + its border)
 LONG = "".join(f"{i:03d}," for i in range(25))  # 100 characters
 
 
-def captured(server: IsolatedServer, *args: str) -> list[str]:
-    """The session's history and screen, trailing empty lines dropped."""
-    result = server.run("capture", "-t", "long", "-S", "-100", "--json", *args)
-    assert result.returncode == 0, result.stderr
-    lines: list[str] = json.loads(result.stdout)["lines"]
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
-
-
 def test_a_resize_round_trip_keeps_a_long_line_whole(tui: Callable[..., Terminal], server: IsolatedServer) -> None:
     server.run("new", "-d", "-s", "long", "--", "sh", "-c", f"printf 'start\\n{LONG}\\nend\\n'; sleep 600")
     term = tui("attach", "-t", "long", cols=SIDEBAR + 112, rows=30)  # the session is 112 columns wide
     term.wait_for(lambda t: any(line[SIDEBAR:].rstrip() == LONG for line in t.display), timeout=30)
     term.resize(SIDEBAR + 80, 30)  # 80 columns: the line takes two rows
     term.wait_for(lambda t: any(line[SIDEBAR:].rstrip() == LONG[80:] for line in t.display))
-    assert captured(server) == ["start", LONG[:80], LONG[80:], "end"]
-    assert captured(server, "-J") == ["start", LONG, "end"]
+    assert server.captured_lines("long") == ["start", LONG[:80], LONG[80:], "end"]
+    assert server.captured_lines("long", "-J") == ["start", LONG, "end"]
     term.resize(SIDEBAR + 112, 30)  # back: one row again, on the view too
     term.wait_for(lambda t: any(line[SIDEBAR:].rstrip() == LONG for line in t.display))
-    assert captured(server) == ["start", LONG, "end"]
+    assert server.captured_lines("long") == ["start", LONG, "end"]

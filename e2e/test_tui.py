@@ -267,3 +267,26 @@ def test_a_signal_ends_the_tui_and_gives_the_terminal_back(tui: Start, sig: sign
     assert not term.screen.cursor.hidden
     iflag, oflag, cflag, lflag = term.tty_attributes()[:4]
     assert (iflag, oflag, cflag, lflag) == tuple(attributes[:4])  # echo, canonical mode, signals
+
+
+def test_a_streaming_session_reaches_the_outer_terminal_as_the_session_has_it(
+    tui: Start, server: IsolatedServer
+) -> None:
+    """A streaming view's frames are its changed lines, written by the view itself
+    (TerminalView.paint); read through a reference emulator, the outer terminal shows what the
+    session's screen holds, colours included."""
+    term = started(tui)
+    line = b"printf '\\033[3%dmline %d\\033[0m %*s|\\n' $((i%7+1)) $i $((i%40)) ''"
+    term.write(b"for i in $(seq 1 300); do " + line + b"; done\r")
+    term.write(b"echo done-$((6*7))\r")
+    term.wait_for("done-42")
+
+    def same(t: Terminal) -> bool:
+        lines = server.run("capture", "-t", "0").stdout.split("\n")[: 30 - STATUS]
+        shown = [line[SIDEBAR:].rstrip() for line in t.display[: 30 - STATUS]]
+        return shown == [*lines, *[""] * (30 - STATUS - len(lines))]
+
+    term.wait_for(same)
+    row = next(y for y, line in enumerate(term.display) if "line 299 " in line)
+    cell = term.screen.buffer[row][SIDEBAR]
+    assert (cell.data, cell.fg) == ("l", "cyan")  # 299 % 7 + 1 = 6

@@ -235,7 +235,7 @@ class Action:
 
 
 _M = "termux.protocol.messages"
-_C = "termux.server.commands"
+_H = "termux.server.handlers"
 _B = "termux.server.buffer_commands"
 _E = "termux.server.event_commands"
 _CLI = "termux.cli"
@@ -248,7 +248,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     # -- sessions
     CommandSpec(
         "client.attach", "attach the TUI (focused on -t TARGET)", args=f"{_M}:AttachArgs",
-        handler=f"{_C}:client_attach", verb="attach", aliases=("attach-session", "a"), target=FOCUS,
+        handler=f"{_H}:client_attach", verb="attach", aliases=("attach-session", "a"), target=FOCUS,
         run=f"{_CLI}:cmd_attach", starts_server=True,
         opts=(
             Opt("layout", ("--layout",), "open the config file's layout NAME ([layouts.NAME])", "NAME",
@@ -259,7 +259,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "session.new", "create a session (and attach, unless -d)", args=f"{_M}:NewArgs",
-        handler=f"{_C}:session_new", verb="new", aliases=("new-session",), json=True, run=f"{_CLI}:cmd_new",
+        handler=f"{_H}:session_new", verb="new", aliases=("new-session",), json=True, run=f"{_CLI}:cmd_new",
         starts_server=True,
         opts=(
             Opt("detached", ("-d",), "do not attach", switch=True, field=None),
@@ -284,7 +284,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         key_help="create a session and focus it", key="c",
     ),
     CommandSpec(
-        "session.list", "list sessions", handler=f"{_C}:session_list", verb="ls", aliases=("list-sessions",),
+        "session.list", "list sessions", handler=f"{_H}:session_list", verb="ls", aliases=("list-sessions",),
         json=True, run=f"{_CLI}:cmd_ls",
         doc="id, name, state (running / exited N / killed by signal N), pid, size, created, bytes out, title, "
         "command; `--json`: every `SessionInfo` field ([protocol.md](protocol.md)), the CPU priority (`nice`, "
@@ -292,11 +292,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "session.get", "exit 0 if the session exists, 1 if not", args=f"{_M}:TargetArgs",
-        handler=f"{_C}:session_get", verb="has-session", aliases=("has",), target=SESSION,
+        handler=f"{_H}:session_get", verb="has-session", aliases=("has",), target=SESSION,
         doc="exit status 0 if TARGET exists, else 1 with the reason on stderr, as tmux's",
     ),
     CommandSpec(
-        "session.send", "type keys or text into a session", args=f"{_M}:SendArgs", handler=f"{_C}:session_send",
+        "session.send", "type keys or text into a session", args=f"{_M}:SendArgs", handler=f"{_H}:session_send",
         verb="send", aliases=("send-keys",), target=SESSION, run=f"{_CLI}:cmd_send",
         opts=(Opt("literal", ("-l",), "type every ARG literally", switch=True), STDIN,
               Opt("keys", metavar="ARG", nargs="*")),
@@ -307,7 +307,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "the program reads them (it fails, `busy`, only if the program reads nothing for 10 s)",
     ),
     CommandSpec(
-        "session.capture", "print a session's screen", args=f"{_M}:CaptureArgs", handler=f"{_C}:session_capture",
+        "session.capture", "print a session's screen", args=f"{_M}:CaptureArgs", handler=f"{_H}:session_capture",
         verb="capture", aliases=("capture-pane",), target=SESSION, json=True, run=f"{_CLI}:cmd_capture",
         short_s=False,
         opts=(
@@ -351,28 +351,28 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "timeout",
     ),
     CommandSpec(
-        "session.kill", "kill a session", args=f"{_M}:TargetArgs", handler=f"{_C}:session_kill", verb="kill",
+        "session.kill", "kill a session", args=f"{_M}:TargetArgs", handler=f"{_H}:session_kill", verb="kill",
         aliases=("kill-session",), target=SESSION,
         doc="SIGHUP, then SIGTERM, then SIGKILL a second apart; the session is removed",
         key_help="kill the focused session (asks first)", key="x",
     ),
     CommandSpec(
-        "session.rename", "rename a session", args=f"{_M}:RenameArgs", handler=f"{_C}:session_rename",
+        "session.rename", "rename a session", args=f"{_M}:RenameArgs", handler=f"{_H}:session_rename",
         verb="rename", aliases=("rename-session",), target=SESSION, opts=(Opt("name", (), None, "NAME"),),
         doc="rename", key_help="rename the focused session", key=",",
     ),
     CommandSpec(
-        "session.resize", "resize a session", args=f"{_M}:ResizeArgs", handler=f"{_C}:session_resize",
+        "session.resize", "resize a session", args=f"{_M}:ResizeArgs", handler=f"{_H}:session_resize",
         verb="resize", target=SESSION,
         opts=(Opt("cols", (), None, "COLS", int), Opt("rows", (), None, "ROWS", int)),
         doc="resize (the program gets SIGWINCH); the main screen and scrollback reflow as in tmux (lines the "
         "terminal wrapped re-wrap at the new width)",
     ),
     CommandSpec("session.snapshot", "a session's screen, for a view", args=f"{_M}:TargetArgs",
-                handler=f"{_C}:session_snapshot"),
-    CommandSpec("client.focus", "the session a view shows", args=f"{_M}:FocusArgs", handler=f"{_C}:client_focus"),
+                handler=f"{_H}:session_snapshot"),
+    CommandSpec("client.focus", "the session a view shows", args=f"{_M}:FocusArgs", handler=f"{_H}:client_focus"),
     CommandSpec("client.view", "every session a view shows, in panes, and their sizes", args=f"{_M}:ViewArgs",
-                handler=f"{_C}:client_view"),
+                handler=f"{_H}:client_view"),
     # -- events
     CommandSpec(
         "events.stream", "print events as they happen (pushed by the server)", args=f"{_E}:EventsStreamArgs",
@@ -437,11 +437,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     # -- the server
     CommandSpec(
-        "server.stats", "show server statistics", handler=f"{_C}:server_stats", verb="stats", json=True,
+        "server.stats", "show server statistics", handler=f"{_H}:server_stats", verb="stats", json=True,
         run=f"{_CLI}:cmd_stats", doc="server counters, loop utilisation, backlogs, client buffers",
     ),
     CommandSpec(
-        "server.kill", "kill the server and every session", handler=f"{_C}:server_kill", verb="kill-server",
+        "server.kill", "kill the server and every session", handler=f"{_H}:server_kill", verb="kill-server",
         doc="kill every session and stop the server",
     ),
     CommandSpec(
@@ -466,7 +466,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         f"seconds without output before `session.quiet`, default {QUIET_AFTER:g}; the CPU priority, nice "
         f"0–{MAX_NICE}, of sessions no view shows while a view is attached, default {BACKGROUND_NICE}, 0: off)",
     ),
-    CommandSpec("server.hello", "the server's version, pid and commands", handler=f"{_C}:server_hello"),
+    CommandSpec("server.hello", "the server's version, pid and commands", handler=f"{_H}:server_hello"),
     CommandSpec(
         "server.profile", "profile the server (benchmarks)", args="termux.server.gauge:ProfileArgs",
         handler="termux.server.gauge:server_profile",

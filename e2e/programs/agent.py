@@ -5,16 +5,16 @@
 Each frame moves the cursor to every row of a 120x40 screen (CUP), writes the row in a few
 colours (SGR) and clears the rest of it (EL), as coding agents and `top` redraw themselves; a
 spinner, a clock and a scrolling transcript change from frame to frame. One frame is one write()
-(a "chunk"). The tally (TALLY_DIR/<pid> on SIGHUP or SIGTERM) is as e2e/programs/chatty.py's.
+(a "chunk"). The tally (TALLY_DIR/<pid> on SIGHUP or SIGTERM) is e2e/programs/tally.py's.
 """
 
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
-from types import FrameType
+
+from tally import Tally  # (e2e/programs/, beside this script)
 
 COLS, ROWS = 120, 40
 PERIOD = 0.05
@@ -34,27 +34,15 @@ def frame(n: int) -> bytes:
 
 
 def main() -> int:
-    tally = sys.argv[1] if len(sys.argv) > 1 else None
-    started = time.monotonic()
-    frames = written = 0
-
-    def stop(signum: int, stack: FrameType | None) -> None:
-        if tally is not None:
-            with open(os.path.join(tally, str(os.getpid())), "w") as f:
-                f.write(f"{frames} {written} {time.monotonic() - started:.6f}\n")
-        os._exit(0)
-
-    for sig in (signal.SIGHUP, signal.SIGTERM):
-        signal.signal(sig, stop)
+    tally = Tally(sys.argv[1] if len(sys.argv) > 1 else None)
     os.write(1, b"\x1b[?1049h\x1b[2J")
     try:
         while True:
-            data = frame(frames)
+            data = frame(tally.chunks)
             view = memoryview(data)
             while view:
                 view = view[os.write(1, view) :]
-            frames += 1
-            written += len(data)
+            tally.add(len(data))
             time.sleep(PERIOD)
     except OSError:
         return 0

@@ -367,11 +367,10 @@ class FastScreenMixin(_ReferenceScreen):
 
     def insert_lines(self, count: int | None = None) -> None:
         """IL, pyte's loop on the stored rows (rows move as they are)."""
-        count = count or 1
-        top, bottom = self.margins or Margins(0, self.lines - 1)
-        y0 = self.cursor.y
-        if top <= y0 <= bottom:
-            self.dirty.update(range(y0, self.lines))
+        region = self._line_edit_region()
+        if region is not None:
+            y0, bottom = region
+            count = count or 1
             rows = self.buffer.rows
             for y in range(bottom, y0 - 1, -1):
                 if y + count <= bottom and rows[y] is not None:
@@ -382,11 +381,10 @@ class FastScreenMixin(_ReferenceScreen):
     def delete_lines(self, count: int | None = None) -> None:
         """DL, pyte's loop on the stored rows. Like pyte's (the reference), a row is only replaced by
         one below it that exists: over a row pyte never made, it stays."""
-        count = count or 1
-        top, bottom = self.margins or Margins(0, self.lines - 1)
-        y0 = self.cursor.y
-        if top <= y0 <= bottom:
-            self.dirty.update(range(y0, self.lines))
+        region = self._line_edit_region()
+        if region is not None:
+            y0, bottom = region
+            count = count or 1
             rows = self.buffer.rows
             for y in range(y0, bottom + 1):
                 if y + count <= bottom:
@@ -396,6 +394,16 @@ class FastScreenMixin(_ReferenceScreen):
                 else:
                     rows[y] = None
             self.carriage_return()
+
+    def _line_edit_region(self) -> tuple[int, int] | None:
+        """For IL and DL: the cursor's row and the scroll region's bottom, with the rows from the
+        cursor's down marked dirty; None (nothing to do) when the cursor is outside the region."""
+        top, bottom = self.margins or Margins(0, self.lines - 1)
+        y0 = self.cursor.y
+        if not top <= y0 <= bottom:
+            return None
+        self.dirty.update(range(y0, self.lines))
+        return y0, bottom
 
     def resize(self, lines: int | None = None, columns: int | None = None) -> None:
         super().resize(lines, columns)
@@ -438,37 +446,39 @@ class FastScreenMixin(_ReferenceScreen):
         row = self.buffer.rows[bottom]
         return row is None or (row.is_blank() if row.__class__ is Packed else not row)
 
+    def _onto_content(self, texts: list[str], bottom: int, one_line: Callable[[str], object]) -> int:
+        """Hand the first of `texts` (lines without their CR LF) to `one_line`, which applies one
+        line and its CR LF, until the cursor sits at column 0 of a blank bottom row: those lines
+        land on rows that already hold something (at most about one screenful of them). Returns how
+        many were applied; from there on every line starts on a blank row and scrolls the region."""
+        cursor = self.cursor
+        applied = 0
+        for text in texts:
+            if cursor.y == bottom and cursor.x == 0 and self._blank_bottom(bottom):
+                break
+            one_line(text)
+            applied += 1
+        return applied
+
+    def _draw_line(self, text: str) -> None:
+        if text:
+            self.draw(text)
+        self.carriage_return()
+        self.linefeed()
+
     def draw_lines(self, block: str) -> None:
         """Apply `block` (lines of printable ASCII, each ended by CR LF) exactly as the calls
         `draw(line); carriage_return(); linefeed()` per line would."""
         texts = block.split("\r\n")
         texts.pop()  # the block ends with CR LF: the last piece is empty
-        draw = self.draw
-        cr = self.carriage_return
-        lf = self.linefeed
         cursor = self.cursor
         top, bottom = self.margins or Margins(0, self.lines - 1)
-        n = len(texts)
-        i = 0
-        # Until the cursor sits at column 0 of a blank bottom row, lines land on rows that already
-        # hold something: the per-line calls (at most about one screenful of lines).
-        while i < n:
-            if cursor.y == bottom and cursor.x == 0 and self._blank_bottom(bottom):
-                break
-            text = texts[i]
-            if text:
-                draw(text)
-            cr()
-            lf()
-            i += 1
-        if i == n:
+        i = self._onto_content(texts, bottom, self._draw_line)
+        if i == len(texts):
             return
         if self.charset or self.g0_charset is not _LAT1 or IRM in self.mode:
             for text in texts[i:]:
-                if text:
-                    draw(text)
-                cr()
-                lf()
+                self._draw_line(text)
             return
         # From here every row starts blank at column 0 and every line feed scrolls the region:
         # collect the rows the lines make, then shift the region once by their count.
@@ -623,7 +633,38 @@ _SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
 _PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
 # After a CUP: a row redrawn whole, as top and other full-screen programs do: SGR, text, SGR, EL 0.
 _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-9;]{0,64}m)*)\x1b\[0?K")
+# Right after a CUP to column 1: a row redrawn whole, then more rows each after a CUP to column 1
+# (a CUP anywhere followed by another CUP moves nothing that stays): frames of a full-screen program.
+# The text of a row is at most the screen's width (a longer one wraps and scrolls: the calls one by
+# one), hence one pattern per width (`_frame_patterns`, WIDTH replaced).
+_FRAME_SGR = r"(?:\x1b\[[0-9;]{0,64}m)*"
+_FRAME_TEXT = r"[\x20-\x7e]{0,WIDTH}"
+_BARE_CUP = r"\x1b\[[0-9]{0,4}(?:;[0-9]{0,4})?H"
+_CUP_1 = r"\x1b\[([0-9]{0,4})(?:;0*1?)?(H)"  # CUP to column 1 (a column of 0 is 1): its line
+_ROW = rf"{_FRAME_SGR}{_FRAME_TEXT}{_FRAME_SGR}\x1b\[0?K"
+_FRAME = rf"{_ROW}(?:(?:{_BARE_CUP})*{_CUP_1}{_ROW})+"
+# One row of a frame: the line its CUP goes to (the first row has no CUP: the cursor's line; "H"
+# says there was one, whose empty line is 1), SGR, text, SGR.
+_FRAME_ROW = rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})({_FRAME_TEXT})({_FRAME_SGR})\x1b\[0?K"
+_FRAME_CACHE_LIMIT = 16
+_frames: dict[int, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+
+
+def _frame_patterns(width: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(a frame, one row of it) on a screen `width` columns wide."""
+    patterns = _frames.get(width)
+    if patterns is None:
+        if len(_frames) >= _FRAME_CACHE_LIMIT:
+            _frames.clear()
+        patterns = _frames[width] = (
+            re.compile(_FRAME.replace("WIDTH", str(width))),
+            re.compile(_FRAME_ROW.replace("WIDTH", str(width))),
+        )
+    return patterns
+
+
 DECSCNM = mo.DECSCNM
+DECOM = mo.DECOM
 _MAX_PARAMS = 32
 _MAX_VALUE = 9999
 
@@ -633,11 +674,14 @@ class SgrState:
     cells, and the state each SGR string seen after them leads to (a transition depends only on
     the attributes, the string and DECSCNM, so it is looked up once per string and state)."""
 
-    __slots__ = ("after", "attrs", "cells")
+    __slots__ = ("after", "attrs", "cells", "drops_blanks", "style")
 
-    def __init__(self, attrs: Any, cells: Cells) -> None:
+    def __init__(self, attrs: Any, cells: Cells, default: Any) -> None:
         self.attrs = attrs
         self.cells = cells
+        self.style = cells.style  # the scrollback style of text drawn in this state
+        # Blanks drawn in it equal the default cell: a row's trailing ones are not kept in scrollback.
+        self.drops_blanks = cells.plain and cells.blank == default
         self.after: dict[str, SgrState] = {}
 
 
@@ -663,6 +707,16 @@ class FastStreamMixin(_ReferenceStream):
         # a whole CSI sequence -> how to dispatch it (see _plan_csi)
         self._f_plans: dict[str, tuple[int, Callable[..., Any], tuple[Any, ...]]] = {}
         self._f_cup = self._csi_table["H"][0]  # CUP's handler, after which a row may be redrawn whole
+        # Frames of rows redrawn whole are applied as a whole (only the last redraw of each row is
+        # built) when the handlers they would call are the fast Screen's own and SGR is the reference's.
+        kind = type(listener)
+        self._f_frames = (
+            self._f_inline
+            and getattr(kind, "cursor_position", None) is FastScreenBase.cursor_position
+            and getattr(kind, "erase_in_line", None) is FastScreenMixin.erase_in_line
+            and not any(name in own for name in ("cursor_position", "erase_in_line", "select_graphic_rendition"))
+            and self._plan_csi("", "0", "m")[0] == 2
+        )
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
         block = (
             rf"(?<=\n)((?:(?:[\x20-\x7e]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+\r\n){{2,}})"
@@ -695,6 +749,7 @@ class FastStreamMixin(_ReferenceStream):
         inline = self._f_inline
         cup = self._f_cup
         row_match = _ROW_REDRAW.match
+        frames = self._f_frames
         m: re.Match[str] | None = None
         try:
             while i < n:
@@ -741,9 +796,17 @@ class FastStreamMixin(_ReferenceStream):
                     if how == 0:
                         fn(*args)
                         if fn is cup and inline:  # a row redrawn whole after it (as top does)?
-                            row = row_match(data, i)
-                            if row is not None and self._redraw_row(listener, row):
-                                i = row.end()
+                            frame = None
+                            if frames and self._frame_applies(listener):
+                                frame_re, frame_row = _frame_patterns(listener.columns)
+                                frame = frame_re.match(data, i)
+                            if frame is not None:
+                                self._redraw_frame(listener, frame_row.findall(frame.group(0)))
+                                i = frame.end()
+                            else:
+                                row = row_match(data, i)
+                                if row is not None and self._redraw_row(listener, row):
+                                    i = row.end()
                     elif how == 1:
                         fn(*args, private=True)
                     else:
@@ -861,6 +924,71 @@ class FastStreamMixin(_ReferenceStream):
         screen.dirty.add(y)
         return True
 
+    @staticmethod
+    def _frame_applies(screen: Any) -> bool:
+        """Whether the frame path may apply a frame that starts at the cursor."""
+        mode = screen.mode
+        return not (
+            screen.cursor.x
+            or screen.charset
+            or screen.g0_charset is not _LAT1
+            or IRM in mode
+            or DECOM in mode
+            or screen.cursor.attrs.data != " "  # (then every state has " ": SGR 0 gives the default cell's)
+        )
+
+    def _redraw_frame(self, screen: Any, items: list[tuple[str, str, str, str, str]]) -> None:
+        """Right after a CUP to column 1 (`_frame_applies`): rows redrawn whole, each but the first
+        after a CUP to column 1 (`_FRAME`, cut into `items` by `_FRAME_ROW`), as the per-token calls
+        would leave them. A row redrawn several times is built once, from its last redraw: each
+        redraw writes every column of its row (text, then blanks to the edge), and nothing in
+        between reads it."""
+        cursor = screen.cursor
+        columns = screen.columns
+        rows = screen.buffer.rows
+        bottom = screen.lines - 1
+        reverse = DECSCNM in screen.mode
+        state = self._sgr_state(screen, cursor.attrs, reverse)
+        # The last redraw of each row: y -> (text, state drawn with, state of the blanks after it).
+        last: dict[int, tuple[str, SgrState, SgrState]] = {}
+        y = cursor.y
+        step = self._sgr_step
+        for line, cup, before, text, after in items:
+            if cup:
+                y = int(line) - 1 if line else 0
+                if y < 0:
+                    y = 0
+                elif y > bottom:
+                    y = bottom
+            if before:
+                hit = state.after.get(before)
+                state = step(screen, state, before, reverse) if hit is None else hit
+            drawn = state
+            if after:
+                hit = state.after.get(after)
+                state = step(screen, state, after, reverse) if hit is None else hit
+            last[y] = (text, drawn, state)
+        default = screen.default_char
+        for ry, (text, drawn, blank) in last.items():
+            n = len(text)
+            cells = drawn.cells
+            if n == columns:
+                rows[ry] = Packed.of_runs(default, [text], [cells], columns)
+            elif not n:
+                rows[ry] = Packed.of_runs(default, [" " * columns], [blank.cells], columns)
+            elif blank.cells is cells:
+                rows[ry] = Packed.of_runs(default, [text + " " * (columns - n)], [cells], columns)
+            else:
+                rows[ry] = Packed.of_runs(default, [text, " " * (columns - n)], [cells, blank.cells], columns)
+        screen.dirty.update(last)
+        cursor.attrs = state.attrs
+        cursor.y = y
+        cursor.x = len(items[-1][3])
+        for item in reversed(items):
+            if item[3]:
+                screen._last_char = item[3][-1]
+                break
+
     def _sgr(self, screen: Any, sgrs: str) -> None:
         """SGR sequences applied through the transition cache (as the `_run` loop's kind 5)."""
         cursor = screen.cursor
@@ -883,14 +1011,8 @@ class FastStreamMixin(_ReferenceStream):
         run = self._run
         cursor = screen.cursor
         top, bottom = screen.margins or Margins(0, screen.lines - 1)
-        n = len(texts)
-        i = 0
-        while i < n:
-            if cursor.y == bottom and cursor.x == 0 and screen._blank_bottom(bottom):
-                break
-            run(texts[i] + "\r\n", 0)  # one line: never a block again
-            i += 1
-        if i == n:
+        i = screen._onto_content(texts, bottom, lambda text: run(text + "\r\n", 0))  # (never a block again)
+        if i == len(texts):
             return
         if (
             screen.charset
@@ -906,6 +1028,17 @@ class FastStreamMixin(_ReferenceStream):
         autowrap = DECAWM in screen.mode
         lines = texts[i:]
         keep_all = screen._scrolls_into_history(top, bottom)
+        reverse = DECSCNM in screen.mode  # (SGR changes no mode)
+        state = self._sgr_state(screen, cursor.attrs, reverse)
+        last_piece = ""
+        early: list[Stored] = []  # the scrollback lines of the first lines, made without rows
+        if keep_all and len(lines) > bottom - top:
+            visible = _SGR_SEQ.sub("", block).split("\r\n")[i:-1]  # each line's text
+            if max(map(len, visible)) <= columns:  # (then each line is one row: none wraps)
+                gone = len(lines) - (bottom - top)
+                early, state = self._stored_lines(screen, lines[:gone], visible[:gone], state, reverse)
+                lines = lines[gone:]
+                last_piece = next(filter(None, reversed(visible[:gone])), "")
         if keep_all:
             first_seen = -1  # every row is built
             counts = [0] * len(lines)  # (so their counts are not needed)
@@ -920,10 +1053,7 @@ class FastStreamMixin(_ReferenceStream):
         rows: list[tuple[list[str], list[Any], int] | None] = []
         wrapped: list[int] = []  # the rows autowrap continues on the next one
         default = screen.default_char
-        reverse = DECSCNM in screen.mode  # (SGR changes no mode)
-        state = self._sgr_state(screen, cursor.attrs, reverse)
         cells = state.cells
-        last_piece = ""
         for text, count in zip(lines, counts, strict=True):
             build = len(rows) + count > first_seen
             runs_t: list[str] = []
@@ -960,18 +1090,74 @@ class FastStreamMixin(_ReferenceStream):
         cursor.attrs = state.attrs
         gone = max(0, len(rows) - (bottom - top))
         seen = bisect_left(wrapped, gone)
-        gone_lines: list[Stored] = []
-        if keep_all:  # (then every row was built)
-            gone_lines = [stored_runs(t, c, default) for t, c, _ in rows[:gone]]  # type: ignore[misc]
+        ahead = len(early)
+        gone_lines = early
+        if keep_all and gone:  # (then every row was built)
+            gone_lines = early + [stored_runs(t, c, default) for t, c, _ in rows[:gone]]  # type: ignore[misc]
         new = [Packed.of_runs(default, t, c, n) for t, c, n in rows[gone:]]  # type: ignore[misc]
         for w in wrapped[seen:]:
             new[w - gone].wrapped = True
-        screen._scroll_in(new, len(rows), top, bottom, gone_lines, wrapped[:seen] if keep_all else [])
+        gone_wrapped = [w + ahead for w in wrapped[:seen]] if keep_all else []
+        screen._scroll_in(new, ahead + len(rows), top, bottom, gone_lines, gone_wrapped)
         if last_piece:
             screen._last_char = last_piece[-1]
         screen.dirty.update(range(screen.lines))
         cursor.x = 0
         cursor.y = bottom
+
+    def _stored_lines(
+        self, screen: Any, lines: list[str], visible: list[str], state: SgrState, reverse: bool
+    ) -> tuple[list[Stored], SgrState]:
+        """The scrollback lines that `lines` (text and SGR, none wider than the screen, each to be
+        drawn on a blank row that then scrolls away) make, straight from their pieces, as
+        `stored_runs` of their rows would make them; `visible[i]` is line i without its SGR. And
+        the state after them."""
+        out: list[Stored] = []
+        append = out.append
+        pieces_of = _PIECE.findall
+        step = self._sgr_step
+        default_style = DEFAULT_STYLE
+        for text, plain in zip(lines, visible, strict=True):
+            styles: list[Any] = []  # each run's style, neighbours of one style merged
+            ends: list[int] = []  # where each run ends
+            droppable: list[bool] = []  # whether its trailing blanks are default cells
+            end = 0
+            for sgrs, piece in pieces_of(text):
+                if sgrs:
+                    hit = state.after.get(sgrs)
+                    state = step(screen, state, sgrs, reverse) if hit is None else hit
+                if piece:
+                    end += len(piece)
+                    style = state.style
+                    if styles and styles[-1] == style:
+                        ends[-1] = end
+                    else:
+                        styles.append(style)
+                        ends.append(end)
+                        droppable.append(state.drops_blanks)
+            # Trailing default blanks are not kept (a run of only those goes whole).
+            while styles and droppable[-1]:
+                start = ends[-2] if len(ends) > 1 else 0
+                kept = len(plain[start : ends[-1]].rstrip(" "))
+                if kept:
+                    ends[-1] = start + kept
+                    break
+                styles.pop()
+                ends.pop()
+                droppable.pop()
+            if not styles:
+                append("")
+            elif len(styles) == 1:
+                style = styles[0]
+                text = plain[: ends[0]]
+                append(text if style == default_style else (text, style))
+            else:
+                parts: list[Any] = [None] * (2 * len(styles))
+                parts[0] = plain[: ends[-1]]
+                parts[1::2] = styles
+                parts[2::2] = ends[:-1]
+                append(tuple(parts))
+        return out, state
 
     def _sgr_state(self, screen: Any, attrs: Any, reverse: bool) -> SgrState:
         """The state for drawing with `attrs` (under DECSCNM or not), made once per attributes."""
@@ -980,7 +1166,7 @@ class FastStreamMixin(_ReferenceStream):
         if state is None or state.attrs is not attrs:
             if len(self._f_states) >= _SGR_CACHE_LIMIT:
                 self._f_states.clear()  # (states already linked stay valid: a transition never changes)
-            state = self._f_states[key] = SgrState(attrs, screen._cells(attrs))
+            state = self._f_states[key] = SgrState(attrs, screen._cells(attrs), screen.default_char)
         return state
 
     def _sgr_step(self, screen: Any, state: SgrState, sgrs: str, reverse: bool) -> SgrState:

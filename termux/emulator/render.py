@@ -50,6 +50,8 @@ def _colour_param(value: str, cache: dict[str, str], codes: dict[str, int], base
 
 
 def _sgr(style: Any) -> str:
+    # A test per attribute, inline rather than a loop over a table: this runs for every style not
+    # made before, which on a screen of a colour per cell is every cell.
     code = "\x1b[0"
     ext = getattr(style, "ext", None)
     if style.bold:

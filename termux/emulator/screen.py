@@ -83,6 +83,7 @@ DEFAULT_CHAR_REVERSE = Char(" ", reverse=True)
 _FG = {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}
 _BG = {**pyte.graphics.BG_ANSI, **pyte.graphics.BG_AIXTERM}
 _TEXT = {k: (v[1:], v[0] == "+") for k, v in pyte.graphics.TEXT.items()}
+_TEXT_INDEX = {k: (pyte.screens.Char._fields.index(name), on) for k, (name, on) in _TEXT.items()}
 _PALETTE = pyte.graphics.FG_BG_256
 _SGR_CACHE_LIMIT = 4096
 DEFAULT_FOREGROUND = (0xFF, 0xFF, 0xFF)
@@ -242,38 +243,34 @@ class Screen(pyte.Screen):
     def set_mode(self, *modes: int, **kwargs: Any) -> None:
         """pyte's set_mode (private modes shifted by 5, or pyte's shifted constants passed as they
         are), plus the alternate screen, ?1048 and termux's DECCOLM."""
-        bits = _mode_bits(modes, bool(kwargs.get("private")))
-        # xterm: DECCOLM never changes the width (a multiplexer's pane size is not the program's to
-        # choose); as on a VT100 it clears the screen and homes the cursor.
-        deccolm = COLUMNS_132 in bits
-        if mo.DECSCNM in bits:
-            self.dirty.update(range(self.lines))
-        super().set_mode(*(b for b in bits if b != COLUMNS_132))
-        if deccolm:
-            self.mode.add(COLUMNS_132)
-            self.erase_in_display(2)
-            self.cursor_position()
-        for bit in bits:
-            if bit in ALT_SCREEN:
-                self._enter_alternate(bit >> 5)
-            elif bit == SAVE_CURSOR:  # xterm: save the cursor as DECSC does
-                self.mode.discard(SAVE_CURSOR)
-                self.save_cursor()
+        self._switch_modes(modes, bool(kwargs.get("private")), True)
 
     def reset_mode(self, *modes: int, **kwargs: Any) -> None:
-        bits = _mode_bits(modes, bool(kwargs.get("private")))
-        deccolm = COLUMNS_132 in bits
+        self._switch_modes(modes, bool(kwargs.get("private")), False)
+
+    def _switch_modes(self, modes: tuple[int, ...], private: bool, on: bool) -> None:
+        """set_mode (`on`) or reset_mode: both ways the same but for which way each mode goes."""
+        bits = _mode_bits(modes, private)
         if mo.DECSCNM in bits:
             self.dirty.update(range(self.lines))
-        super().reset_mode(*(b for b in bits if b != COLUMNS_132))
-        if deccolm:
-            self.mode.discard(COLUMNS_132)
+        pyte_modes = [b for b in bits if b != COLUMNS_132]
+        if on:
+            super().set_mode(*pyte_modes)
+        else:
+            super().reset_mode(*pyte_modes)
+        # xterm: DECCOLM never changes the width (a multiplexer's pane size is not the program's to
+        # choose); as on a VT100 it clears the screen and homes the cursor.
+        if COLUMNS_132 in bits:
+            (self.mode.add if on else self.mode.discard)(COLUMNS_132)
             self.erase_in_display(2)
             self.cursor_position()
         for bit in bits:
             if bit in ALT_SCREEN:
-                self._leave_alternate(bit >> 5)
-            elif bit == SAVE_CURSOR:  # xterm: restore the cursor as DECRC does
+                (self._enter_alternate if on else self._leave_alternate)(bit >> 5)
+            elif bit == SAVE_CURSOR and on:  # xterm: save the cursor as DECSC does
+                self.mode.discard(SAVE_CURSOR)
+                self.save_cursor()
+            elif bit == SAVE_CURSOR:  # and restore it as DECRC does
                 self.restore_cursor()
 
     # ------------------------------------------------------------------ alternate screen
@@ -586,22 +583,22 @@ class Screen(pyte.Screen):
     def scroll_up(self, count: int | None = None) -> None:
         """SU (CSI Ps S): scroll the region up; lines leaving a full-screen main region go to
         scrollback, as with a line feed at the bottom (tmux does the same)."""
-        top, bottom = self.margins or (0, self.lines - 1)
-        count = min(count or 1, bottom - top + 1)
-        x, y = self.cursor.x, self.cursor.y
-        self.cursor.y = bottom
-        for _ in range(count):
-            self.index()
-        self.cursor.x, self.cursor.y = x, y
+        self._scroll_region(count, up=True)
 
     def scroll_down(self, count: int | None = None) -> None:
         """SD (CSI Ps T): scroll the region down."""
+        self._scroll_region(count, up=False)
+
+    def _scroll_region(self, count: int | None, up: bool) -> None:
+        """Scroll the region by `count` lines (at most its height) as that many line feeds at its
+        bottom (`up`) or reverse line feeds at its top would; the cursor stays where it was."""
         top, bottom = self.margins or (0, self.lines - 1)
         count = min(count or 1, bottom - top + 1)
         x, y = self.cursor.x, self.cursor.y
-        self.cursor.y = top
+        self.cursor.y = bottom if up else top
+        feed = self.index if up else self.reverse_index
         for _ in range(count):
-            self.reverse_index()
+            feed()
         self.cursor.x, self.cursor.y = x, y
 
     def repeat_last(self, count: int | None = None) -> None:
@@ -850,7 +847,9 @@ class Screen(pyte.Screen):
     def _compute_sgr(self, current: Any, attrs: tuple[int, ...]) -> Char:
         if not attrs:
             attrs = (0,)
-        fields = dict(zip(pyte.screens.Char._fields, current, strict=True))
+        # The cell's fields as a list (data, fg, bg, bold, italics, underscore, strikethrough,
+        # reverse, blink): one index per attribute, no names looked up.
+        fields = list(current)
         ext = getattr(current, "ext", None) or NO_EXT
         dim, hidden, overline, link = ext
         i, n = 0, len(attrs)
@@ -858,17 +857,17 @@ class Screen(pyte.Screen):
             a = attrs[i]
             i += 1
             if a == 0:
-                fields.update(zip(pyte.screens.Char._fields, self.default_char, strict=True))
+                fields[:] = self.default_char
                 dim = hidden = overline = False
-            elif a in _TEXT:
-                name, on = _TEXT[a]
-                fields[name] = on
+            elif a in _TEXT_INDEX:
+                index, on = _TEXT_INDEX[a]
+                fields[index] = on
                 if a == 22:
                     dim = False  # 22 is "normal intensity": neither bold nor dim
             elif 30 <= a <= 37 or a == 39 or 90 <= a <= 97:
-                fields["fg"] = _FG[a]
+                fields[1] = _FG[a]
             elif 40 <= a <= 47 or a == 49 or 100 <= a <= 107:
-                fields["bg"] = _BG[a]
+                fields[2] = _BG[a]
             elif a in (38, 48, 58):
                 if i >= n:
                     break
@@ -889,7 +888,7 @@ class Screen(pyte.Screen):
                     i += 3
                     value = f"{_clamp8(r):02x}{_clamp8(g):02x}{_clamp8(b):02x}"
                 if value is not None and a != 58:  # underline colour: parsed, not kept
-                    fields["fg" if a == 38 else "bg"] = value
+                    fields[1 if a == 38 else 2] = value
             elif a == 2:
                 dim = True
             elif a == 8:
@@ -900,9 +899,10 @@ class Screen(pyte.Screen):
                 overline = True
             elif a == 55:
                 overline = False
-        char = Char(**fields)
-        new_ext = Ext(dim, hidden, overline, link)
-        return char.with_ext(new_ext if new_ext != NO_EXT else None)
+        char: Char = tuple.__new__(Char, fields)
+        if dim or hidden or overline or link:
+            char.ext = Ext(dim, hidden, overline, link)
+        return char
 
 
 def _mode_bits(modes: tuple[int, ...], private: bool) -> list[int]:

@@ -14,7 +14,7 @@ from termux.protocol.events import BufferDeleted, BufferDeletedData
 from termux.protocol.messages import Args, NoArgs, SendArgs, Target
 from termux.protocol.results import BufferDataResult, BufferResult, BuffersResult
 from termux.server.buffers import Buffer, PasteBuffers
-from termux.server.commands import Context, session_send
+from termux.server.handlers import Context, session_send
 
 if TYPE_CHECKING:
     from termux.server.server import Server

@@ -11,7 +11,7 @@ from termux.commands import COMMANDS as TABLE
 from termux.commands import resolve
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import Args
-from termux.server.commands import Context
+from termux.server.handlers import Context
 
 Handler = Callable[[Context, Any], Any | Awaitable[Any]]
 

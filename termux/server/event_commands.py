@@ -17,7 +17,6 @@ from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.event_types import MAX_WAIT_MS, MAX_WAIT_SECONDS, SESSION_CLOSED, SESSION_EXITED
 from termux.protocol.messages import Args, Target
 from termux.protocol.results import EventsPage, StreamStart, WaitExit, WaitMatch, WaitQuiet
-from termux.server.commands import Context
 from termux.server.event_io import EventStream
 from termux.server.events import (
     DEFAULT_READ_LIMIT,
@@ -30,6 +29,7 @@ from termux.server.events import (
     parse_cursor,
     parse_types,
 )
+from termux.server.handlers import Context
 from termux.server.matcher import Pattern, ScreenWatch, compile_pattern
 
 if TYPE_CHECKING:

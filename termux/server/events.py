@@ -112,6 +112,7 @@ class ReadResult:
     more: bool  # the limit stopped the read: more events are held after `cursor`
 
 
+@dataclass(eq=False, slots=True)
 class Subscriber:
     """A push subscriber. Its queue is a view of the log, not a copy: the events after `cursor`
     that pass its filter. A commit costs a subscriber nothing once it is awake.
@@ -124,39 +125,17 @@ class Subscriber:
       `on_drop` is called once. So is one whose unsent events the ring overwrote.
     """
 
-    __slots__ = (
-        "filter",
-        "cursor",
-        "max_queue",
-        "oneshot",
-        "awake",
-        "stalled",
-        "dropped",
-        "closed",
-        "on_ready",
-        "on_drop",
-        "_log",
-    )
-
-    def __init__(
-        self,
-        log: EventLog,
-        filter: EventFilter,
-        cursor: int,
-        max_queue: int,
-        oneshot: bool = False,
-    ) -> None:
-        self._log = log
-        self.filter = filter
-        self.cursor = cursor  # seq up to which events were handed out (backlog or take)
-        self.max_queue = max_queue
-        self.oneshot = oneshot
-        self.awake = False
-        self.stalled = False
-        self.dropped = False
-        self.closed = False
-        self.on_ready: Callable[[], None] | None = None
-        self.on_drop: Callable[[], None] | None = None
+    _log: EventLog = field(repr=False)
+    filter: EventFilter
+    cursor: int  # seq up to which events were handed out (backlog or take)
+    max_queue: int
+    oneshot: bool = False
+    awake: bool = field(default=False, init=False)
+    stalled: bool = field(default=False, init=False)
+    dropped: bool = field(default=False, init=False)
+    closed: bool = field(default=False, init=False)
+    on_ready: Callable[[], None] | None = field(default=None, init=False)
+    on_drop: Callable[[], None] | None = field(default=None, init=False)
 
     @property
     def behind(self) -> int:

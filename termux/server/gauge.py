@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import Args
-from termux.server.commands import Context
+from termux.server.handlers import Context
 
 log = logging.getLogger(__name__)
 

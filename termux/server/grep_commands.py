@@ -15,7 +15,7 @@ from termux.patterns import MAX_PATTERN, PatternError, grep, grep_pattern
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import Args, Target
 from termux.protocol.results import GrepMatch, GrepResult
-from termux.server.commands import Context
+from termux.server.handlers import Context
 from termux.server.scheduler import FOCUSED_BUDGET
 from termux.server.slices import CHECK_ROWS, in_slices
 

@@ -50,7 +50,7 @@ from termux.protocol.pushes import (
     reply_ok,
 )
 from termux.protocol.results import AttachResult
-from termux.server import commands, dispatch, gauge, sizing
+from termux.server import dispatch, gauge, handlers, sizing
 from termux.server.buffers import Buffer, PasteBuffers
 from termux.server.event_io import ActivityMonitor, EventStream
 from termux.server.events import Event, EventLog
@@ -214,7 +214,7 @@ class Connection(asyncio.Protocol):
                     ErrorCode.BUSY, f"{MAX_IN_FLIGHT} requests of this connection are still in progress"
                 )
             args = convert_args(request.args, command.args)
-            result = command.handler(commands.Context(self.server, self), args)
+            result = command.handler(handlers.Context(self.server, self), args)
         except ProtocolError as error:
             request_id = error.extra.pop("id", request_id)
             self.reply(reply_error(request_id, error))
@@ -635,7 +635,7 @@ class Server:
             )
         follow = None if args.follow is None else {self.find(t).id for t in args.follow}
         focus = self.find(args.focus).id if args.focus is not None else None
-        size = commands.view_size(args.cols, args.rows)
+        size = handlers.view_size(args.cols, args.rows)
         conn.attached, conn.follow, conn.coalesce = True, follow, args.coalesce
         if args.window_size is not None:
             self.window_size = args.window_size  # one policy per server: the latest view's choice

@@ -164,6 +164,11 @@ class TermuxApp(App[str]):
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
         self._main = MainScreen(self.config)
+        # The main screen's widgets, made with it and never replaced.
+        self.panes: PaneArea = self._main.panes
+        self.sidebar: Sidebar = self._main.sidebar
+        self.status: StatusLine = self._main.status
+        self.activity: ActivityView = self._main.activity
         self._grid: GridScreen | None = None  # made on first use (prefix w)
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
@@ -173,28 +178,10 @@ class TermuxApp(App[str]):
         # Writes to the outer terminal between frames (TermuxDriver sets it when it starts).
         self.write_to_terminal: Callable[[str], None] | None = None
 
-    # The main screen's widgets.
-
     @property
     def view(self) -> TerminalView:
-        """The focused pane's view."""
-        return self._main.panes.focused_view()
-
-    @property
-    def panes(self) -> PaneArea:
-        return self._main.panes
-
-    @property
-    def sidebar(self) -> Sidebar:
-        return self._main.sidebar
-
-    @property
-    def status(self) -> StatusLine:
-        return self._main.status
-
-    @property
-    def activity(self) -> ActivityView:
-        return self._main.activity
+        """The focused pane's view (it changes with the focus)."""
+        return self.panes.focused_view()
 
     # -- set-up ---------------------------------------------------------------------------------
 
@@ -451,9 +438,10 @@ class TermuxApp(App[str]):
             self._frame_timer.cancel()
             self._frame_timer = None
         if (view := self.panes.views.get(self.model.focused or "")) is not None:
-            view.update_dirty()
-        if TRACE.on:
-            TRACE.stamp("tui.drawn", self.model.focused)
+            dirty = view.take_dirty()
+            if TRACE.on:
+                TRACE.stamp("tui.drawn", self.model.focused)
+            view.repaint(dirty)
         self.model.pacer.drawn()
 
     def _pane_frame(self) -> None:
@@ -649,28 +637,26 @@ class TermuxApp(App[str]):
     def input_from_driver(self, message: Message) -> None:
         """Keys and pastes from the driver's input thread, on the loop, ahead of Textual's queue
         (TermuxDriver calls it)."""
-        if self._passthrough():
-            if isinstance(message, events.Key):
-                self.route_key(message)
-                return
-            if isinstance(message, events.Paste):
-                self.route_paste(message.text)
-                return
-        self.post_message(message)
+        if not (self._passthrough() and self._routed(message)):
+            self.post_message(message)
 
     def _passthrough(self) -> bool:
         return bool(self.screen_stack) and self.screen is self._main
 
+    def _routed(self, message: Message) -> bool:
+        """Whether `message` was a key or a paste, now routed (`route_key`, `route_paste`)."""
+        if isinstance(message, events.Key):
+            self.route_key(message)
+            return True
+        if isinstance(message, events.Paste):
+            self.route_paste(message.text)
+            return True
+        return False
+
     async def on_event(self, event: events.Event) -> None:
         # Keys that came through Textual's queue (tests, or while the app starts): same routing.
-        if self._passthrough() and not event.is_forwarded:
-            if isinstance(event, events.Key):
-                self.route_key(event)
-                return
-            if isinstance(event, events.Paste):
-                self.route_paste(event.text)
-                return
-        await super().on_event(event)
+        if not (self._passthrough() and not event.is_forwarded and self._routed(event)):
+            await super().on_event(event)
 
     def route_key(self, event: events.Key) -> None:
         """Every key while no modal screen is open: the router says where it goes."""

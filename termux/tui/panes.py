@@ -77,29 +77,26 @@ class PaneArea(BaseStyled):
     }
     """
 
+    @dataclass
     class Resized(Message):
         """The area's size changed (the outer terminal, the sidebar): lay the panes out again."""
 
-        def __init__(self, width: int, height: int) -> None:
-            super().__init__()
-            self.width = width
-            self.height = height
+        width: int
+        height: int
 
+    @dataclass
     class Clicked(Message):
         """A pane was clicked (or its view took the focus): focus its session."""
 
-        def __init__(self, session: str) -> None:
-            super().__init__()
-            self.session = session
+        session: str
 
+    @dataclass
     class Dragged(Message):
         """A border is being dragged to `position` (a column for side by side panes, a row for
         stacked ones), in the area's cells."""
 
-        def __init__(self, border: Border, position: int) -> None:
-            super().__init__()
-            self.border = border
-            self.position = position
+        border: Border
+        position: int
 
     def __init__(self, palette: Palette | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

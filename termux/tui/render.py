@@ -81,46 +81,30 @@ class Palette:
         person's terminal makes it clickable; cells of one link share one style, hence one id."""
         fore = self.colour(fg, True)
         back = self.colour(bg, False)
+        color, bgcolor, reversed_video = fore, back, None
+        if reverse:
+            # Swap explicitly so a default colour becomes the terminal's default of the other kind
+            # (with both default, the terminal's own reverse video).
+            color = back if back is not None else Color.default()
+            bgcolor = fore if fore is not None else Color.default()
+            reversed_video = back is None and fore is None
         extra = Style(
             dim=bool(getattr(ext, "dim", False)) or None,
             conceal=bool(getattr(ext, "hidden", False)) or None,
             overline=bool(getattr(ext, "overline", False)) or None,
             link=getattr(ext, "link", "") or None,
         )
-        return self._base_style(fore, back, bold, italics, underscore, strikethrough, reverse, blink) + extra
-
-    @staticmethod
-    def _base_style(
-        fore: Color | None,
-        back: Color | None,
-        bold: bool,
-        italics: bool,
-        underscore: bool,
-        strikethrough: bool,
-        reverse: bool,
-        blink: bool,
-    ) -> Style:
-        if reverse:
-            # Swap explicitly so a default colour becomes the terminal's default of the other kind.
-            return Style(
-                color=back if back is not None else Color.default(),
-                bgcolor=fore if fore is not None else Color.default(),
-                bold=bold,
-                italic=italics,
-                underline=underscore,
-                strike=strikethrough,
-                blink=blink,
-                reverse=back is None and fore is None,
-            )
-        return Style(
-            color=fore,
-            bgcolor=back,
+        base = Style(
+            color=color,
+            bgcolor=bgcolor,
             bold=bold,
             italic=italics,
             underline=underscore,
             strike=strikethrough,
             blink=blink,
+            reverse=reversed_video,
         )
+        return base + extra
 
 
 def _cell_style(palette: Palette, attrs: tuple[Any, ...], ext: Any) -> Style:

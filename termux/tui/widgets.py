@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Self
 
 from rich.cells import cell_len, set_cell_size
@@ -13,6 +15,7 @@ from rich.text import Text
 from textual import events
 from textual.containers import Vertical
 from textual.css.scalar import Scalar
+from textual.errors import NoWidget
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -81,7 +84,57 @@ class KeptVertical(KeptLines, Vertical):
     """A vertical container that keeps its lines (its background, behind its children)."""
 
 
-class TerminalView(BaseStyled, can_focus=True):
+class Painted(Widget):
+    """A widget that writes lines of its own straight to the terminal (`paint_lines`).
+
+    Through Textual's compositor, any changed line makes it ask every widget under the region (the
+    screen, the containers) for all its lines and cut them at every widget's edge, each frame; a
+    streaming view or a sidebar whose previews change four times a second then costs far more than
+    the lines it changed. Textual keeps no copy of the terminal: what it paints later (a layout, a
+    screen on top going away) it draws from the widgets as they are then, so nothing it paints
+    undoes a line written here."""
+
+    painted = 0  # writes made by paint_lines (tests count them)
+
+    def filtered(self, strips: list[Strip]) -> list[Strip]:
+        """`strips` with Textual's line filters (NO_COLOR's, the theme's colours for ANSI ones
+        when the app does not keep ANSI colours) applied as it applies them."""
+        filters = self.get_line_filters()
+        if filters:
+            background = self.background_colors[1]
+            for line_filter in filters:
+                strips = [strip.apply_filter(line_filter, background) for strip in strips]
+        return strips
+
+    def paint_lines(self, lines: Sequence[int], strips: Sequence[Strip]) -> bool:
+        """Write `strips` as the widget's `lines` (whole lines, in the widget's own coordinates),
+        rendered as Textual renders them (`Strip.render`), in one write; False (nothing written)
+        unless the widget is shown whole on the screen shown, where nothing is drawn over it."""
+        write = getattr(self.app, "write_to_terminal", None)
+        screen = self.screen
+        if write is None or screen is not self.app.screen:
+            return False
+        region = self.region
+        try:
+            clip = screen.find_widget(self).clip
+        except NoWidget:
+            return False
+        if not region or not clip.contains_region(region):
+            return False
+        console = self.app.console
+        x, top = region.x + 1, region.y + 1
+        write(
+            "".join(
+                f"\x1b[{top + y};{x}H{strip.render(console)}"
+                for y, strip in zip(lines, strips, strict=True)
+                if y < region.height
+            )
+        )
+        self.painted += 1
+        return True
+
+
+class TerminalView(Painted, BaseStyled, can_focus=True):
     """Draws one session's shadow screen. Only dirty lines are rendered again."""
 
     DEFAULT_CSS = """
@@ -93,33 +146,30 @@ class TerminalView(BaseStyled, can_focus=True):
     }
     """
 
+    @dataclass
     class Input(Message):
         """Bytes the user's mouse produced for the program (the app sends them)."""
 
-        def __init__(self, data: bytes) -> None:
-            super().__init__()
-            self.data = data
+        data: bytes
 
+    @dataclass
     class Scrolled(Message):
         """A wheel turn over a program that did not ask for the mouse: browse scrollback."""
 
-        def __init__(self, lines: int) -> None:
-            super().__init__()
-            self.lines = lines
+        lines: int
 
     class Resized(Message):
         """The view's size changed (outer terminal resized, sidebar toggled): fit the session."""
 
+    @dataclass
     class Select(Message):
         """A mouse gesture for copy mode (termux/tui/copyview.py `CopyView.mouse`): over a program
         that did not ask for the mouse, with shift held over one that did, or in copy mode."""
 
-        def __init__(self, view: TerminalView, kind: str, x: int, y: int) -> None:
-            super().__init__()
-            self.view = view  # the pane it happened in
-            self.kind = kind
-            self.x = x
-            self.y = y
+        view: TerminalView  # the pane it happened in
+        kind: str
+        x: int
+        y: int
 
     def __init__(self, palette: Palette | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -137,15 +187,29 @@ class TerminalView(BaseStyled, can_focus=True):
         self.renderer.reset()
         if screen is not None:
             screen.dirty.update(range(screen.lines))
-        self.update_dirty()
+        self.take_dirty()  # (drawn now; Textual paints the whole view once below)
         self.refresh()
 
     def update_dirty(self) -> set[int]:
         """Repaint just the lines whose content changed; returns them."""
+        dirty = self.take_dirty()
+        self.repaint(dirty)
+        return dirty
+
+    def take_dirty(self) -> set[int]:
+        """Draw the lines whose content changed (the screen's dirty lines and the cursor's moves,
+        termux/tui/render.py); returns them, for `repaint`."""
         screen = self.screen_
         if screen is None:
             return set()
-        dirty = self.renderer.take_dirty(screen, show_cursor=self._cursor_visible())
+        return self.renderer.take_dirty(screen, show_cursor=self._cursor_visible())
+
+    def repaint(self, dirty: set[int]) -> None:
+        """Put the drawn `dirty` lines on the terminal: written at once when nothing can cover the
+        view (`paint`: a frame then costs the lines that changed), else refreshed through Textual's
+        compositor."""
+        if not dirty or self.paint(dirty):
+            return
         width = self.size.width
         # One region per run of adjacent lines: a scroll repaints the screen as one region.
         lines = sorted(dirty)
@@ -154,7 +218,14 @@ class TerminalView(BaseStyled, can_focus=True):
             if i + 1 == len(lines) or lines[i + 1] != y + 1:
                 self.refresh(Region(0, lines[start], width, y - lines[start] + 1))
                 start = i + 1
-        return dirty
+
+    def paint(self, lines: set[int]) -> bool:
+        """Write the drawn `lines` to the terminal at once (`Painted.paint_lines`), unless copy
+        mode is drawn over the screen or something may cover the view."""
+        if self.copy is not None and self.copy.shown:
+            return False
+        shown = sorted(lines)
+        return self.paint_lines(shown, self._strips(shown))
 
     def _cursor_visible(self) -> bool:
         screen = self.screen_
@@ -189,19 +260,17 @@ class TerminalView(BaseStyled, can_focus=True):
         """The lines in `crop`, as the renderer drew them. Textual's own way passes each line
         through its styles cache (borders, padding, tint, opacity), none of which this widget has,
         so it makes the same strips (a test compares them) at a cost per line, and while a session
-        streams every line of the view is drawn again each frame. Textual's line filters (e.g.
-        NO_COLOR's) are applied as it applies them."""
-        width = self.size.width
-        strips = [self._line(y, width) for y in crop.line_range]
-        filters = self.get_line_filters()
-        if filters:
-            background = self.background_colors[1]
-            for line_filter in filters:
-                strips = [strip.apply_filter(line_filter, background) for strip in strips]
-        if crop.column_span != (0, width):
+        streams every line of the view is drawn again each frame."""
+        strips = self._strips(crop.line_range)
+        if crop.column_span != (0, self.size.width):
             x1, x2 = crop.column_span
             strips = [strip.crop(x1, x2) for strip in strips]
         return strips
+
+    def _strips(self, lines: Iterable[int]) -> list[Strip]:
+        """Whole lines of the view, filtered as Textual filters them."""
+        width = self.size.width
+        return self.filtered([self._line(y, width) for y in lines])
 
     def on_resize(self, event: events.Resize) -> None:
         self.post_message(self.Resized())
@@ -321,8 +390,12 @@ def fitted_width(configured: int, columns: int) -> int:
     return width if width >= MIN_SIDEBAR else 0
 
 
-class Sidebar(KeptLines, BaseStyled):
-    """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview."""
+class Sidebar(Painted, BaseStyled):
+    """Every session: name, state or exit code, unseen-output and bell marks, a one-line preview.
+
+    It draws its lines itself, a row's two lines only when what the row shows changed (each beside
+    the cell of its right border, which Textual draws once), and writes a changed row to the
+    terminal itself (`Painted`): its previews change four times a second while sessions print."""
 
     DEFAULT_CSS = """
     Sidebar {
@@ -335,12 +408,11 @@ class Sidebar(KeptLines, BaseStyled):
     Sidebar.-narrow { display: none; }
     """
 
+    @dataclass
     class Selected(Message):
         """A click on a session's row."""
 
-        def __init__(self, session_id: str) -> None:
-            super().__init__()
-            self.session_id = session_id
+        session_id: str
 
     ROW_HEIGHT = 2
 
@@ -349,13 +421,16 @@ class Sidebar(KeptLines, BaseStyled):
         self.rows: list[SessionRow] = []
         self.focused_id: str | None = None
         self._index: dict[str, int] = {}  # session id -> its position in `rows`
-        # What each position shows and its two strips, drawn again only when that changes.
+        # What each position shows and its two lines, drawn again only when that changes.
         self._drawn: dict[int, tuple[tuple[Any, ...], list[Strip]]] = {}
+        self._edge: tuple[int, Strip | None] | None = None  # (outer width, its right border's cell)
         self.row_refreshes = 0  # rows redrawn by update_row (tests count them)
+        self.rows_drawn = 0  # rows whose lines were drawn (tests count them)
         self.first_row = 0  # the first row shown: the sidebar scrolls to keep the focused row in view
 
     def notify_style_update(self) -> None:
         self._drawn.clear()  # drawn on the old base style
+        self._edge = None
         super().notify_style_update()
 
     def fit(self, configured: int, columns: int) -> None:
@@ -434,7 +509,10 @@ class Sidebar(KeptLines, BaseStyled):
         if not self.first_row <= index <= self.first_row + self.shown_rows:  # (a row half shown at the bottom)
             return False  # scrolled out of view: drawn afresh when it comes back
         self.row_refreshes += 1
-        self.refresh(Region(0, (index - self.first_row) * self.ROW_HEIGHT, self.size.width, self.ROW_HEIGHT))
+        top = (index - self.first_row) * self.ROW_HEIGHT
+        lines = [top + part for part in range(self.ROW_HEIGHT)]
+        if not self.paint_lines(lines, self.filtered([self._outer_line(y) for y in lines])):
+            self.refresh(Region(0, top, self.size.width, self.ROW_HEIGHT))
         return True
 
     def _row_key(self, index: int, row: SessionRow) -> tuple[Any, ...]:
@@ -460,20 +538,54 @@ class Sidebar(KeptLines, BaseStyled):
             head.append((" !", _BELL))
         return head, [("   " + visible(row.preview or row.title), _DIM)]
 
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines in `crop` (of the whole widget, its border included) as Textual's styles
+        cache would make them (a test compares them), kept from one frame to the next: Textual's
+        way draws every line of the widget again whenever one changes."""
+        strips = self.filtered([self._outer_line(y) for y in crop.line_range])
+        if crop.column_span != (0, self.outer_size.width):
+            x1, x2 = crop.column_span
+            strips = [strip.crop(x1, x2) for strip in strips]
+        return strips
+
+    def _outer_line(self, y: int) -> Strip:
+        """Line y of the widget, the right border's cell included."""
         shown, part = divmod(y, self.ROW_HEIGHT)
         index = self.first_row + shown
         if index >= len(self.rows):
-            return Strip.blank(width, self.base_style)
+            return self._beside_edge(Strip.blank(self.size.width, self.base_style))
         row = self.rows[index]
         key = self._row_key(index, row)
         drawn = self._drawn.get(index)
         if drawn is None or drawn[0] != key:
-            base = self.base_style
-            drawn = (key, [fit_strip(pieces, width, base) for pieces in self.row_pieces(index, row)])
+            drawn = (key, [self._beside_edge(self._content_line(index, row, n)) for n in range(self.ROW_HEIGHT)])
             self._drawn[index] = drawn
+            self.rows_drawn += 1
         return drawn[1][part]
+
+    def _beside_edge(self, strip: Strip) -> Strip:
+        """A content line with the right border's cell after it, the cell as Textual draws it
+        (the sidebar's border is one character on every line: taken once from Textual's own
+        rendering of the first line, already filtered; Textual's line filters give what they are
+        given when applied again with the line's)."""
+        width = self.outer_size.width
+        if self._edge is None or self._edge[0] != width:
+            has_edge = bool(self.styles.border_right[0]) and width > self.size.width
+            edge = Widget.render_lines(self, Region(width - 1, 0, 1, 1))[0] if has_edge and width else None
+            self._edge = (width, edge)
+        edge = self._edge[1]
+        return strip if edge is None else Strip.join([strip, edge])
+
+    def _content_line(self, index: int, row: SessionRow, part: int) -> Strip:
+        return fit_strip(self.row_pieces(index, row)[part], self.size.width, self.base_style)
+
+    def render_line(self, y: int) -> Strip:
+        """Line y inside the border (Textual's own pass draws the border around it)."""
+        shown, part = divmod(y, self.ROW_HEIGHT)
+        index = self.first_row + shown
+        if index >= len(self.rows):
+            return Strip.blank(self.size.width, self.base_style)
+        return self._content_line(index, self.rows[index], part)
 
     def on_click(self, event: events.Click) -> None:
         index = self.first_row + int(event.y) // self.ROW_HEIGHT

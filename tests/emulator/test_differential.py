@@ -498,3 +498,95 @@ def test_rows_redrawn_whole_same_as_reference(
     of cells, in every mode that changes it."""
     data = ("".join(sorted(modes)) + "".join(parts) + "tail").encode()
     assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+# A CUP as full-screen programs write it: to column 1 in its every spelling, or anywhere (a park).
+frame_cup = st.one_of(
+    st.tuples(
+        st.sampled_from(["", "0", "1", "2", "3", "5", "9", "40"]), st.sampled_from(["", ";", ";1", ";0", ";01"])
+    ).map(lambda t: f"\x1b[{t[0]}{t[1]}H"),
+    st.tuples(st.integers(0, 12), st.integers(0, 40)).map(lambda t: f"\x1b[{t[0]};{t[1]}H"),
+)
+frame_row = st.tuples(
+    frame_cup,
+    st.one_of(st.just(""), sgr_seqs, st.sampled_from(["\x1b[1m", "\x1b[7m\x1b[1m", "\x1b[0m\x1b[01;34m"])),
+    st.one_of(st.just(""), ascii_text, long_line, st.just("x" * 30)),
+    st.one_of(st.just(""), sgr_seqs, st.just("\x1b[m")),
+    st.sampled_from(["\x1b[K", "\x1b[K", "\x1b[0K", "\x1b[1K", ""]),
+).map("".join)
+
+
+@settings(max_examples=max(20, EXAMPLES // 2), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 30),
+    st.integers(1, 8),
+    st.sampled_from([0, 10000]),
+    st.lists(st.one_of(frame_row, frame_row, frame_row, frame_cup, wide_text, st.just("\r\n")), max_size=60),
+    st.sets(
+        st.sampled_from(["\x1b[?7l", "\x1b[2;4r\x1b[?6h", "\x1b[4h", "\x1b[?5h", "\x1b(0", "\x1b[?1049h", "\x1b[44m"])
+    ),
+    st.one_of(st.just(1 << 20), st.integers(5, 200)),
+)
+@example(6, 3, 0, ["\x1b[Hab\x1b[K", "\x1b[2;1H\x1b[1mcd\x1b[m\x1b[K", "\x1b[3;6H", "\x1b[Hxy\x1b[K"], set(), 1 << 20)
+def test_frames_redrawn_same_as_reference(
+    columns: int, lines: int, history: int, parts: list[str], modes: set[str], chunk: int
+) -> None:
+    """Frames of rows redrawn whole after CUPs (the frame path: only each row's last redraw is
+    built), with parks between them, over rows of runs or of cells, in every mode that changes it."""
+    data = ("".join(sorted(modes)) + "".join(parts) + "tail").encode()
+    assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+def test_frame_path_builds_each_row_once() -> None:
+    """Three frames in one feed: each row is built from its last redraw only, and the result is
+    the reference's (the frame path ran: the rows hold the last frame's Packed runs)."""
+    import termux.emulator.fast as fast
+
+    frames = "".join(
+        "".join(f"\x1b[{y};1H\x1b[1m{n}:{y}\x1b[m\x1b[K" for y in range(1, 6)) + "\x1b[6;8H" for n in range(3)
+    )
+    built: list[int] = []
+    real = fast.Packed.of_runs
+
+    def counted(*args: Any) -> Any:
+        built.append(1)
+        return real(*args)
+
+    screen = temu.Screen(10, 6, history=0)
+    stream = temu.ByteStream(screen)
+    fast.Packed.of_runs = counted  # type: ignore[method-assign]
+    try:
+        stream.feed(frames.encode())
+    finally:
+        fast.Packed.of_runs = real  # type: ignore[method-assign]
+    assert len(built) == 5  # one per row, though each was redrawn three times
+    assert [screen.display[y].rstrip() for y in range(5)] == [f"2:{y}" for y in range(1, 6)]
+    assert (screen.cursor.x, screen.cursor.y) == (7, 5)
+    assert_same_as_reference(10, 6, 0, [frames.encode()])
+
+
+def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide() -> None:
+    """On a screen narrower than the frame's rows, each too-wide row ends a frame (it wraps, so
+    the calls one by one) and the rows after it start the next: every row of the input reaches
+    the frame path at most once, whatever the number of frames (linear cost)."""
+    import termux.emulator.fast as fast
+
+    rows = 30
+    frames = "".join(
+        "".join(f"\x1b[{y};1H{'w' * (12 if y % 7 == 0 else 5)}\x1b[K" for y in range(1, rows + 1)) for _ in range(20)
+    ).encode()
+    seen: list[int] = []
+    real = fast.FastStreamMixin._redraw_frame
+
+    def counted(self: Any, screen: Any, items: list[Any]) -> None:
+        seen.append(len(items))
+        real(self, screen, items)
+
+    fast.FastStreamMixin._redraw_frame = counted  # type: ignore[method-assign]
+    try:
+        screen = temu.Screen(10, rows, history=0)
+        temu.ByteStream(screen).feed(frames)
+    finally:
+        fast.FastStreamMixin._redraw_frame = real  # type: ignore[method-assign]
+    assert seen and sum(seen) <= 20 * rows
+    assert_same_as_reference(10, rows, 0, [frames])

@@ -1,5 +1,5 @@
 """pyte's recorded program outputs (htop, vi, mc, top, ls, find, cat; LGPL test data vendored in
-pyte_suite/captured) replayed through termux.emulator: the screen matches pyte's recorded display and
+tests/vendor/pyte_suite/captured) replayed through termux.emulator: the screen matches pyte's recorded display and
 stock pyte's every cell and cursor (stock pyte is right on all of them), whole or cut into chunks, and the
 final state survives a snapshot round trip."""
 
@@ -13,7 +13,7 @@ import pytest
 
 from termux.emulator import ByteStream, Screen, capture, snapshot
 
-CAPTURED = Path(__file__).parent / "pyte_suite" / "captured"
+CAPTURED = Path(__file__).parents[1] / "vendor" / "pyte_suite" / "captured"
 NAMES = ["cat-gpl3", "find-etc", "htop", "ls", "mc", "top", "vi"]
 
 

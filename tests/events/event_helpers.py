@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from termux.client import AsyncClient
 from termux.protocol.events import Event
 from termux.protocol.pushes import EventPush, Push
 from termux.server.server import Server
@@ -30,6 +32,20 @@ async def serve_in_loop(path: Path, **options: Any) -> tuple[Server, asyncio.Tas
 async def shutdown(server: Server, task: asyncio.Task[None]) -> None:
     server.request_shutdown()
     await asyncio.wait_for(task, 30)
+
+
+@asynccontextmanager
+async def served_client(path: Path, **options: Any) -> AsyncIterator[tuple[Server, AsyncClient]]:
+    """A server in this loop (`serve_in_loop`) and one client connected to it; both closed after."""
+    server, task = await serve_in_loop(path, **options)
+    try:
+        client = await AsyncClient.connect(server.socket_path, autostart=False)
+        try:
+            yield server, client
+        finally:
+            await client.close()
+    finally:
+        await shutdown(server, task)
 
 
 async def spawn_cli(env: dict[str, str], *args: str) -> asyncio.subprocess.Process:

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from event_helpers import event_of, serve_in_loop, shutdown
+from event_helpers import event_of, served_client
 
 from termux.client import AsyncClient
 
 
 async def test_quiet_since_is_in_the_info_while_quiet_and_goes_with_output(socket_dir: Path) -> None:
-    server, task = await serve_in_loop(socket_dir / "s", quiet_after=0.2)
-    client = await AsyncClient.connect(server.socket_path, autostart=False)
-    try:
+    async with served_client(socket_dir / "s", quiet_after=0.2) as (server, client):
         await client.request("events.stream", types=["session.quiet", "session.activity"])
         created = await client.request("session.new", name="job", command=["sh", "-c", "echo ready; exec cat"])
         assert created["session"]["quiet_since"] is None  # it has not printed yet
@@ -30,6 +28,3 @@ async def test_quiet_since_is_in_the_info_while_quiet_and_goes_with_output(socke
         await client.request("session.send", target="job", data="bW9yZQo=")  # "more\n": output again
         assert event_of(await client.pushes.get()).type == "session.activity"
         assert (await client.request("session.get", target="job"))["session"]["quiet_since"] is None
-    finally:
-        await client.close()
-        await shutdown(server, task)

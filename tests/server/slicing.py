@@ -9,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from termux.client import AsyncClient
 from termux.protocol.events import SessionExited
 from termux.protocol.pushes import EventPush, Push
-from tests.events.event_helpers import serve_in_loop, shutdown, until
+from tests.events.event_helpers import served_client, until
 
 
 def _is_exit(push: Push) -> bool:
@@ -42,9 +41,7 @@ async def answered_midway(
 
     monkeypatch.setattr(emulator, "render_row", counted)
     monkeypatch.setattr(handlers, "FOCUSED_BUDGET", 0.0)
-    live, task = await serve_in_loop(socket_dir / "s")
-    client = await AsyncClient.connect(live.socket_path, autostart=False)
-    try:
+    async with served_client(socket_dir / "s") as (live, client):
         await client.request("client.attach", follow=[])
         await client.request("session.new", **session)
         while not _is_exit(await asyncio.wait_for(client.pushes.get(), 60)):
@@ -54,7 +51,4 @@ async def answered_midway(
         await client.request("session.list")
         at_list = rendered[0]
         reply = await pending
-    finally:
-        await client.close()
-        await shutdown(live, task)
     return at_list, rendered[0], reply

@@ -19,11 +19,11 @@ import msgspec
 import pytest
 
 from e2e.isolated import IsolatedServer
-from termux.client import AsyncClient, Client, TermuxError
+from termux.client import Client, TermuxError
 from termux.server import matcher
 from termux.server.server import CLIENT_BUFFER_MAX, MAX_IN_FLIGHT
 from tests.conftest import RunningServer, wait_for_screen
-from tests.events.event_helpers import serve_in_loop, shutdown
+from tests.events.event_helpers import served_client
 from tests.server.slicing import answered_midway
 from tests.server.test_protocol import RawConnection
 
@@ -165,11 +165,11 @@ COLOURED = (
 async def test_a_long_capture_is_rendered_in_slices_that_let_other_requests_through(
     socket_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from termux.server import commands
+    from termux.server import handlers
 
     session = {"name": "c", "command": [sys.executable, "-c", COLOURED], "cols": 160, "rows": 10}
     at_list, rendered, reply = await answered_midway(
-        socket_dir, monkeypatch, commands, session, "session.capture", target="c", start=-3000, escapes=True
+        socket_dir, monkeypatch, handlers, session, "session.capture", target="c", start=-3000, escapes=True
     )
     lines = reply["lines"]
     assert 0 < at_list < len(lines)  # session.list was answered in the middle of the capture
@@ -216,21 +216,18 @@ async def test_matching_runs_off_the_loop_while_requests_are_served(
         return real_search(job)
 
     monkeypatch.setattr(matcher, "search", held_search)
-    live, task = await serve_in_loop(socket_dir / "s")
-    client = await AsyncClient.connect(live.socket_path, autostart=False)
-    try:
-        await client.request("session.new", name="w", command=["sh", "-c", "echo ready; exec sleep 60"])
-        waiting = asyncio.ensure_future(client.request("session.wait", target="w", match="ready"))
-        assert await asyncio.to_thread(started.wait, 60)
-        assert [s["name"] for s in (await client.request("session.list"))["sessions"]] == ["w"]
-        stats = await client.request("server.stats")
-        assert stats["matches_in_flight"] == 1 and not waiting.done()
-        release.set()
-        assert (await waiting)["match"] == "ready"
-    finally:
-        release.set()
-        await client.close()
-        await shutdown(live, task)
+    async with served_client(socket_dir / "s") as (live, client):
+        try:
+            await client.request("session.new", name="w", command=["sh", "-c", "echo ready; exec sleep 60"])
+            waiting = asyncio.ensure_future(client.request("session.wait", target="w", match="ready"))
+            assert await asyncio.to_thread(started.wait, 60)
+            assert [s["name"] for s in (await client.request("session.list"))["sessions"]] == ["w"]
+            stats = await client.request("server.stats")
+            assert stats["matches_in_flight"] == 1 and not waiting.done()
+            release.set()
+            assert (await waiting)["match"] == "ready"
+        finally:
+            release.set()
 
 
 # -- item 8: out of descriptors -----------------------------------------------------------------------
@@ -331,9 +328,7 @@ async def test_send_is_busy_only_when_the_program_reads_nothing(
     from termux.server import session as session_module
 
     monkeypatch.setattr(session_module, "INPUT_STALL", 0.2)
-    live, task = await serve_in_loop(socket_dir / "s")
-    client = await AsyncClient.connect(live.socket_path, autostart=False)
-    try:
+    async with served_client(socket_dir / "s") as (live, client):
         # A program that never reads: the PTY takes a few KiB, the rest stays queued.
         await client.request("session.new", name="deaf", command=["sh", "-c", "stty raw -echo; echo ok; exec sleep 60"])
         for _ in range(600):  # at most 30 s: the program prints "ok" at once
@@ -346,7 +341,4 @@ async def test_send_is_busy_only_when_the_program_reads_nothing(
         with pytest.raises(TermuxError) as error:
             await client.request("session.send", target="deaf", data=data)
         assert error.value.code == "busy" and "read none of its input" in error.value.message
-    finally:
-        await client.close()
-        await shutdown(live, task)
 

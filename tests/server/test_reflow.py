@@ -5,42 +5,30 @@ between which the server serves everyone else."""
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from termux.client import AsyncClient
 from termux.protocol.events import SessionExited
 from termux.protocol.pushes import EventPush
 from tests.conftest import RunningServer, wait_for_screen
-from tests.events.event_helpers import serve_in_loop, shutdown
+from tests.events.event_helpers import served_client
 
 LONG = "".join(f"{i:03d}," for i in range(25))  # 100 characters
-
-
-def capture(server: RunningServer, *args: str) -> list[str]:
-    """The history and the screen, trailing empty lines dropped."""
-    result = server.run("capture", "-t", "long", "--json", "-S", "-100", *args)
-    assert result.returncode == 0, result.stderr
-    lines: list[str] = json.loads(result.stdout)["lines"]
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
 
 
 def test_a_long_line_survives_112_80_112_and_capture_joins_it(server: RunningServer) -> None:
     program = f"printf 'start\\n{LONG}\\nend\\n'; sleep 60"
     server.run("new", "-d", "-s", "long", "-x", "112", "-y", "10", "--", "sh", "-c", program)
     wait_for_screen(server.path, "long", "end")
-    assert capture(server) == ["start", LONG, "end"]
+    assert server.captured_lines("long") == ["start", LONG, "end"]
     assert server.run("resize", "-t", "long", "80", "10").returncode == 0
-    assert capture(server) == ["start", LONG[:80], LONG[80:], "end"]
-    assert capture(server, "-J") == ["start", LONG, "end"]
+    assert server.captured_lines("long") == ["start", LONG[:80], LONG[80:], "end"]
+    assert server.captured_lines("long", "-J") == ["start", LONG, "end"]
     assert server.run("capture", "-t", "long", "-J", "-S", "0", "-E", "0").stdout == LONG[:80] + "\n"  # rows
     assert server.run("resize", "-t", "long", "112", "10").returncode == 0
-    assert capture(server) == ["start", LONG, "end"]
+    assert server.captured_lines("long") == ["start", LONG, "end"]
     grep = server.run("capture", "-t", "long", "-J", "--grep", "x")
     assert grep.returncode == 2
     assert grep.stderr == "termux: --grep numbers the rows as -S takes them: give it without -J\n"
@@ -52,9 +40,7 @@ async def test_a_long_history_reflows_in_bounded_steps_between_other_requests(
     from termux.server import session as session_module
 
     monkeypatch.setattr(session_module, "REFLOW_STEP", 200)
-    live, task = await serve_in_loop(socket_dir / "s")
-    client = await AsyncClient.connect(live.socket_path, autostart=False)
-    try:
+    async with served_client(socket_dir / "s") as (live, client):
         await client.request("client.attach", follow=[])
         program = f"i=0; while [ $i -lt 3000 ]; do echo {LONG}; i=$((i+1)); done"
         new = {"name": "log", "command": ["sh", "-c", program], "cols": 120, "rows": 20}
@@ -95,6 +81,3 @@ async def test_a_long_history_reflows_in_bounded_steps_between_other_requests(
         assert after == before
         rows: list[Any] = (await client.request("session.capture", target="log", start=-6, end=-1))["lines"]
         assert rows in ([LONG[:80], LONG[80:]] * 3, [LONG[80:], LONG[:80]] * 3)  # every line on two rows
-    finally:
-        await client.close()
-        await shutdown(live, task)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Set
 from pathlib import Path
 from typing import Any
 
+import pyte
 from textual import events
 
 from termux.client import AsyncClient
@@ -16,17 +17,10 @@ from termux.protocol.pushes import OutputPush
 from termux.tui.app import TermuxApp, current_directory
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, ShadowSlice
+from termux.tui.screens import HelpScreen
 from termux.tui.widgets import TerminalView
 from tests.conftest import RunningServer, wait_for_screen
-from tests.tui.helpers import screen_text, wait_until
-
-SIZE = (100, 30)
-
-
-async def start(server: RunningServer, **kwargs: Any) -> tuple[TermuxApp, AsyncClient]:
-    client = await AsyncClient.connect(server.path, autostart=False)
-    app = TermuxApp(client, config=kwargs.pop("config", Config()), **kwargs)
-    return app, client
+from tests.tui.helpers import SIZE, attached, screen_text, start, wait_until
 
 
 def shadow_text(app: TermuxApp, sid: str | None = None) -> str:
@@ -38,25 +32,20 @@ def shadow_text(app: TermuxApp, sid: str | None = None) -> str:
 async def test_attach_type_and_see_the_echo(server: RunningServer) -> None:
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/sh"])
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         assert app.model.focused is not None
         await pilot.press(*"echo hel", "l", "o", "enter")
         await wait_until(pilot, lambda: "hello\n" in shadow_text(app) + "\n")
         # the view draws the same screen the shadow holds, sized to the view
         shadow = app.model.feeder.shadows[app.model.focused].screen
         assert (shadow.columns, shadow.lines) == (app.view.size.width, app.view.size.height)
-    await client.close()
 
 
 async def test_textual_bindings_never_eat_session_keys(server: RunningServer) -> None:
     with server.client() as c:
         # raw mode: ctrl+c and friends are bytes for cat, not signals
         c.request("session.new", name="a", command=["/bin/sh", "-c", "stty raw -echo; exec cat"])
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         app.sent.clear()
         # quit, command palette, focus cycling, copy, and the flow-control/suspend keys
         await pilot.press("ctrl+q", "ctrl+p", "tab", "shift+tab", "ctrl+c", "ctrl+s", "ctrl+z", "ctrl+backslash")
@@ -64,15 +53,12 @@ async def test_textual_bindings_never_eat_session_keys(server: RunningServer) ->
         assert app.sent == [b"\x11", b"\x10", b"\t", b"\x1b[Z", b"\x03", b"\x13", b"\x1a", b"\x1c", b"\x1b"]
         assert app.is_running and app.screen is app._main
         assert app.view.has_focus
-    await client.close()
 
 
 async def test_prefix_commands(server: RunningServer) -> None:
     with server.client() as c:
         first = c.request("session.new", name="first", command=["/bin/cat"])["session"]["id"]
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         assert app.model.focused == first
         app.sent.clear()
         await pilot.press("ctrl+b", "ctrl+b")  # the prefix twice sends it
@@ -112,15 +98,12 @@ async def test_prefix_commands(server: RunningServer) -> None:
     assert app.return_value == "detached"
     with server.client() as c:
         assert [s["id"] for s in c.request("session.list")["sessions"]] == [second]
-    await client.close()
 
 
 async def test_session_created_elsewhere_appears_without_focus(server: RunningServer) -> None:
     with server.client() as c:
         first = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         with server.client() as c:
             other = c.request("session.new", name="b", command=["/bin/sh", "-c", "echo from-b; exec cat"])
         other_id = other["session"]["id"]
@@ -128,7 +111,6 @@ async def test_session_created_elsewhere_appears_without_focus(server: RunningSe
         assert app.model.focused == first
         assert app.model.rows[other_id].unseen
         assert [row.id for row in app.sidebar.rows] == [first, other_id]
-    await client.close()
 
 
 async def test_exit_shows_code_and_moves_focus(server: RunningServer) -> None:
@@ -136,9 +118,7 @@ async def test_exit_shows_code_and_moves_focus(server: RunningServer) -> None:
         live = c.request("session.new", name="live", command=["/bin/cat"])["session"]["id"]
         dying = c.request("session.new", name="dying", command=["/bin/sh", "-c", "read x; exit 3"])
         dying_id = dying["session"]["id"]
-    app, client = await start(server, focus="dying")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="dying") as (app, pilot):
         assert app.model.focused == dying_id
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.model.rows[dying_id].state == "exited")
@@ -153,16 +133,13 @@ async def test_exit_shows_code_and_moves_focus(server: RunningServer) -> None:
         await pilot.press("c")
         await wait_until(pilot, lambda: app.model.focused not in (None, live, dying_id))
         assert app.model.rows[app.model.focused].state == "running"
-    await client.close()
 
 
 async def test_paste_is_bracketed_when_the_program_asks(server: RunningServer) -> None:
     with server.client() as c:
         script = "read x; printf '\\033[?2004hready'; exec cat"
         c.request("session.new", name="a", command=["/bin/sh", "-c", script])
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         await wait_until(pilot, lambda: app.snapshots_pending == 0)  # the resize's snapshot
         app.route_paste("plain\n")  # not bracketed yet: line end as CR
         assert app.sent == [b"plain\r"]
@@ -170,7 +147,6 @@ async def test_paste_is_bracketed_when_the_program_asks(server: RunningServer) -
         app.sent.clear()
         app.route_paste("one\x1b[201~two")
         assert app.sent == [b"\x1b[200~one[201~two\x1b[201~"]
-    await client.close()
 
 
 class RecordingFeeder(Feeder):
@@ -247,9 +223,7 @@ async def test_mouse_sidebar_click_focuses_and_terminal_mouse_reaches_the_progra
         script = "read x; printf '\\033[?1000h\\033[?1006hmouse-on'; exec cat"
         first = c.request("session.new", name="a", command=["/bin/sh", "-c", script])["session"]["id"]
         second = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
-    app, client = await start(server, focus="a")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="a") as (app, pilot):
         assert app.model.focused == first
         await pilot.click("#sidebar", offset=(5, 2))  # the second row
         assert app.model.focused == second
@@ -264,15 +238,12 @@ async def test_mouse_sidebar_click_focuses_and_terminal_mouse_reaches_the_progra
         app.sent.clear()
         await pilot.click("#terminal", offset=(5, 3))
         assert app.sent == [b"\x1b[<0;6;4M", b"\x1b[<0;6;4m"]
-    await client.close()
 
 
 async def test_copy_mode_opens_on_ten_thousand_lines_reading_one_screenful(server: RunningServer) -> None:
     with server.client() as c:  # more than the 10,000 lines of history the server keeps by default
         c.request("session.new", name="a", command=["/bin/sh", "-c", "read x; seq 1 12000; exec cat"])
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         await wait_until(pilot, lambda: app.snapshots_pending == 0)
         await pilot.press("enter")
         await wait_until(pilot, lambda: "\n12000\n" in "\n" + shadow_text(app) + "\n")
@@ -304,16 +275,13 @@ async def test_copy_mode_opens_on_ten_thousand_lines_reading_one_screenful(serve
         app.view.post_message(TerminalView.Select(app.view, "wheel-down", 0, 0))
         await wait_until(pilot, lambda: app.copy is None)
         assert app.sent == []
-    await client.close()
 
 
 async def test_copy_mode_holds_what_was_printed_before_the_tui_attached(server: RunningServer) -> None:
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/sh", "-c", "seq 1 300; echo done; exec cat"])
         wait_for_screen(server.path, "a", "done")
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         await pilot.press("ctrl+b", "left_square_bracket", "g")
         copy = app.copy
         assert copy is not None
@@ -324,16 +292,13 @@ async def test_copy_mode_holds_what_was_printed_before_the_tui_attached(server: 
         assert copy.source is not None
         texts = [line.text for line in copy.source.lines(copy.source.first, copy.source.last + 1)]
         assert texts[texts.index("1") : texts.index("1") + 300] == [str(n) for n in range(1, 301)]
-    await client.close()
 
 
 async def test_a_session_resized_elsewhere_is_refitted_when_focused_again(server: RunningServer) -> None:
     with server.client() as c:
         first = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
         c.request("session.new", name="b", command=["/bin/cat"])
-    app, client = await start(server, focus="a")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="a") as (app, pilot):
         await wait_until(pilot, lambda: app.snapshots_pending == 0)
         view = (app.view.size.width, app.view.size.height)
         with server.client() as c:
@@ -349,7 +314,6 @@ async def test_a_session_resized_elsewhere_is_refitted_when_focused_again(server
         await wait_until(pilot, lambda: app.snapshots_pending == 0 and server_size() == view)
         screen = app.model.feeder.shadows[first].screen
         assert (screen.columns, screen.lines) == view
-    await client.close()
 
 
 async def test_configured_prefix_and_bindings(server: RunningServer) -> None:
@@ -357,9 +321,7 @@ async def test_configured_prefix_and_bindings(server: RunningServer) -> None:
         c.request("session.new", name="a", command=["/bin/cat"])
     config = Config(prefix="ctrl+a")
     config.bindings["|"] = "sidebar"
-    app, client = await start(server, config=config)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, config=config) as (app, pilot):
         app.sent.clear()
         await pilot.press("ctrl+b")  # not the prefix any more: the session's
         assert app.sent == [b"\x02"]
@@ -367,7 +329,6 @@ async def test_configured_prefix_and_bindings(server: RunningServer) -> None:
         assert app.sidebar.has_class("-hidden")
         await pilot.press("ctrl+a", "ctrl+a")
         assert app.sent == [b"\x02", b"\x01"]
-    await client.close()
 
 
 async def test_keys_typed_before_the_attach_completes_are_replayed(server: RunningServer) -> None:
@@ -387,28 +348,22 @@ async def test_a_refused_request_is_reported_and_the_tui_goes_on(server: Running
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/cat"])
         c.request("session.new", name="b", command=["/bin/cat"])
-    app, client = await start(server, focus="a")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="a") as (app, pilot):
         await pilot.press("ctrl+b", "comma")
         await pilot.pause()
         await pilot.press("ctrl+u", "b", "enter")  # "b" is taken
         await wait_until(pilot, lambda: "exists" in app.status.message)
         assert app.is_running and app.model.rows[app.model.focused].name == "a"
-    await client.close()
 
 
 async def test_the_tui_ends_when_the_server_goes_away(server: RunningServer) -> None:
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/cat"])
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         with server.client() as c:
             c.request("server.kill")
         await wait_until(pilot, lambda: not app.is_running or app.exit_reason != "")
     assert app.exit_reason == "the server went away"
-    await client.close()
 
 
 async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(server: RunningServer) -> None:
@@ -418,9 +373,7 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
     with server.client() as c:
         command = ["/bin/sh", "-c", "stty raw -echo; exec cat"]
         sid = c.request("session.new", name="a", command=command, cols=cols, rows=rows)["session"]["id"]
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         assert (app.view.size.width, app.view.size.height) == (cols, rows)
         app.model.pacer.period = 3600.0  # a frame that never comes by itself: only keys and the timer draw
         app.model.pacer.drawn()
@@ -439,6 +392,54 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
         await wait_until(pilot, lambda: "-more" in shadow_text(app))
         await wait_until(pilot, lambda: app._frame_timer is None and not app.model.feeder.shadows[sid].screen.dirty)
         assert app.model.feeder.shadows[sid].resyncs == 0
+
+
+async def test_a_streaming_frame_is_one_write_of_the_lines_that_changed(server: RunningServer) -> None:
+    """The view writes its frame itself (TerminalView.paint): chunks parsed inside one frame
+    interval are one write, of the lines they changed and no other, which a reference emulator
+    fed with it shows as the shadow screen has them; a key's echo is written at once; with a
+    screen over the view nothing is written (Textual draws it when the view shows again)."""
+    cols, rows = SIZE[0] - 28, SIZE[1] - 1
+    with server.client() as c:
+        command = ["/bin/sh", "-c", "stty raw -echo; exec cat"]
+        sid = c.request("session.new", name="a", command=command, cols=cols, rows=rows)["session"]["id"]
+    app, client = await start(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        app.model.marks_pacer.period = 3600.0  # (the sidebar's preview of the output: much later)
+        app._apply_marks()
+        writes: list[str] = []
+        app.write_to_terminal = writes.append  # the driver's write (a real terminal's, in the TUI)
+        app.model.pacer.period = 3600.0  # a frame that never comes by itself: only keys and the test draw
+        app.model.pacer.drawn()
+        with server.client() as c:
+            for n in range(3):
+                c.request("session.send", target=sid, data=b"line %d\r\n" % n)
+        await wait_until(pilot, lambda: "line 2" in shadow_text(app))
+        assert writes == [] and app._frame_timer is not None  # three chunks, one frame pending
+        app._draw()
+        assert len(writes) == 1
+        outer = pyte.Screen(*SIZE)
+        pyte.Stream(outer).feed(writes[0])
+        shadow = app.model.feeder.shadows[sid].screen
+        left = app.view.region.x
+        assert [line[left:].rstrip() for line in outer.display[:4]] == ["line 0", "line 1", "line 2", ""]
+        assert [line[left:] for line in outer.display[:3]] == shadow.display[:3]
+        assert all(not line.strip() for line in outer.display[4:])  # lines that did not change: not written
+
+        await pilot.press("k")  # the echo is written as soon as it is parsed
+        await wait_until(pilot, lambda: len(writes) == 2)
+        assert app._frame_timer is None
+        pyte.Stream(outer).feed(writes[1])
+        assert outer.display[3][left:].rstrip() == "k"
+
+        app.push_screen(HelpScreen(app.config))
+        await pilot.pause()
+        with server.client() as c:
+            c.request("session.send", target=sid, data=b"\r\nunder the help")
+        await wait_until(pilot, lambda: "under the help" in shadow_text(app))
+        app._draw()
+        assert len(writes) == 2  # not written over the help screen: Textual draws it when the help goes
     await client.close()
 
 
@@ -447,9 +448,8 @@ async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: R
     view are updated by one timer, at most once per mark period; with nothing pending, no timer."""
     with server.client() as c:
         ids = [c.request("session.new", name=f"s{n}", command=["/bin/cat"])["session"]["id"] for n in range(13)]
-    app, client = await start(server, focus="s0", config=Config(activity=True))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+    async with attached(server, focus="s0", config=Config(activity=True)) as (app, pilot):
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
         await wait_until(pilot, lambda: app._marks_timer is None)
         assert app._frame_timer is None  # idle: no timer at all
         background = ids[1:]
@@ -480,28 +480,22 @@ async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: R
         assert app._marks_timer is None  # nothing pending: no timer
         app._apply_marks()
         assert len(refreshes) == len(background)  # rows that show nothing new are not redrawn
-    await client.close()
 
 
 async def test_a_prefix_spelt_as_tmux_does_matches_the_key_the_terminal_sends(server: RunningServer) -> None:
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/cat"])
-    app, client = await start(server, config=Config(prefix="ctrl+space"))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, config=Config(prefix="ctrl+space")) as (app, pilot):
         app.route_key(events.Key("ctrl+@", "\x00"))  # what an xterm sends for ctrl+space
         assert app.router.pending
         app.route_key(events.Key("s", "s"))
         assert app.sidebar.has_class("-hidden") and app.sent == []
-    await client.close()
 
 
 async def test_the_sidebar_keeps_the_focused_session_in_view(server: RunningServer) -> None:
     with server.client() as c:
         ids = [c.request("session.new", name=f"s{n}", command=["/bin/cat"])["session"]["id"] for n in range(27)]
-    app, client = await start(server, focus="s0")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="s0") as (app, pilot):
         sidebar = app.sidebar
         shown = sidebar.size.height // sidebar.ROW_HEIGHT
         assert shown < 27 and sidebar.first_row == 0
@@ -519,15 +513,12 @@ async def test_the_sidebar_keeps_the_focused_session_in_view(server: RunningServ
         assert app.model.focused == ids[27 - shown - 5]
         await pilot.press("ctrl+b", "0")
         assert sidebar.first_row == 0 and app.model.focused == ids[0]
-    await client.close()
 
 
 async def test_a_missing_session_number_is_said_and_messages_clear_themselves(server: RunningServer) -> None:
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/cat"])
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         status = app.status
         assert status.message == "" and status.message_timer is None  # no message: no timer
         await pilot.press("ctrl+b", "7")
@@ -539,7 +530,6 @@ async def test_a_missing_session_number_is_said_and_messages_clear_themselves(se
         assert status.message_timer is not None and status.message_timer is not timer  # one timer
         status._message_expired()  # what the timer does when it fires
         assert status.message == "" and status.message_timer is None
-    await client.close()
 
 
 async def test_a_new_session_starts_where_the_focused_one_is_working(server: RunningServer, tmp_path: Path) -> None:
@@ -549,9 +539,8 @@ async def test_a_new_session_starts_where_the_focused_one_is_working(server: Run
     job.mkdir()
     with server.client() as c:
         c.request("session.new", name="a", command=["bash", "--norc", "--noprofile", "-i"], cwd="/")
-    app, client = await start(server, focus="a")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+    async with attached(server, focus="a") as (app, pilot):
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
         shell_pid = app.model.infos[app.model.focused]["pid"]
         app.send_bytes(f"(cd {job} && exec sleep 300)\r".encode())  # a foreground job elsewhere
         await wait_until(pilot, lambda: current_directory(shell_pid) == str(job))
@@ -566,25 +555,18 @@ async def test_a_new_session_starts_where_the_focused_one_is_working(server: Run
         await pilot.press("c")  # no session left: c starts one, in the directory termux started in
         await wait_until(pilot, lambda: len(app.model.infos) == 1)
         assert next(iter(app.model.infos.values()))["cwd"] == os.getcwd()
-    await client.close()
 
 
 async def test_attaching_again_focuses_the_session_focused_last(server: RunningServer) -> None:
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/cat"])
         second = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         await pilot.press("ctrl+b", "n")
         assert app.model.focused == second
         await pilot.press("ctrl+b", "d")
-    await client.close()
-    again, client = await start(server)  # no target: the server remembers
-    async with again.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, again.attached.is_set)
+    async with attached(server) as (again, pilot):  # no target: the server remembers
         assert again.model.focused == second
-    await client.close()
 
 
 async def test_the_focused_preview_follows_a_program_leaving_the_alternate_screen(server: RunningServer) -> None:
@@ -593,9 +575,8 @@ async def test_the_focused_preview_follows_a_program_leaving_the_alternate_scree
     )
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/sh", "-c", script])
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+    async with attached(server) as (app, pilot):
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
         sid = app.model.focused
         assert sid is not None and app.model.rows[sid].preview == "first"
         app.model.marks_pacer.period = 0.0  # apply marks as soon as they are due
@@ -605,7 +586,6 @@ async def test_the_focused_preview_follows_a_program_leaving_the_alternate_scree
         await wait_until(pilot, lambda: "alt-text" not in shadow_text(app))
         await wait_until(pilot, lambda: app.model.rows[sid].preview == "second" and app._marks_timer is None)
         assert "second" in "".join(text for text, _ in app.sidebar.row_pieces(0, app.model.rows[sid])[1])
-    await client.close()
 
 
 async def test_background_output_wakes_the_pump_once_per_batch(server: RunningServer) -> None:
@@ -614,9 +594,8 @@ async def test_background_output_wakes_the_pump_once_per_batch(server: RunningSe
     with server.client() as c:
         c.request("session.new", name="front", command=["/bin/cat"])
         back = c.request("session.new", name="back", command=["/bin/cat"])["session"]["id"]
-    app, client = await start(server, focus="front")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+    async with attached(server, focus="front") as (app, pilot):
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
         await wait_until(pilot, lambda: not app._work.is_set() and app._background_timer is None)
         for n in range(20):
             data = b"background line %d\r\n" % n
@@ -632,7 +611,6 @@ async def test_background_output_wakes_the_pump_once_per_batch(server: RunningSe
         end = app.model.feeder.shadows[front].end
         app.handle_push(OutputPush(front, end, b"x"))
         assert app._work.is_set() and app._background_timer is None  # the focused session: at once
-    await client.close()
 
 
 async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server: RunningServer) -> None:
@@ -642,16 +620,14 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
             c.request("session.new", name=f"s{n}", command=["/bin/cat"], cols=cols, rows=rows)["session"]["id"]
             for n in range(3)
         ]
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         await pilot.pause(0.1)
         assert app.model.focused == ids[0]
         layouts: list[int] = []
         drawn: list[tuple[int, str]] = []
         screen = app._main
         assert screen is not None
-        render_line = app.sidebar.render_line
+        content_line = app.sidebar._content_line
 
         def counting(widget: Any) -> Any:
             """`widget.refresh`, counting the refreshes that ask for a layout (how a widget, or a
@@ -665,14 +641,14 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
 
             return refresh_counted
 
-        def recording_line(y: int) -> Any:
-            strip = render_line(y)
-            drawn.append((y, strip.text))
+        def recording_line(index: int, row: Any, part: int) -> Any:
+            strip = content_line(index, row, part)
+            drawn.append(((index - app.sidebar.first_row) * app.sidebar.ROW_HEIGHT + part, strip.text))
             return strip
 
         for widget in [screen, *screen.walk_children()]:
             widget.refresh = counting(widget)  # type: ignore[method-assign]
-        app.sidebar.render_line = recording_line  # type: ignore[method-assign]
+        app.sidebar._content_line = recording_line  # type: ignore[method-assign]
         await pilot.press("ctrl+b", "n")
         await wait_until(pilot, lambda: any(text.startswith("▌1:") for _, text in drawn))
         await pilot.pause(0.1)
@@ -680,7 +656,6 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
         assert layouts == []  # the prefix, its status line and the switch change no widget's size
         assert {y for y, _ in drawn} <= {0, 1, 2, 3}  # the rows of s0 and s1 (two lines each), not s2's
         assert any(y == 0 and not text.startswith("▌") for y, text in drawn)  # s0 lost the mark
-    await client.close()
 
 
 async def test_an_attach_parses_the_focused_screen_first_and_the_others_after_it(
@@ -702,15 +677,12 @@ async def test_an_attach_parses_the_focused_screen_first_and_the_others_after_it
         return make_screen(cols, rows, history, snapshot)
 
     monkeypatch.setattr(feed, "make_screen", counting)
-    app, client = await start(server, focus="s1")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="s1") as (app, pilot):
         assert len(parsed_at_once) == 1  # s1's, before the first paint; s0 and s2 wait for the pump
         ids = {row.name: sid for sid, row in app.model.rows.items()}
         await wait_until(pilot, lambda: all(app.model.rows[ids[f"s{n}"]].preview == f"line-of-s{n}" for n in (0, 2)))
         assert not any(row.unseen or row.bell for row in app.model.rows.values())  # a replay is nothing new
         assert "line-of-s0" in shadow_text(app, ids["s0"])
-    await client.close()
 
 
 async def test_switching_to_a_session_ends_the_pump_s_rest_after_background_work(server: RunningServer) -> None:
@@ -720,9 +692,7 @@ async def test_switching_to_a_session_ends_the_pump_s_rest_after_background_work
             c.request("session.new", name=f"s{n}", command=["/bin/cat"], cols=cols, rows=rows)["session"]["id"]
             for n in range(3)
         ]
-    app, client = await start(server, focus="s0")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="s0") as (app, pilot):
         await wait_until(pilot, lambda: not any(s.backlog for s in app.model.feeder.shadows.values()))
         app.model.background_rest = lambda elapsed: 3600.0  # type: ignore[method-assign]  # a rest that never ends by itself
         with server.client() as c:
@@ -733,22 +703,18 @@ async def test_switching_to_a_session_ends_the_pump_s_rest_after_background_work
         await wait_until(pilot, lambda: bool(app.model.feeder.shadows[ids[2]].backlog))  # queued behind the rest
         app.focus_session(ids[2])
         await wait_until(pilot, lambda: "into-s2" in shadow_text(app, ids[2]))
-    await client.close()
 
 
 async def test_the_wheel_over_a_full_screen_program_does_not_open_copy_mode(server: RunningServer) -> None:
     with server.client() as c:  # the alternate screen, no mouse reporting (as less without --mouse)
         c.request("session.new", name="a", command=["/bin/sh", "-c", "printf '\\033[?1049hfull-screen'; exec cat"])
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         await wait_until(pilot, lambda: "full-screen" in shadow_text(app))
         app.view.post_message(TerminalView.Scrolled(-1))
         await pilot.pause()
         assert app.copy is None
         await pilot.press("ctrl+b", "left_square_bracket")  # the key still opens it, as in tmux
         assert app.copy is not None
-    await client.close()
 
 
 async def test_a_second_tui_in_the_process_parses_no_stylesheet_the_first_parsed(

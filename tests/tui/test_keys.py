@@ -21,72 +21,78 @@ NORMAL: frozenset[int] = frozenset()
 APP = frozenset({APP_CURSOR})
 KEYPAD = frozenset({APP_KEYPAD})
 
-# (key, mods, bytes in normal cursor mode, bytes in application cursor mode)
-MATRIX: list[tuple[str, int, bytes, bytes]] = [
-    ("Enter", 0, b"\r", b"\r"),
-    ("Tab", 0, b"\t", b"\t"),
-    ("Tab", SHIFT, b"\x1b[Z", b"\x1b[Z"),
-    ("BTab", 0, b"\x1b[Z", b"\x1b[Z"),
-    ("BSpace", 0, b"\x7f", b"\x7f"),
-    ("BSpace", CTRL, b"\x08", b"\x08"),
-    ("BSpace", ALT, b"\x1b\x7f", b"\x1b\x7f"),
-    ("Escape", 0, b"\x1b", b"\x1b"),
-    ("Space", 0, b" ", b" "),
-    ("Space", CTRL, b"\x00", b"\x00"),
-    ("Up", 0, b"\x1b[A", b"\x1bOA"),
-    ("Down", 0, b"\x1b[B", b"\x1bOB"),
-    ("Right", 0, b"\x1b[C", b"\x1bOC"),
-    ("Left", 0, b"\x1b[D", b"\x1bOD"),
-    ("Home", 0, b"\x1b[H", b"\x1bOH"),
-    ("End", 0, b"\x1b[F", b"\x1bOF"),
+# (key, mods, bytes): the same in normal and in application cursor mode
+SAME_IN_BOTH_MODES: list[tuple[str, int, bytes]] = [
+    ("Enter", 0, b"\r"),
+    ("Tab", 0, b"\t"),
+    ("Tab", SHIFT, b"\x1b[Z"),
+    ("BTab", 0, b"\x1b[Z"),
+    ("BSpace", 0, b"\x7f"),
+    ("BSpace", CTRL, b"\x08"),
+    ("BSpace", ALT, b"\x1b\x7f"),
+    ("Escape", 0, b"\x1b"),
+    ("Space", 0, b" "),
+    ("Space", CTRL, b"\x00"),
     # Modified cursor keys use CSI 1;m X in both modes.
-    ("Up", SHIFT, b"\x1b[1;2A", b"\x1b[1;2A"),
-    ("Up", ALT, b"\x1b[1;3A", b"\x1b[1;3A"),
-    ("Up", CTRL, b"\x1b[1;5A", b"\x1b[1;5A"),
-    ("Left", CTRL | SHIFT, b"\x1b[1;6D", b"\x1b[1;6D"),
-    ("Right", CTRL | ALT, b"\x1b[1;7C", b"\x1b[1;7C"),
-    ("Down", CTRL | ALT | SHIFT, b"\x1b[1;8B", b"\x1b[1;8B"),
-    ("Home", CTRL, b"\x1b[1;5H", b"\x1b[1;5H"),
-    ("End", SHIFT, b"\x1b[1;2F", b"\x1b[1;2F"),
-    ("Insert", 0, b"\x1b[2~", b"\x1b[2~"),
-    ("Delete", 0, b"\x1b[3~", b"\x1b[3~"),
-    ("PageUp", 0, b"\x1b[5~", b"\x1b[5~"),
-    ("PageDown", 0, b"\x1b[6~", b"\x1b[6~"),
-    ("Delete", CTRL, b"\x1b[3;5~", b"\x1b[3;5~"),
-    ("PageUp", SHIFT, b"\x1b[5;2~", b"\x1b[5;2~"),
-    ("F1", 0, b"\x1bOP", b"\x1bOP"),
-    ("F2", 0, b"\x1bOQ", b"\x1bOQ"),
-    ("F3", 0, b"\x1bOR", b"\x1bOR"),
-    ("F4", 0, b"\x1bOS", b"\x1bOS"),
-    ("F5", 0, b"\x1b[15~", b"\x1b[15~"),
-    ("F6", 0, b"\x1b[17~", b"\x1b[17~"),
-    ("F7", 0, b"\x1b[18~", b"\x1b[18~"),
-    ("F8", 0, b"\x1b[19~", b"\x1b[19~"),
-    ("F9", 0, b"\x1b[20~", b"\x1b[20~"),
-    ("F10", 0, b"\x1b[21~", b"\x1b[21~"),
-    ("F11", 0, b"\x1b[23~", b"\x1b[23~"),
-    ("F12", 0, b"\x1b[24~", b"\x1b[24~"),
-    ("F1", SHIFT, b"\x1b[1;2P", b"\x1b[1;2P"),
-    ("F4", CTRL, b"\x1b[1;5S", b"\x1b[1;5S"),
-    ("F5", CTRL, b"\x1b[15;5~", b"\x1b[15;5~"),
-    ("F12", ALT | SHIFT, b"\x1b[24;4~", b"\x1b[24;4~"),
-    ("a", 0, b"a", b"a"),
-    ("a", SHIFT, b"A", b"A"),
-    ("a", ALT, b"\x1ba", b"\x1ba"),
-    ("\u00e9", 0, "\u00e9".encode(), "\u00e9".encode()),
-    ("\u4e2d", ALT, b"\x1b" + "\u4e2d".encode(), b"\x1b" + "\u4e2d".encode()),
-    ("\\", CTRL, b"\x1c", b"\x1c"),
-    ("]", CTRL, b"\x1d", b"\x1d"),
-    ("^", CTRL, b"\x1e", b"\x1e"),
-    ("_", CTRL, b"\x1f", b"\x1f"),
-    ("@", CTRL, b"\x00", b"\x00"),
-    ("[", CTRL, b"\x1b", b"\x1b"),
-    ("?", CTRL, b"\x7f", b"\x7f"),
-    ("c", CTRL | ALT, b"\x1b\x03", b"\x1b\x03"),
+    ("Up", SHIFT, b"\x1b[1;2A"),
+    ("Up", ALT, b"\x1b[1;3A"),
+    ("Up", CTRL, b"\x1b[1;5A"),
+    ("Left", CTRL | SHIFT, b"\x1b[1;6D"),
+    ("Right", CTRL | ALT, b"\x1b[1;7C"),
+    ("Down", CTRL | ALT | SHIFT, b"\x1b[1;8B"),
+    ("Home", CTRL, b"\x1b[1;5H"),
+    ("End", SHIFT, b"\x1b[1;2F"),
+    ("Insert", 0, b"\x1b[2~"),
+    ("Delete", 0, b"\x1b[3~"),
+    ("PageUp", 0, b"\x1b[5~"),
+    ("PageDown", 0, b"\x1b[6~"),
+    ("Delete", CTRL, b"\x1b[3;5~"),
+    ("PageUp", SHIFT, b"\x1b[5;2~"),
+    ("F1", 0, b"\x1bOP"),
+    ("F2", 0, b"\x1bOQ"),
+    ("F3", 0, b"\x1bOR"),
+    ("F4", 0, b"\x1bOS"),
+    ("F5", 0, b"\x1b[15~"),
+    ("F6", 0, b"\x1b[17~"),
+    ("F7", 0, b"\x1b[18~"),
+    ("F8", 0, b"\x1b[19~"),
+    ("F9", 0, b"\x1b[20~"),
+    ("F10", 0, b"\x1b[21~"),
+    ("F11", 0, b"\x1b[23~"),
+    ("F12", 0, b"\x1b[24~"),
+    ("F1", SHIFT, b"\x1b[1;2P"),
+    ("F4", CTRL, b"\x1b[1;5S"),
+    ("F5", CTRL, b"\x1b[15;5~"),
+    ("F12", ALT | SHIFT, b"\x1b[24;4~"),
+    ("a", 0, b"a"),
+    ("a", SHIFT, b"A"),
+    ("a", ALT, b"\x1ba"),
+    ("\u00e9", 0, "\u00e9".encode()),
+    ("\u4e2d", ALT, b"\x1b" + "\u4e2d".encode()),
+    ("\\", CTRL, b"\x1c"),
+    ("]", CTRL, b"\x1d"),
+    ("^", CTRL, b"\x1e"),
+    ("_", CTRL, b"\x1f"),
+    ("@", CTRL, b"\x00"),
+    ("[", CTRL, b"\x1b"),
+    ("?", CTRL, b"\x7f"),
+    ("c", CTRL | ALT, b"\x1b\x03"),
 ]
 # every ctrl+letter, lower and upper case
-MATRIX += [(ch, CTRL, bytes([i + 1]), bytes([i + 1])) for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz")]
-MATRIX += [(ch, CTRL, bytes([i + 1]), bytes([i + 1])) for i, ch in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")]
+SAME_IN_BOTH_MODES += [(ch, CTRL, bytes([i + 1])) for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz")]
+SAME_IN_BOTH_MODES += [(ch, CTRL, bytes([i + 1])) for i, ch in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ")]
+# the unmodified cursor keys: (key, bytes in normal cursor mode, bytes in application cursor mode)
+CURSOR_KEYS: list[tuple[str, bytes, bytes]] = [
+    ("Up", b"\x1b[A", b"\x1bOA"),
+    ("Down", b"\x1b[B", b"\x1bOB"),
+    ("Right", b"\x1b[C", b"\x1bOC"),
+    ("Left", b"\x1b[D", b"\x1bOD"),
+    ("Home", b"\x1b[H", b"\x1bOH"),
+    ("End", b"\x1b[F", b"\x1bOF"),
+]
+# (key, mods, bytes in normal cursor mode, bytes in application cursor mode)
+MATRIX = [(key, mods, sent, sent) for key, mods, sent in SAME_IN_BOTH_MODES]
+MATRIX += [(key, 0, normal, app) for key, normal, app in CURSOR_KEYS]
 
 
 @pytest.mark.parametrize(("key", "mods", "normal", "app"), MATRIX)
@@ -171,52 +177,50 @@ def test_paste(bracketed: bool) -> None:
         assert b"\x1b" not in out
 
 
-# Textual key events (key, character) → bytes, normal and application cursor mode.
-TEXTUAL: list[tuple[str, str | None, bytes, bytes]] = [
-    ("a", "a", b"a", b"a"),
-    ("A", "A", b"A", b"A"),
-    ("euro_sign", "€", "€".encode(), "€".encode()),
-    ("exclamation_mark", "!", b"!", b"!"),
-    ("space", " ", b" ", b" "),
-    ("enter", "\r", b"\r", b"\r"),
-    ("tab", "\t", b"\t", b"\t"),
-    ("shift+tab", None, b"\x1b[Z", b"\x1b[Z"),
-    ("backspace", "\x7f", b"\x7f", b"\x7f"),
-    ("backspace", "\x08", b"\x08", b"\x08"),  # ctrl+h from a terminal that sends BS
-    ("escape", "\x1b", b"\x1b", b"\x1b"),
-    ("ctrl+c", "\x03", b"\x03", b"\x03"),
-    ("ctrl+q", "\x11", b"\x11", b"\x11"),
-    ("ctrl+s", "\x13", b"\x13", b"\x13"),
-    ("ctrl+z", "\x1a", b"\x1a", b"\x1a"),
-    ("ctrl+backslash", "\x1c", b"\x1c", b"\x1c"),
-    ("ctrl+p", None, b"\x10", b"\x10"),  # kitty protocol: no character
-    ("ctrl+shift+a", None, b"\x01", b"\x01"),
-    ("ctrl+@", "\x00", b"\x00", b"\x00"),
-    ("alt+x", "x", b"\x1bx", b"\x1bx"),
-    ("alt+shift+x", "X", b"\x1bX", b"\x1bX"),
-    ("alt+backspace", None, b"\x1b\x7f", b"\x1b\x7f"),
-    ("up", None, b"\x1b[A", b"\x1bOA"),
-    ("down", None, b"\x1b[B", b"\x1bOB"),
-    ("left", None, b"\x1b[D", b"\x1bOD"),
-    ("right", None, b"\x1b[C", b"\x1bOC"),
-    ("home", None, b"\x1b[H", b"\x1bOH"),
-    ("end", None, b"\x1b[F", b"\x1bOF"),
-    ("ctrl+up", None, b"\x1b[1;5A", b"\x1b[1;5A"),
-    ("shift+left", None, b"\x1b[1;2D", b"\x1b[1;2D"),
-    ("ctrl+shift+right", None, b"\x1b[1;6C", b"\x1b[1;6C"),
-    ("pageup", None, b"\x1b[5~", b"\x1b[5~"),
-    ("pagedown", None, b"\x1b[6~", b"\x1b[6~"),
-    ("insert", None, b"\x1b[2~", b"\x1b[2~"),
-    ("delete", None, b"\x1b[3~", b"\x1b[3~"),
-    ("f1", None, b"\x1bOP", b"\x1bOP"),
-    ("f5", None, b"\x1b[15~", b"\x1b[15~"),
-    ("f12", None, b"\x1b[24~", b"\x1b[24~"),
-    ("f13", None, b"\x1b[1;2P", b"\x1b[1;2P"),  # Textual's name for xterm shift+F1
-    ("ctrl+f5", None, b"\x1b[15;5~", b"\x1b[15;5~"),
+# Textual key events (key, character) → bytes, the same in normal and in application cursor mode.
+TEXTUAL_SAME_IN_BOTH_MODES: list[tuple[str, str | None, bytes]] = [
+    ("a", "a", b"a"),
+    ("A", "A", b"A"),
+    ("euro_sign", "€", "€".encode()),
+    ("exclamation_mark", "!", b"!"),
+    ("space", " ", b" "),
+    ("enter", "\r", b"\r"),
+    ("tab", "\t", b"\t"),
+    ("shift+tab", None, b"\x1b[Z"),
+    ("backspace", "\x7f", b"\x7f"),
+    ("backspace", "\x08", b"\x08"),  # ctrl+h from a terminal that sends BS
+    ("escape", "\x1b", b"\x1b"),
+    ("ctrl+c", "\x03", b"\x03"),
+    ("ctrl+q", "\x11", b"\x11"),
+    ("ctrl+s", "\x13", b"\x13"),
+    ("ctrl+z", "\x1a", b"\x1a"),
+    ("ctrl+backslash", "\x1c", b"\x1c"),
+    ("ctrl+p", None, b"\x10"),  # kitty protocol: no character
+    ("ctrl+shift+a", None, b"\x01"),
+    ("ctrl+@", "\x00", b"\x00"),
+    ("alt+x", "x", b"\x1bx"),
+    ("alt+shift+x", "X", b"\x1bX"),
+    ("alt+backspace", None, b"\x1b\x7f"),
+    ("ctrl+up", None, b"\x1b[1;5A"),
+    ("shift+left", None, b"\x1b[1;2D"),
+    ("ctrl+shift+right", None, b"\x1b[1;6C"),
+    ("pageup", None, b"\x1b[5~"),
+    ("pagedown", None, b"\x1b[6~"),
+    ("insert", None, b"\x1b[2~"),
+    ("delete", None, b"\x1b[3~"),
+    ("f1", None, b"\x1bOP"),
+    ("f5", None, b"\x1b[15~"),
+    ("f12", None, b"\x1b[24~"),
+    ("f13", None, b"\x1b[1;2P"),  # Textual's name for xterm shift+F1
+    ("ctrl+f5", None, b"\x1b[15;5~"),
     # kitty protocol: a modifier pressed alone is reported as a key; it sends nothing
-    ("left_shift", None, b"", b""),
-    ("caps_lock", None, b"", b""),
+    ("left_shift", None, b""),
+    ("caps_lock", None, b""),
 ]
+# Textual's unmodified cursor keys (no character): named as tmux's, in lower case.
+TEXTUAL_CURSOR_KEYS = [(key.lower(), normal, app) for key, normal, app in CURSOR_KEYS]
+TEXTUAL = [(key, character, sent, sent) for key, character, sent in TEXTUAL_SAME_IN_BOTH_MODES]
+TEXTUAL += [(key, None, normal, app) for key, normal, app in TEXTUAL_CURSOR_KEYS]
 
 
 @pytest.mark.parametrize(("key", "character", "normal", "app"), TEXTUAL)

@@ -4,26 +4,15 @@ session by name or number, the last session, the sidebar's width, and the status
 from __future__ import annotations
 
 import time
-from typing import Any
 
-from termux.client import AsyncClient
-from termux.tui.app import TermuxApp
 from termux.tui.config import Config
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
 from termux.tui.statusline import parse_template
 from tests.conftest import RunningServer
 from tests.loops import in_watched_loop, watched
-from tests.tui.helpers import screen_text, wait_until
+from tests.tui.helpers import attached, screen_text, wait_until
 from tests.tui.test_model_marks import event as quiet_event
-
-SIZE = (100, 30)
-
-
-async def start(server: RunningServer, **kwargs: Any) -> tuple[TermuxApp, AsyncClient]:
-    client = await AsyncClient.connect(server.path, autostart=False)
-    app = TermuxApp(client, config=kwargs.pop("config", Config()), **kwargs)
-    return app, client
 
 
 def sessions(server: RunningServer, count: int) -> list[str]:
@@ -43,9 +32,7 @@ def grid_text(grid: GridScreen) -> str:
 
 async def test_the_grid_shows_every_session_live_and_enter_focuses_the_chosen(server: RunningServer) -> None:
     ids = sessions(server, 12)
-    app, client = await start(server, focus="s0")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="s0") as (app, pilot):
         await wait_until(pilot, lambda: all("hello-" in screen_text(app.model.feeder.shadows[s].screen) for s in ids))
         await pilot.press("ctrl+b", "w")
         grid = app.screen
@@ -66,14 +53,11 @@ async def test_the_grid_shows_every_session_live_and_enter_focuses_the_chosen(se
         await pilot.press("escape")  # Escape leaves, focus unchanged
         assert app.screen is app._main and app.model.focused == ids[10]
         assert app.sent == []  # no key in the grid reached a session
-    await client.close()
 
 
 async def test_find_by_name_or_number_and_back_to_the_last_session(server: RunningServer) -> None:
     ids = sessions(server, 14)
-    app, client = await start(server, focus="s0")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="s0") as (app, pilot):
         await pilot.press("ctrl+b", "f")
         assert isinstance(app.screen, FindScreen)
         await pilot.press(*"s13", "enter")
@@ -89,14 +73,11 @@ async def test_find_by_name_or_number_and_back_to_the_last_session(server: Runni
         await wait_until(pilot, lambda: app.screen is app._main)
         assert app.model.focused == ids[12] and app.sent == []
         assert app.status.index == 12  # the status line's {index}
-    await client.close()
 
 
 async def test_the_sidebar_width_is_configured_and_shrinks_on_a_narrow_terminal(server: RunningServer) -> None:
     sessions(server, 1)
-    app, client = await start(server, config=Config(sidebar_width=40))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, config=Config(sidebar_width=40)) as (app, pilot):
         await wait_until(pilot, lambda: app.sidebar.outer_size.width == 40)
         assert app.view.size.width == 60
         await pilot.resize_terminal(60, 30)  # two fifths of 60
@@ -110,16 +91,13 @@ async def test_the_sidebar_width_is_configured_and_shrinks_on_a_narrow_terminal(
         await wait_until(pilot, lambda: app.view.size.width == 100)
         await pilot.press("ctrl+b", "s")
         await wait_until(pilot, lambda: app.view.size.width == 60)
-    await client.close()
 
 
 async def test_status_counts_unseen_and_bells_and_tiles_say_quiet_since(server: RunningServer) -> None:
     ids = sessions(server, 3)
     left, right = parse_template("[{index}:{session}] {sessions}"), parse_template("{marks}")
     config = Config(status_left=left, status_right=right)
-    app, client = await start(server, config=config, focus="s0")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, config=config, focus="s0") as (app, pilot):
         assert app.status.clock_timer is None  # no {time}: no timer
         assert str(app.status.render()).startswith("[0:s0] 3")
         for sid in ids[1:]:
@@ -136,16 +114,13 @@ async def test_status_counts_unseen_and_bells_and_tiles_say_quiet_since(server: 
         assert "quiet since " + time.strftime("%H:%M", time.localtime(since)) in grid_text(app.screen)  # type: ignore[arg-type]
         app.handle_push(quiet_event("session.activity", ids[2], since + 9))
         assert app.model.rows[ids[2]].quiet_since is None
-    await client.close()
 
 
 @in_watched_loop
 async def test_the_grid_open_and_idle_arms_no_timer(server: RunningServer) -> None:
     ids = sessions(server, 12)
     loop = watched()
-    app, client = await start(server, focus="s0")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="s0") as (app, pilot):
         await pilot.press("ctrl+b", "w")
         grid = app.screen
         assert isinstance(grid, GridScreen)
@@ -162,14 +137,11 @@ async def test_the_grid_open_and_idle_arms_no_timer(server: RunningServer) -> No
         app.client.send_nowait("session.send", target=ids[3], data="bGl2ZQo=")  # "live\n"
         await wait_until(pilot, lambda: grid_text(grid).count("live") >= 2)  # the echo and cat's copy
         await wait_until(pilot, idle)  # and once it is drawn, no timer is left
-    await client.close()
 
 
 async def test_the_status_clock_has_a_timer_only_while_the_status_line_shows(server: RunningServer) -> None:
     sessions(server, 2)
-    app, client = await start(server, config=Config(status_right=parse_template("{time:%H:%M:%S}")))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, config=Config(status_right=parse_template("{time:%H:%M:%S}"))) as (app, pilot):
         assert app.status.clock_timer is not None
         await pilot.press("ctrl+b", "w")  # the grid covers it: no clock timer
         assert isinstance(app.screen, GridScreen)
@@ -179,14 +151,11 @@ async def test_the_status_clock_has_a_timer_only_while_the_status_line_shows(ser
         await pilot.press("ctrl+b", "question_mark")  # a modal screen leaves it in view: it keeps time
         await pilot.pause()
         assert type(app.screen).__name__ == "HelpScreen" and app.status.clock_timer is not None
-    await client.close()
 
 
 async def test_the_grid_s_choice_goes_into_the_focused_pane(server: RunningServer) -> None:
     ids = sessions(server, 4)
-    app, client = await start(server, focus="s0")
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server, focus="s0") as (app, pilot):
         await pilot.press("ctrl+b", "percent_sign")  # two panes: s0 and a new session, focused
         await wait_until(pilot, lambda: app.layout is not None and len(app.layout) == 2)
         assert app.layout is not None
@@ -197,4 +166,3 @@ async def test_the_grid_s_choice_goes_into_the_focused_pane(server: RunningServe
         await pilot.press("ctrl+b", "w", *"s0", "enter")  # shown in the other pane: focus goes there
         await wait_until(pilot, lambda: app.model.focused == ids[0])
         assert app.layout.panes() == [ids[0], ids[2]] and new not in app.layout.panes()
-    await client.close()

@@ -3,26 +3,16 @@ the priorities it gives the panes, their drawing, and the pane area's borders.""
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.style import Style
 
-from termux.client import AsyncClient
 from termux.protocol.pushes import OutputPush
-from termux.tui.app import TermuxApp
 from termux.tui.config import Config
 from termux.tui.layout import Layout
 from termux.tui.panes import PaneLabel, title_strip
 from tests.conftest import RunningServer
-from tests.tui.helpers import wait_until
+from tests.tui.helpers import SIZE, attached, wait_until
 
-SIZE = (100, 30)
-AREA = (100 - 28, 30 - 1)  # the sidebar and the status line take the rest
-
-
-async def start(server: RunningServer, **kwargs: Any) -> tuple[TermuxApp, AsyncClient]:
-    client = await AsyncClient.connect(server.path, autostart=False)
-    return TermuxApp(client, config=kwargs.pop("config", Config()), **kwargs), client
+AREA = (SIZE[0] - 28, SIZE[1] - 1)  # the sidebar and the status line take the rest
 
 
 def sizes(server: RunningServer) -> dict[str, tuple[int, int]]:
@@ -33,9 +23,7 @@ def sizes(server: RunningServer) -> dict[str, tuple[int, int]]:
 async def test_a_split_offers_each_pane_s_size_and_shows_the_other_pane(server: RunningServer) -> None:
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/cat"])
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         await wait_until(pilot, lambda: sizes(server)["a"] == AREA)  # one pane: the whole area
         await pilot.press("ctrl+b", "percent_sign")
         await wait_until(pilot, lambda: app.layout is not None and len(app.layout) == 2)
@@ -49,7 +37,6 @@ async def test_a_split_offers_each_pane_s_size_and_shows_the_other_pane(server: 
         await pilot.press("ctrl+b", "z")  # zoomed: the other pane is not on screen, nor visible
         await wait_until(pilot, lambda: sizes(server)[name] == AREA)
         assert app.model.shown == set() and sizes(server)["a"] == (left, AREA[1] - 1)  # it keeps its size
-    await client.close()
 
 
 async def test_a_pane_s_output_is_drawn_after_a_key_s_echo_by_one_timer(server: RunningServer) -> None:
@@ -59,9 +46,8 @@ async def test_a_pane_s_output_is_drawn_after_a_key_s_echo_by_one_timer(server: 
         a = a["session"]["id"]
         b = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
     layout = Layout.from_dict({"focus": a, "root": {"split": "h", "children": [{"session": a}, {"session": b}]}})
-    app, client = await start(server, layout=layout)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.attached.is_set() and b in app.panes.views)
+    async with attached(server, layout=layout) as (app, pilot):
+        await wait_until(pilot, lambda: b in app.panes.views)
         shadow = app.model.feeder.shadows[b]
 
         def settled() -> bool:  # b has its pane's size, here and on the server: no resync to come
@@ -84,7 +70,6 @@ async def test_a_pane_s_output_is_drawn_after_a_key_s_echo_by_one_timer(server: 
         await wait_until(pilot, lambda: app._pane_timer is None)
         assert app._undrawn == set() and app.panes.views[b].renderer.rendered > rendered
         assert "from-b" in app.panes.views[b].renderer.line(shadow.screen, 0).text
-    await client.close()
 
 
 async def test_a_saved_layout_is_restored_on_attach_without_the_gone_sessions(server: RunningServer) -> None:
@@ -98,12 +83,9 @@ async def test_a_saved_layout_is_restored_on_attach_without_the_gone_sessions(se
         c.request("client.attach")
         c.request("client.view", panes=[{"target": a}, {"target": b}, {"target": gone}], focus=b, layout=saved)
         c.request("session.kill", target=gone)
-    app, client = await start(server)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, app.attached.is_set)
+    async with attached(server) as (app, pilot):
         assert app.layout is not None and app.layout.panes() == [a, b] and app.layout.focus == b
         assert set(app.panes.views) == {a, b}
-    await client.close()
 
 
 def test_a_title_row_names_the_session_and_marks_the_focus_and_an_ended_one() -> None:
@@ -122,9 +104,8 @@ async def test_copy_mode_runs_in_the_pane_a_drag_starts_in_and_a_pane_switch_end
         a = c.request("session.new", name="a", command=["sh", "-c", "echo from-a; exec cat"])["session"]["id"]
         b = c.request("session.new", name="b", command=["sh", "-c", "echo from-b; exec cat"])["session"]["id"]
     layout = Layout.from_dict({"focus": b, "root": {"split": "h", "children": [{"session": a}, {"session": b}]}})
-    app, client = await start(server, layout=layout)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.attached.is_set() and a in app.panes.views)
+    async with attached(server, layout=layout) as (app, pilot):
+        await wait_until(pilot, lambda: a in app.panes.views)
         other = app.panes.views[a]
         other.post_message(TerminalView.Select(other, "down", 0, 0))
         other.post_message(TerminalView.Select(other, "drag", 3, 0))
@@ -140,7 +121,6 @@ async def test_copy_mode_runs_in_the_pane_a_drag_starts_in_and_a_pane_switch_end
         await pilot.press("ctrl+b", "o")  # the next pane: copy mode ends, its pane shows its screen
         await wait_until(pilot, lambda: app.copy is None and app.model.focused == b)
         assert other.copy is None
-    await client.close()
 
 
 async def test_a_renamed_session_s_pane_title_says_its_new_name(server: RunningServer) -> None:
@@ -148,16 +128,14 @@ async def test_a_renamed_session_s_pane_title_says_its_new_name(server: RunningS
         a = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
         b = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
     layout = Layout.from_dict({"focus": a, "root": {"split": "h", "children": [{"session": a}, {"session": b}]}})
-    app, client = await start(server, layout=layout)
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.attached.is_set() and b in app.panes.labels)
+    async with attached(server, layout=layout) as (app, pilot):
+        await wait_until(pilot, lambda: b in app.panes.labels)
         with server.client() as c:
             c.request("session.rename", target=b, name="build")
         await wait_until(pilot, lambda: app.panes.labels[b].name == "build")
         box = app.panes.geometry.box(b) if app.panes.geometry is not None else None
         assert box is not None and box.title is not None
         assert " build " in app.panes.render_line(box.title.y).text[box.title.x :]
-    await client.close()
 
 
 async def test_with_exited_pane_close_an_ended_session_s_pane_closes_at_once(server: RunningServer) -> None:
@@ -165,10 +143,8 @@ async def test_with_exited_pane_close_an_ended_session_s_pane_closes_at_once(ser
         a = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
         b = c.request("session.new", name="b", command=["/bin/cat"])["session"]["id"]
     layout = Layout.from_dict({"focus": b, "root": {"split": "h", "children": [{"session": a}, {"session": b}]}})
-    app, client = await start(server, layout=layout, config=Config(exited_pane="close"))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.attached.is_set() and b in app.panes.views)
+    async with attached(server, layout=layout, config=Config(exited_pane="close")) as (app, pilot):
+        await wait_until(pilot, lambda: b in app.panes.views)
         app.send_bytes(b"\x04")  # cat ends
         await wait_until(pilot, lambda: app.layout is not None and app.layout.panes() == [a])
         assert app.model.focused == a and app.model.rows[b].state == "exited"  # still listed
-    await client.close()

@@ -4,7 +4,7 @@
 Every test that passes for stock pyte passes for termux, except those listed in DELIBERATE with the
 xterm behaviour termux follows instead, and KNOWN_GAPS (not intended; see there). The fast classes
 (`termux.emulator`) and the reference classes (`PYTE_SUITE_TARGET=reference`) have the same pass set. Run `PYTE_SUITE_TARGET=stock python -m pytest
-tests/emulator/pyte_suite` for stock pyte's own pass set (all pass but pyte's one xfail).
+tests/vendor/pyte_suite` for stock pyte's own pass set (all pass but pyte's one xfail).
 """
 
 from __future__ import annotations
