@@ -16,8 +16,9 @@ The first attach finds no TUI host, runs the TUI in its own process and forks th
 (termux/tui/host.py); the later ones are drawn by the host's child. `first` is that first attach;
 `termux (no host)` runs every attach in-process (`TERMUX_TUI_HOST=0`), the path before the host.
 
-After the last attach, `prefix n` is pressed `--switches` times, each timed from the keys' write
-until the next session's text is drawn (the switch). Then the cold start: the client (`termux`,
+After the last attach, once its client has used no CPU for 0.3 s (termux replays the other
+sessions' snapshots after its first paint), `prefix n` is pressed `--switches` times, each timed
+from the keys' write until the next session's text is drawn (the switch). Then the cold start: the client (`termux`,
 `tmux new-session`) spawned with no server, on a fresh socket, until its first session (a
 `$SHELL` that prints a marker and waits) is drawn. The TUI runs with bytecode caching on
 (`with_bytecode`), as an installed termux does.
@@ -225,6 +226,7 @@ def measure_switches(client: Client, term: Terminal, prefix: bytes, first: int, 
     """`prefix n` `count` times, from session `first - 1`: each until the next one's text is drawn,
     with the CPU the client's processes (a TUI host's child included) used meanwhile."""
     drawers = [term.pid, *on_terminal(term.pid)]
+    settle(drawers)
     for n in range(first, first + count):
         drawn = term.expect(f"attach-bench {n}")
         before = sum(cpu_ns(pid) for pid in drawers)
@@ -233,6 +235,20 @@ def measure_switches(client: Client, term: Terminal, prefix: bytes, first: int, 
         client.switches.append(drawn.wait(60) - sent)
         client.switch_cpus.append((sum(cpu_ns(pid) for pid in drawers) - before) / 1e9)
     term.close()
+
+
+def settle(pids: list[int], quiet: float = 0.3, limit: float = 20.0) -> None:
+    """Wait until `pids` used no CPU for `quiet` seconds (at most `limit`): what an attach left
+    to do after its first paint (termux replays the other sessions' snapshots) is done before the
+    switches are timed, for every client alike."""
+    deadline = time.monotonic() + limit
+    used = sum(cpu_ns(pid) for pid in pids)
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = sum(cpu_ns(pid) for pid in pids)
+        if now == used:
+            return
+        used = now
 
 
 def measure_cold(client: Client, argv: Callable[[Path], list[str]], stop: Callable[[Path], None], runs: int) -> None:
