@@ -98,6 +98,21 @@ def test_two_tuis_attached_at_once(tui: Start) -> None:
     first.wait_for("from-16-second")
 
 
+def test_attach_d_detaches_the_other_tui_which_gives_its_terminal_back(tui: Start) -> None:
+    first = started(tui)
+    first.write(b"echo from-$((5*5))-first\r")
+    first.wait_for("from-25-first")
+    second = started(tui, "attach", "-d")
+    first.wait_for("[detached (by another client's attach -d)]")
+    assert first.wait_exit() == 0
+    # the outer terminal is given back, as after its own detach: cursor shown, no mouse or paste modes
+    assert not first.screen.cursor.hidden
+    assert not {1000 << 5, 1003 << 5, 1006 << 5, 2004 << 5} & set(first.screen.mode)
+    second.wait_for("from-25-first")
+    second.write(b"echo still-$((6*6))\r")
+    second.wait_for("still-36")
+
+
 def session_size(server: IsolatedServer) -> tuple[int, int]:
     from termux.client import Client
 

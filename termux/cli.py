@@ -181,9 +181,14 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
 
 
 def cmd_ls(args: SimpleNamespace, request: dict[str, Any]) -> int:
+    if args.format is not None and args.json:
+        raise UsageError("-F prints lines in its format: give it without --json")
     with connect(args) as client:
-        sessions = client.request("session.list")["sessions"]
-    if args.json:
+        result = client.request("session.list", **request)
+    sessions = result["sessions"]
+    if args.format is not None:  # the server expanded it (termux/formats.py), its values escaped
+        sys.stdout.write("".join(line + "\n" for line in result["lines"]))
+    elif args.json:
         print_json(sessions)
     elif sessions:
         header = ["ID", "NAME", "STATE", "PID", "SIZE", "CREATED", "BYTES", "TITLE", "COMMAND"]
@@ -192,6 +197,12 @@ def cmd_ls(args: SimpleNamespace, request: dict[str, Any]) -> int:
 
 
 def cmd_send(args: SimpleNamespace, request: dict[str, Any]) -> int:
+    if args.copy_command is not None:
+        raise UsageError(
+            f"send -X {args.copy_command}: termux's copy mode is the TUI's own (prefix [), not the session's,"
+            " so no command line runs its commands; to copy a session's text from a script, use"
+            " `termux capture -S START -E END` (or --grep) and `termux set-buffer --stdin`"
+        )
     if args.stdin and args.keys:
         raise UsageError("--stdin sends standard input unchanged; give no ARG with it")
     if not args.stdin and not args.keys:

@@ -251,10 +251,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         handler=f"{_H}:client_attach", verb="attach", aliases=("attach-session", "a"), target=FOCUS,
         run=f"{_CLI}:cmd_attach", starts_server=True,
         opts=(
+            Opt("detach_others", ("-d",), "detach every other client attached (tmux's -d)", switch=True),
             Opt("layout", ("--layout",), "open the config file's layout NAME ([layouts.NAME])", "NAME",
                 field=None),
         ),
-        doc="attach the TUI, focused on TARGET; `--layout` opens the config file's layout NAME, creating its"
+        doc="attach the TUI, focused on TARGET; `-d` detaches every other TUI attached to the server (each"
+            " leaves as its own detach does, printing `[detached (by another client's attach -d)]`; a termux"
+            " view shows every session, where tmux's `-d` detaches the clients of TARGET alone); `--layout`"
+            " opens the config file's layout NAME, creating its"
             " sessions ([tui.md](tui.md), \"Layouts\"); an unknown NAME exits 1 saying which layouts there are",
     ),
     CommandSpec(
@@ -284,11 +288,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
         key_help="create a session and focus it", key="c",
     ),
     CommandSpec(
-        "session.list", "list sessions", handler=f"{_H}:session_list", verb="ls", aliases=("list-sessions",),
-        json=True, run=f"{_CLI}:cmd_ls",
+        "session.list", "list sessions", args=f"{_M}:ListArgs", handler=f"{_H}:session_list", verb="ls",
+        aliases=("list-sessions",), json=True, run=f"{_CLI}:cmd_ls",
+        opts=(Opt("format", ("-F",), "one line a session in tmux's format (#{session_name}, ...)", "FORMAT"),),
         doc="id, name, state (running / exited N / killed by signal N), pid, size, created, bytes out, title, "
         "command; `--json`: every `SessionInfo` field ([protocol.md](protocol.md)), the CPU priority (`nice`, "
-        "`background_nice`) included",
+        "`background_nice`) included; `-F FORMAT`: one line a session in tmux's format (\"Formats\" below; "
+        "not with `--json`)",
     ),
     CommandSpec(
         "session.get", "exit 0 if the session exists, 1 if not", args=f"{_M}:TargetArgs",
@@ -299,12 +305,15 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "session.send", "type keys or text into a session", args=f"{_M}:SendArgs", handler=f"{_H}:session_send",
         verb="send", aliases=("send-keys",), target=SESSION, run=f"{_CLI}:cmd_send",
         opts=(Opt("literal", ("-l",), "type every ARG literally", switch=True), STDIN,
+              Opt("copy_command", ("-X",), None, "COMMAND", field=None),  # refused, with a hint (cmd_send)
               Opt("keys", metavar="ARG", nargs="*")),
         doc="type into a session, tmux style: an ARG naming a key (`Enter`, `Tab`, `Escape`, `BSpace`, `Space`, "
         "`Up`, `Down`, `Left`, `Right`, `Home`, `End`, `PageUp`, `PageDown`, `Insert`, `Delete`, `F1`–`F12`, "
         "`C-x`, `M-x`, `S-Up`, ...) is sent encoded for the session's current modes; any other ARG is typed "
         "literally; `-l` types every ARG literally; `--stdin` sends standard input's bytes unchanged, at the pace "
-        "the program reads them (it fails, `busy`, only if the program reads nothing for 10 s)",
+        "the program reads them (it fails, `busy`, only if the program reads nothing for 10 s). tmux's `-X COMMAND` "
+        "(a copy-mode command) is bad usage, saying why: termux's copy mode is the TUI's own ([tui.md](tui.md), "
+        "\"Copy mode\"), which no command line drives",
     ),
     CommandSpec(
         "session.capture", "print a session's screen", args=f"{_M}:CaptureArgs", handler=f"{_H}:session_capture",
@@ -322,7 +331,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         ),
         doc="print the screen, trailing blanks trimmed; `-e` keeps colours and attributes as SGR escapes; `-J` "
         "joins the lines the terminal wrapped (a line longer than the screen prints as one, as tmux's "
-        "`capture-pane -J`; `-S`/`-E` still count rows); negative "
+        "`capture-pane -J`; `-S`/`-E` still count rows; its trailing blanks are trimmed too, where tmux's `-J` "
+        "keeps the spaces a program wrote: termux's screen keeps no record of which blanks were written); negative "
         "line numbers reach into scrollback (`-S -100` adds the last 100 history lines; `-S -` starts at the "
         "oldest, `-E -` ends at the screen's last line, as tmux's). With `--grep REGEX`: "
         "the lines that match REGEX as `NUMBER:LINE`, numbered as `-S` takes them (negative in scrollback: "
@@ -351,9 +361,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "timeout",
     ),
     CommandSpec(
-        "session.kill", "kill a session", args=f"{_M}:TargetArgs", handler=f"{_H}:session_kill", verb="kill",
+        "session.kill", "kill a session", args=f"{_M}:KillArgs", handler=f"{_H}:session_kill", verb="kill",
         aliases=("kill-session",), target=SESSION,
-        doc="SIGHUP, then SIGTERM, then SIGKILL a second apart; the session is removed",
+        opts=(Opt("others", ("-a",), "kill every session but TARGET (tmux's -a)", switch=True),),
+        doc="SIGHUP, then SIGTERM, then SIGKILL a second apart; the session is removed; `-a` kills every "
+        "session but TARGET instead (all at once), as tmux's `kill-session -a`",
         key_help="kill the focused session (asks first)", key="x",
     ),
     CommandSpec(

@@ -129,7 +129,7 @@ def test_the_synopsis_comes_from_the_options() -> None:
     named = verb_names()
     assert cli.synopsis(named["wait"]) == "wait -t TARGET (--exit | --match REGEX | --quiet S) [--timeout S] [--json]"
     assert cli.synopsis(named["new"]).endswith("[-e KEY=VALUE]... [--background-nice N] [--json] [-- CMD [ARG...]]")
-    assert cli.synopsis(named["attach"]) == "attach [-t TARGET] [--layout NAME]"
+    assert cli.synopsis(named["attach"]) == "attach [-t TARGET] [-d] [--layout NAME]"
     assert cli.synopsis(named["server"]).startswith("server [--history N]")  # --daemon, --ready-fd are hidden
 
 
@@ -222,10 +222,10 @@ def test_a_tmux_window_or_pane_target_is_explained(server: RunningServer) -> Non
 
 
 def test_an_unknown_option_names_the_verb_and_its_help(server: RunningServer) -> None:
-    done = server.run("list-sessions", "-F", "#{session_name}")
+    done = server.run("list-sessions", "-f", "#{session_attached}")
     assert done.returncode == 2
     assert done.stderr.splitlines()[-1] == (
-        "termux list-sessions: error: unrecognized arguments: -F #{session_name} "
+        "termux list-sessions: error: unrecognized arguments: -f #{session_attached} "
         "(`termux list-sessions --help` lists its options)"
     )
 

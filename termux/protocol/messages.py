@@ -40,6 +40,22 @@ class TargetArgs(Args):
     target: Target
 
 
+MAX_FORMAT = 4096  # characters of a `session.list` format
+
+
+class ListArgs(Args):
+    """`format`: tmux's format string, one line of it per session (termux/formats.py)."""
+
+    format: Annotated[str, msgspec.Meta(max_length=MAX_FORMAT)] | None = None
+
+
+class KillArgs(Args):
+    """`others`: kill every session but `target` (tmux's `kill-session -a`)."""
+
+    target: Target
+    others: bool = False
+
+
 class NewArgs(Args):
     name: Name | None = None
     command: list[str] | None = None
@@ -115,6 +131,7 @@ class AttachArgs(Args):
     rows: Rows | None = None
     window_size: Literal["latest", "smallest", "largest"] | None = None  # the server's size policy
     set_clipboard: Literal["on", "external", "off"] | None = None  # what a program's OSC 52 does
+    detach_others: bool = False  # every other view showing `focus` is detached (tmux's attach -d)
 
 
 class FocusArgs(Args):

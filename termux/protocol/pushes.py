@@ -101,7 +101,12 @@ class ClipboardPush(PushBase, tag="clipboard"):
     data: bytes
 
 
-Push = OutputPush | SnapshotPush | EventPush | ErrorPush | ClipboardPush
+class DetachPush(PushBase, tag="detach"):
+    """Another view attached with `detach_others` (tmux's attach -d): this view is detached, and
+    leaves (the TUI exits as its own detach does)."""
+
+
+Push = OutputPush | SnapshotPush | EventPush | ErrorPush | ClipboardPush | DetachPush
 PUSH_KINDS = frozenset(cls.__struct_config__.tag for cls in PushBase.__subclasses__())
 
 

@@ -35,10 +35,11 @@ class SessionResult(msgspec.Struct):
     session: SessionInfo
 
 
-class SessionsResult(msgspec.Struct):
-    """`session.list`, in creation order."""
+class SessionsResult(msgspec.Struct, omit_defaults=True):
+    """`session.list`, in creation order; `lines`: the `format` given, one line a session."""
 
     sessions: list[SessionInfo]
+    lines: list[str] | None = None
 
 
 class SentResult(msgspec.Struct):

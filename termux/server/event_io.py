@@ -110,6 +110,16 @@ class ActivityMonitor:
         for watcher in tuple(self._watchers.get(session.id, ())):
             watcher(chunk)
 
+    def last_output(self, session: Session) -> float:
+        """When the session last printed (Unix time; its creation if it never did), as tmux's
+        session_activity: read from the tracker's loop clock while it is active."""
+        last = self.tracker.last_output(session.id)
+        if last is not None:
+            return time.time() - (asyncio.get_running_loop().time() - last)
+        if session.quiet_since is not None:
+            return session.quiet_since
+        return session.created
+
     def _arm(self, loop: asyncio.AbstractEventLoop) -> None:
         deadline = self.tracker.next_deadline()
         if deadline is not None:

@@ -441,6 +441,10 @@ class ActivityTracker:
     def is_active(self, session: str) -> bool:
         return session in self._active
 
+    def last_output(self, session: str) -> float | None:
+        """When an active session last printed (the clock `output` is given); None if quiet."""
+        return self._active.get(session)
+
     def next_deadline(self) -> float | None:
         """The earliest time a session can become quiet, or None when none is active."""
         for last in self._active.values():

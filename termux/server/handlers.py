@@ -9,25 +9,31 @@ The CLI speaks to the server through these same commands.
 
 from __future__ import annotations
 
+import asyncio
 import os
+import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 import termux.emulator as emulator
-from termux import __version__, keys
+from termux import __version__, formats, keys
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.messages import (
     VERSION,
     AttachArgs,
     CaptureArgs,
     FocusArgs,
+    KillArgs,
+    ListArgs,
     NewArgs,
     NoArgs,
     RenameArgs,
     ResizeArgs,
     SendArgs,
+    SessionInfo,
     TargetArgs,
     ViewArgs,
 )
@@ -45,11 +51,14 @@ from termux.protocol.results import (
 from termux.server.scheduler import FOCUSED_BUDGET
 from termux.server.session import INPUT_LOW
 from termux.server.slices import CHECK_ROWS, in_slices
+from termux.text import visible
 from termux.trace import TRACE
 
 if TYPE_CHECKING:
+    from termux.server.event_io import ActivityMonitor
     from termux.server.server import Connection, Server
     from termux.server.session import Session
+
 
 @dataclass(frozen=True, slots=True)
 class Context:
@@ -84,8 +93,101 @@ def session_new(ctx: Context, args: NewArgs) -> SessionResult:
     return SessionResult(session.info())
 
 
-def session_list(ctx: Context, args: NoArgs) -> SessionsResult:
-    return SessionsResult([s.info() for s in ctx.server.sessions.values()])
+def session_list(ctx: Context, args: ListArgs) -> SessionsResult:
+    sessions = list(ctx.server.sessions.values())
+    infos = [s.info() for s in sessions]
+    if args.format is None:
+        return SessionsResult(infos)
+    try:
+        parsed = formats.parse(args.format)
+    except formats.FormatError as exc:
+        raise ProtocolError(ErrorCode.BAD_ARGS, f"`format`: {exc}") from None
+    read = {name: FORMAT_VARIABLES[name] for name in parsed.names if name in FORMAT_VARIABLES}
+    lines = []
+    for session, info in zip(sessions, infos, strict=True):
+        # A value's control characters are escaped (names and titles are a program's to set); the
+        # format's own text, a tab between fields say, is the caller's and is kept.
+        values = {name: visible(value(ctx.server, session, info)) for name, value in read.items()}
+        lines.append(parsed.render(values))
+    return SessionsResult(infos, lines)
+
+
+def _attached(server: Server, session: Session, info: SessionInfo) -> str:
+    """How many views show the session (focused or in a pane): tmux's clients attached to it."""
+    return str(sum(1 for conn in server.connections if conn.attached and session.id in conn.shown))
+
+
+def _activity(server: Server, session: Session, info: SessionInfo) -> str:
+    """When it last printed (tmux's session_activity; tmux counts a client's keys too)."""
+    monitor: ActivityMonitor = server.activity
+    return str(int(monitor.last_output(session)))
+
+
+def _foreground_command(server: Server, session: Session, info: SessionInfo) -> str:
+    """The name of the program in the foreground of its terminal (tmux's pane_current_command);
+    the session's own command once it has none."""
+    pid = session.foreground_pid()
+    if pid is not None:
+        try:
+            with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as comm:
+                return comm.read().rstrip("\n")
+        except OSError:
+            pass  # no /proc, or the process just left
+    return os.path.basename(info.command[0]) if info.command else ""
+
+
+def _foreground_path(server: Server, session: Session, info: SessionInfo) -> str:
+    """The foreground program's working directory (tmux's pane_current_path); the session's own."""
+    pid = session.foreground_pid()
+    if pid is not None:
+        try:
+            return os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            pass
+    return info.cwd
+
+
+# tmux's variables for a session's line of `ls -F` (termux/formats.py). A session is one window of
+# one pane, so the window's and the pane's variables are the session's. Each is read only when
+# the format names it.
+FormatVariable = Callable[["Server", "Session", SessionInfo], str]
+
+
+def _field(name: str) -> FormatVariable:
+    """A variable that is a field of the session's info."""
+    return lambda server, session, info: str(getattr(info, name))
+
+
+def _constant(value: str) -> FormatVariable:
+    return lambda server, session, info: value
+
+
+FORMAT_VARIABLES: dict[str, FormatVariable] = {
+    "session_name": _field("name"),
+    "session_id": _field("id"),
+    "session_windows": _constant("1"),
+    "session_attached": _attached,
+    "session_many_attached": lambda server, session, info: str(int(int(_attached(server, session, info)) > 1)),
+    "session_created": lambda server, session, info: str(int(info.created)),
+    "session_activity": _activity,
+    "session_path": _field("cwd"),
+    "window_index": _constant("0"),
+    "window_panes": _constant("1"),
+    "window_name": _foreground_command,
+    "pane_index": _constant("0"),
+    "pane_id": _field("id"),
+    "pane_pid": _field("pid"),
+    "pane_current_command": _foreground_command,
+    "pane_current_path": _foreground_path,
+    "pane_start_command": lambda server, session, info: " ".join(info.command),
+    "pane_width": _field("cols"),
+    "pane_height": _field("rows"),
+    "pane_title": _field("title"),
+    "pane_dead": lambda server, session, info: "0" if info.state == "running" else "1",
+    "pane_dead_status": lambda server, session, info: "" if info.exit_code is None else str(info.exit_code),
+    "host": lambda server, session, info: socket.gethostname(),
+    "host_short": lambda server, session, info: socket.gethostname().partition(".")[0],
+}
 
 
 def session_get(ctx: Context, args: TargetArgs) -> SessionResult:
@@ -178,9 +280,14 @@ def session_rename(ctx: Context, args: RenameArgs) -> SessionResult:
     return SessionResult(session.info())
 
 
-async def session_kill(ctx: Context, args: TargetArgs) -> SessionResult:
+async def session_kill(ctx: Context, args: KillArgs) -> SessionResult:
+    """`others`: every session but the target, all at once (each on its own signals' schedule)."""
     session = ctx.server.find(args.target)
-    await ctx.server.kill_session(session)
+    if not args.others:
+        await ctx.server.kill_session(session)
+        return SessionResult(session.info())
+    others = [s for s in ctx.server.sessions.values() if s is not session]
+    await asyncio.gather(*(ctx.server.kill_session(s) for s in others))
     return SessionResult(session.info())
 
 

@@ -42,6 +42,7 @@ from termux.protocol.messages import (
 )
 from termux.protocol.pushes import (
     ClipboardPush,
+    DetachPush,
     OutputPush,
     Snapshot,
     SnapshotPush,
@@ -98,6 +99,7 @@ FD_RESERVE = 32
 CONNECTION_RESERVE = 8
 # Variables of the server's own environment that would mislead a program in a session: they
 # describe the terminal or multiplexer the server was started from, or configure the server.
+DETACH_LINE = encode_line(DetachPush())  # the same for every view
 SERVER_ONLY_ENV = ("TMUX", "TMUX_PANE", "COLUMNS", "LINES", gauge.SLOW_ENV, gauge.PROFILE_ENV)
 
 
@@ -636,6 +638,9 @@ class Server:
         follow = None if args.follow is None else {self.find(t).id for t in args.follow}
         focus = self.find(args.focus).id if args.focus is not None else None
         size = handlers.view_size(args.cols, args.rows)
+        if args.detach_others:
+            for other in [c for c in self.connections if c.attached and c is not conn]:
+                self.detach(other)
         conn.attached, conn.follow, conn.coalesce = True, follow, args.coalesce
         if args.window_size is not None:
             self.window_size = args.window_size  # one policy per server: the latest view's choice
@@ -738,14 +743,23 @@ class Server:
             if conn.attached:
                 conn.write(line)
 
+    def detach(self, conn: Connection) -> None:
+        """Another view attached with `detach_others` (tmux's attach -d): this one is told to
+        leave (a `detach` push) and gets nothing more meanwhile; its connection stays for it to close."""
+        conn.write(DETACH_LINE)
+        self._detached(conn)
+
+    def _detached(self, conn: Connection) -> None:
+        conn.attached = False
+        self.set_focus(conn, None)
+        self.events.commit(ev.ClientDetached(data=ev.ClientData(conn.peer_pid)))
+
     def connection_closed(self, conn: Connection) -> None:
         self._resume_accepting()  # its socket is closed right after this
         if conn in self.connections:
             self.connections.discard(conn)
             if conn.attached:
-                conn.attached = False
-                self.set_focus(conn, None)
-                self.events.commit(ev.ClientDetached(data=ev.ClientData(conn.peer_pid)))
+                self._detached(conn)
 
     # -- stats -----------------------------------------------------------------------------------
 

@@ -443,6 +443,16 @@ class Session:
             self._screen_text = (key, "\n".join(line.rstrip() for line in self.screen.display))
         return self._screen_text[1]
 
+    def foreground_pid(self) -> int | None:
+        """The process group in the foreground of its terminal (the shell, or the program the shell
+        runs); None once the terminal is closed."""
+        if not self._pty_open:
+            return None
+        try:
+            return os.tcgetpgrp(self.fd)
+        except OSError:
+            return None
+
     def info(self) -> SessionInfo:
         return SessionInfo(
             id=self.id,

@@ -35,6 +35,7 @@ def run_tui(args: SimpleNamespace, new_session: dict[str, Any] | None = None) ->
         "target": getattr(args, "target", None),
         "new": new_session,
         "layout": getattr(args, "layout", None),
+        "detach_others": getattr(args, "detach_others", False),
     }
     from termux.tui import host
 
@@ -54,6 +55,7 @@ def run(
     create: bool = True,
     layout: str | None = None,
     watch: int | None = None,
+    detach_others: bool = False,
 ) -> int:
     """Attach a TUI; returns the exit status for the `termux` command.
 
@@ -62,6 +64,7 @@ def run(
     config file's layout of that name (its sessions created as it says). `watch` is the socket to a
     TUI host's caller (the host runs the TUI in a child): signals come on it, and it closing means
     the caller is gone. Without it, this process forks a TUI host as it leaves, unless one runs.
+    `detach_others`: every other view is detached as this one attaches (tmux's attach -d).
     """
     from termux.tui.config import ConfigError, load_config
 
@@ -97,7 +100,7 @@ def run(
             from termux.heap import freeze_startup_objects
 
             freeze_startup_objects()
-            reason = asyncio.run(_main(config, path, name, target, new, create, watch, layout))
+            reason = asyncio.run(_main(config, path, name, target, new, create, watch, layout, detach_others))
         finally:
             starting.close()
         if watch is None:
@@ -116,7 +119,7 @@ def run(
     if reason:
         with contextlib.suppress(OSError):  # the terminal may have hung up (SIGHUP)
             print(visible(f"[{reason}]"), flush=True)
-    return 0 if reason in ("detached", "", None) else 1
+    return 0 if not reason or reason.startswith("detached") else 1
 
 
 async def _main(
@@ -128,6 +131,7 @@ async def _main(
     create: bool,
     watch: int | None,
     layout_name: str | None = None,
+    detach_others: bool = False,
 ) -> str:
     from termux.client import AsyncClient
     from termux.tui.app import TermuxApp
@@ -160,6 +164,7 @@ async def _main(
             driver_class=TermuxDriver,
             layout=layout,
             preset=spec.preset if layout is not None else None,
+            detach_others=detach_others,
         )
         app.begin_attach()  # answered while Textual starts
         if watch is not None:

@@ -40,7 +40,7 @@ from termux.clipboard import MAX_OUTER_BYTES, osc52
 from termux.commands import action_names
 from termux.copymode import key_table
 from termux.protocol.events import Event
-from termux.protocol.pushes import OutputPush, Push
+from termux.protocol.pushes import DetachPush, OutputPush, Push
 from termux.protocol.results import AttachResult, SessionResult, SnapshotResult
 from termux.rest import Rest
 from termux.trace import TRACE
@@ -121,6 +121,9 @@ class MainScreen(Screen[None]):
         self.panes.display = not shown
 
 
+DETACHED_BY_ANOTHER = "detached (by another client's attach -d)"
+
+
 class TermuxApp(App[str]):
     """Attached to one server through `client` (a termux.client.AsyncClient)."""
 
@@ -138,9 +141,11 @@ class TermuxApp(App[str]):
         driver_class: Any = None,
         layout: Layout | None = None,
         preset: str | None = None,
+        detach_others: bool = False,
     ) -> None:
         super().__init__(driver_class=driver_class, ansi_color=True)
         self.stylesheet = shared_stylesheet(self.stylesheet)  # before anything is added to it
+        self.detach_others = detach_others  # client.attach detaches every other view (attach -d)
         self.client = client
         self.config = config or Config()
         self.model = SessionModel(feeder)
@@ -224,6 +229,7 @@ class TermuxApp(App[str]):
                     coalesce=True,
                     window_size=self.config.window_size,
                     set_clipboard=self.config.set_clipboard,
+                    **({"detach_others": True} if self.detach_others else {}),
                 )
             )
 
@@ -347,6 +353,10 @@ class TermuxApp(App[str]):
     def handle_push(self, push: Push) -> None:
         if TRACE.on and isinstance(push, OutputPush):
             TRACE.stamp("tui.received", push.session)
+        if isinstance(push, DetachPush):  # another view attached with -d: leave as a detach does
+            self.exit_reason = DETACHED_BY_ANOTHER
+            self.exit(DETACHED_BY_ANOTHER)
+            return
         self._apply(self.model.push(push))
 
     def handle_event(self, event: Event) -> None:

@@ -14,7 +14,7 @@ from textual import events
 
 from termux.client import AsyncClient
 from termux.protocol.pushes import OutputPush
-from termux.tui.app import TermuxApp, current_directory
+from termux.tui.app import DETACHED_BY_ANOTHER, TermuxApp, current_directory
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, ShadowSlice
 from termux.tui.screens import HelpScreen
@@ -799,3 +799,27 @@ async def test_switching_session_draws_the_new_screen_once(server: RunningServer
         assert app.model.rows[app.model.focused or ""].name == "s1"
         assert view.renderer.rendered - before == view.screen_.lines  # each line once
     await client.close()
+
+
+async def test_another_views_attach_d_detaches_the_tui(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    async with attached(server) as (app, pilot):
+        with server.client() as taker:
+            taker.request("client.attach", detach_others=True)
+            await wait_until(pilot, lambda: not app.is_running or app.exit_reason != "")
+    assert app.return_value == app.exit_reason == DETACHED_BY_ANOTHER
+    with server.client() as c:  # the sessions are all still there
+        assert [s["name"] for s in c.request("session.list")["sessions"]] == ["a"]
+
+
+async def test_a_tui_attaching_with_detach_others_detaches_the_other_tui(server: RunningServer) -> None:
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    async with attached(server) as (first, first_pilot):
+        async with attached(server, detach_others=True) as (second, pilot):
+            await wait_until(first_pilot, lambda: not first.is_running or first.exit_reason != "")
+            assert first.exit_reason == DETACHED_BY_ANOTHER
+            assert second.is_running and second.exit_reason == ""
+            with server.client() as c:
+                assert c.request("server.stats")["attached"] == 1

@@ -129,7 +129,8 @@ async def test_the_grid_open_and_idle_arms_no_timer(server: RunningServer) -> No
         def idle() -> bool:
             return not loop.pending_timers() and app.snapshots_pending == 0
 
-        await wait_until(pilot, idle)
+        # every session has gone quiet (QUIET_AFTER), so no session.quiet push is still to come
+        await wait_until(pilot, lambda: idle() and all(app.model.rows[sid].quiet_since is not None for sid in ids))
         fired, drawn = loop.fired, grid.grid.tiles_drawn
         await loop.run_in_executor(None, time.sleep, 0.5)  # nothing happens: the loop has no timer to run
         assert loop.pending_timers() == [] and loop.fired == fired
