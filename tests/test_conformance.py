@@ -142,7 +142,13 @@ def test_bash_readline_editing(shell: Pty) -> None:
     shell.send("\x01\x1bf hello")
     shell.wait_for("$ echo hello world")
     shell.send("\r")
-    shell.wait_for(lambda s: "hello world" in [line.rstrip() for line in s.display])
+    # Up only once the next prompt is drawn: readline puts the tty in raw mode before it draws the
+    # prompt, and a key sent earlier is echoed by the cooked tty (`^[[A`) instead.
+    shell.wait_for(
+        lambda s: "hello world" in [line.rstrip() for line in s.display]
+        and s.display[s.cursor.y].rstrip() == "$"
+        and s.cursor.x == 2
+    )
     # History (Up) brings the line back; C-u kills it; a long line wraps and stays editable.
     shell.send("\x1b[A")
     shell.wait_for(lambda s: s.display[s.cursor.y].rstrip() == "$ echo hello world")
