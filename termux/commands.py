@@ -19,12 +19,15 @@ fields. docs/architecture.md, "Where to add a command", walks through adding one
 from __future__ import annotations
 
 from termux.defaults import (
+    BACKGROUND_IDLE,
     BACKGROUND_NICE,
     EVENT_CAPACITY,
     HISTORY,
     MAX_HISTORY,
     MAX_NICE,
     MAX_STREAMS,
+    MIN_OWN_NICE,
+    OWN_NICE,
     QUIET_AFTER,
 )
 from termux.protocol.event_types import MAX_WAIT_SECONDS
@@ -97,6 +100,24 @@ def nice(text: str) -> int:
     if not 0 <= value <= MAX_NICE:
         raise _bad_value(f"must be 0 to {MAX_NICE}, not {value}")
     return value
+
+
+def own_nice(text: str) -> int:
+    """A nice value of termux's own, MIN_OWN_NICE to 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a nice value: {text!r}") from None
+    if not MIN_OWN_NICE <= value <= 0:
+        raise argparse.ArgumentTypeError(f"must be {MIN_OWN_NICE} to 0, not {value}")
+    return value
+
+
+def on_off(text: str) -> bool:
+    """`on` or `off`."""
+    if text not in ("on", "off"):
+        raise argparse.ArgumentTypeError(f"must be on or off, not {text!r}")
+    return text == "on"
 
 
 def _line_number(text: str, dash: int | None) -> int | None:
@@ -277,14 +298,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
             Opt("background_nice", ("--background-nice",),
                 f"its CPU priority while no view shows it (nice 0-{MAX_NICE}; 0: never lowered; default: the "
                 "server's)", "N", nice),
+            Opt("background_idle", ("--background-idle",),
+                "its processes under SCHED_IDLE while no view shows it (on or off; default: the server's)",
+                "on|off", on_off),
             Opt("command", (), None, "-- CMD [ARG...]", nargs="..."),
         ),
         doc="create a session running CMD (default `$SHELL`) in DIR (default: the current directory); `-d` "
         "prints its name instead of attaching; `-A` attaches to the session NAME instead when there is one "
         "(with `-d`: prints its name), as tmux's `new -A -s NAME`; "
         f"`--background-nice N` (0–{MAX_NICE}) is its CPU priority while "
-        "no view shows it, 0 never lowers it (default: the server's; [protocol.md](protocol.md), \"CPU "
-        "priority\")",
+        "no view shows it, 0 never lowers it, and `--background-idle off` keeps its processes out of "
+        "SCHED_IDLE meanwhile (defaults: the server's; [protocol.md](protocol.md), \"CPU priority\")",
         key_help="create a session and focus it", key="c",
     ),
     CommandSpec(
@@ -472,11 +496,21 @@ COMMANDS: tuple[CommandSpec, ...] = (
             Opt("background_nice", ("--background-nice",),
                 f"CPU priority (nice 0-{MAX_NICE}) of sessions no view shows (default {BACKGROUND_NICE}; 0: off)",
                 "N", nice, default=BACKGROUND_NICE, field=None),
+            Opt("background_idle", ("--background-idle",),
+                "their processes under SCHED_IDLE meanwhile, where the server may undo it (on or off; "
+                f"default {'on' if BACKGROUND_IDLE else 'off'})", "on|off", on_off, default=BACKGROUND_IDLE,
+                field=None),
+            Opt("own_nice", ("--own-nice",),
+                f"the server's own CPU priority where it may have it (nice {MIN_OWN_NICE}-0; default {OWN_NICE}; "
+                "0: left alone)", "N", own_nice, default=OWN_NICE, field=None),
         ),
         doc=f"run a server in the foreground (N lines of scrollback per session, 0–{MAX_HISTORY:,}, default "
         f"{HISTORY:,}; events kept, default {EVENT_CAPACITY:,}; concurrent event streams, default {MAX_STREAMS}; "
         f"seconds without output before `session.quiet`, default {QUIET_AFTER:g}; the CPU priority, nice "
-        f"0–{MAX_NICE}, of sessions no view shows while a view is attached, default {BACKGROUND_NICE}, 0: off)",
+        f"0–{MAX_NICE}, of sessions no view shows while a view is attached, default {BACKGROUND_NICE}, 0: off; "
+        f"`--background-idle on|off`: their processes under SCHED_IDLE meanwhile, default "
+        f"{'on' if BACKGROUND_IDLE else 'off'}; `--own-nice N`: the server's own CPU priority, nice "
+        f"{MIN_OWN_NICE}–0, where it may have it, default {OWN_NICE}, 0: left alone)",
     ),
     CommandSpec("server.hello", "the server's version, pid and commands", handler=f"{_H}:server_hello"),
     CommandSpec(

@@ -13,5 +13,9 @@ EVENT_CAPACITY = 10_000  # events the log keeps (`--event-capacity`)
 MAX_STREAMS = 256  # concurrent events.stream subscribers (`--max-streams`)
 QUIET_AFTER = 5.0  # seconds without output before a session.quiet event (`--quiet-after`)
 BACKGROUND_NICE = 10  # CPU priority of sessions no view shows while a view is attached (0: off)
+BACKGROUND_IDLE = True  # and their processes under SCHED_IDLE meanwhile (where the server may undo it)
 MAX_NICE = 19
+# The nice of the server's and a TUI's own scheduling group, where they may have it (0: left alone).
+OWN_NICE = -10
+MIN_OWN_NICE = -20
 # The longest wait anyone may ask for is termux/protocol/event_types.py's MAX_WAIT_SECONDS.

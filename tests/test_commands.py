@@ -25,6 +25,7 @@ from termux.commands import (
     first_line,
     last_line,
     nice,
+    on_off,
     resolve,
     seconds,
     seconds_or_zero,
@@ -45,7 +46,7 @@ def _kinds(info: mi.Type) -> set[type[mi.Type]]:
 
 def _wants(opt: Opt) -> type[mi.Type]:
     """The kind of struct field an option's value must fill."""
-    if opt.switch:
+    if opt.switch or opt.type is on_off:
         return mi.BoolType
     if opt.nargs in ("*", "...") or (opt.repeat and opt.type is not env_pair):
         return mi.ListType
@@ -128,7 +129,9 @@ def test_docs_cli_md_lists_the_verbs_as_the_table_says() -> None:
 def test_the_synopsis_comes_from_the_options() -> None:
     named = verb_names()
     assert cli.synopsis(named["wait"]) == "wait -t TARGET (--exit | --match REGEX | --quiet S) [--timeout S] [--json]"
-    assert cli.synopsis(named["new"]).endswith("[-e KEY=VALUE]... [--background-nice N] [--json] [-- CMD [ARG...]]")
+    assert cli.synopsis(named["new"]).endswith(
+        "[-e KEY=VALUE]... [--background-nice N] [--background-idle on|off] [--json] [-- CMD [ARG...]]"
+    )
     assert cli.synopsis(named["attach"]) == "attach [-t TARGET] [-d] [--layout NAME]"
     assert cli.synopsis(named["server"]).startswith("server [--history N]")  # --daemon, --ready-fd are hidden
 

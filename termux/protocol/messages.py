@@ -65,6 +65,7 @@ class NewArgs(Args):
     rows: Rows = 24
     history: History | None = None
     background_nice: Nice | None = None  # None: the server's --background-nice
+    background_idle: bool | None = None  # None: the server's --background-idle
 
     def check(self) -> None:
         """What a program's argv, environment and directory cannot hold, refused here at the edge
@@ -182,6 +183,8 @@ class SessionInfo(msgspec.Struct):
     background_nice: int  # its CPU priority while no view shows it (0: never lowered)
     nice: int | None  # the nice of its scheduling group now; None where termux cannot set it
     quiet_since: float | None = None  # when its output stopped, while the server counts it quiet
+    background_idle: bool = False  # its processes go under SCHED_IDLE while no view shows it
+    idle: bool = False  # its processes are under SCHED_IDLE now
 
 
 @dataclass(frozen=True, slots=True)

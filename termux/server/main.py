@@ -9,10 +9,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from termux.defaults import HISTORY
+from termux.defaults import HISTORY, OWN_NICE
 from termux.heap import freeze_startup_objects
 from termux.paths import log_path, open_side_file
 from termux.server import gauge
+from termux.server.priority import raise_own_priority
 from termux.server.server import Server, ServerError
 
 
@@ -22,6 +23,7 @@ def run(
     daemon: bool = False,
     ready_fd: int | None = None,
     history: int = HISTORY,
+    own_nice: int = OWN_NICE,
     **options: Any,
 ) -> int:
     """Run a server on `socket_path` until it is told to stop. Returns the exit status.
@@ -29,7 +31,9 @@ def run(
     With `daemon`, the process double-forks so that it is adopted by init (no zombie for the
     client that started it) and logs to a file beside the socket. `ready_fd` is written to once
     the socket accepts connections, so a starting client can wait on it instead of polling.
-    `options` go to Server (event_capacity, max_streams, quiet_after, background_nice).
+    `options` go to Server (event_capacity, max_streams, quiet_after, background_nice,
+    background_idle). `own_nice`: the server's own CPU priority, where it may have it
+    (priority.raise_own_priority).
     """
     if daemon:
         if os.fork() > 0:
@@ -49,6 +53,7 @@ def run(
             os.write(ready_fd, b"ready\n")
             os.close(ready_fd)
 
+    raise_own_priority(own_nice)
     freeze_startup_objects()
     loop_gauge = gauge.LoopGauge()
     try:

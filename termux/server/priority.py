@@ -17,13 +17,28 @@ no privilege), but without CAP_SYS_ADMIN the kernel takes one such write per 100
 and refuses the others (EAGAIN): refused writes wait, the shown sessions' first, and one timer
 retries them (armed only while a write waits). Where autogroup is off or not in effect, nothing is
 changed (`mechanism` is "none"; docs/protocol.md).
+
+The group's weight decides the share of the CPU a busy background session gets, not how soon a
+keystroke's processes (the TUI, the server, the focused program) get a CPU back from it when they
+wake: the kernel lets a running task finish its slice first. A task under SCHED_IDLE is preempted
+at once by any other that wakes, whatever the groups' weights, and a CPU running only such tasks
+counts as free. So the processes of a session no view shows are also put under SCHED_IDLE
+(`background_idle`), and put back when a view shows it. The policy is per task, inherited on fork:
+every thread of every process of the session (its session id, found in /proc) is set, and what
+they start later inherits it. A task the user put under another policy (`chrt`) keeps it: only
+SCHED_OTHER tasks are lowered, and each gets back what it had; one started while the session was
+lowered gets SCHED_OTHER. The kernel counts leaving SCHED_IDLE as raising the priority: allowed
+with CAP_SYS_NICE or an RLIMIT_NICE that permits nice 0, else never (`may_leave_idle`). Without
+either the lever is not used, since a session put there could not be given its CPU back.
 """
 
 from __future__ import annotations
 
 import errno
 import logging
-from collections.abc import Callable
+import os
+import resource
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,6 +93,63 @@ def write_group_nice(pid: int, nice: int) -> None:
         group.write(str(nice))
 
 
+CAP_SYS_NICE = 23
+
+
+def may_leave_idle(status: Path = Path("/proc/self/status"), nice_limit: int | None = None) -> bool:
+    """Whether this process may take its sessions' tasks back out of SCHED_IDLE: with
+    CAP_SYS_NICE, or an RLIMIT_NICE (`nice_limit`: its soft limit) that lets a task have nice 0
+    (a limit of 20 - 0)."""
+    soft = resource.getrlimit(resource.RLIMIT_NICE)[0] if nice_limit is None else nice_limit
+    if soft == resource.RLIM_INFINITY or soft >= 20:
+        return True
+    try:
+        for line in status.read_text().splitlines():
+            if line.startswith("CapEff:"):
+                return bool(int(line.split()[1], 16) >> CAP_SYS_NICE & 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
+def session_tasks(leaders: Collection[int], proc: Path = Path("/proc")) -> dict[int, list[int]]:
+    """The threads of every process of the sessions led by `leaders`, by leader: the processes
+    whose session id is a leader's pid (one pass over /proc, whatever the number of sessions)."""
+    found: dict[int, list[int]] = {leader: [] for leader in leaders}
+    for entry in os.scandir(proc):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"{entry.path}/stat", "rb") as stat:
+                line = stat.read()
+            sid = int(line[line.rindex(b")") + 2 :].split(maxsplit=4)[3])  # state ppid pgrp session
+            if sid in found:
+                found[sid].extend(int(tid) for tid in os.listdir(f"{entry.path}/task"))
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+    return found
+
+
+def set_policy(tid: int, policy: int) -> None:
+    os.sched_setscheduler(tid, policy, os.sched_param(0))
+
+
+def raise_own_priority(nice: int) -> int | None:
+    """Put this process's scheduling group at `nice` (below 0: ahead of the machine's other
+    groups, so that a keystroke's hop through it does not wait for a CPU behind them), where it
+    may: it must lead its own session (its group then holds termux's own process alone, not the
+    shell it was started from) and be allowed to (CAP_SYS_NICE, or an RLIMIT_NICE that permits
+    it; a user without either keeps nice 0). Returns the nice now in force, None when unchanged."""
+    if nice >= 0 or os.getsid(0) != os.getpid() or not autogroup_in_effect():
+        return None
+    try:
+        write_group_nice(os.getpid(), nice)
+    except OSError as exc:  # EPERM, EACCES: not permitted; the group keeps its nice
+        log.debug("keeping this process's CPU priority: %s", exc.strerror)
+        return None
+    return nice
+
+
 def visible_nice(background: int) -> int:
     """The nice of a session shown in a pane that is not focused: half its background nice, so
     what a person watches beside the focus runs ahead of what nobody sees, behind the focus."""
@@ -92,6 +164,10 @@ class Group:
     base: int
     background: int  # 0: never lowered
     applied: int
+    idle: bool = False  # its tasks go under SCHED_IDLE while no view shows it
+    # While its tasks are under SCHED_IDLE: each task lowered (or found there already), with the
+    # policy it had; None while they have their own.
+    lowered: dict[int, int] | None = None
 
 
 class CpuPriority:
@@ -105,8 +181,11 @@ class CpuPriority:
         mechanism: str | None = None,
         write: Callable[[int, int], None] = write_group_nice,
         read: Callable[[int], int | None] = read_group_nice,
+        idle: bool | None = None,
     ) -> None:
         self.mechanism = mechanism if mechanism is not None else (AUTOGROUP if autogroup_in_effect() else NONE)
+        # SCHED_IDLE for the sessions no view shows, where it can be undone (None: find out)
+        self.idle = may_leave_idle() if idle is None else idle
         self._call_later = call_later
         self._write = write
         self._read = read
@@ -114,15 +193,18 @@ class CpuPriority:
         self._waiting: dict[str, int] = {}  # session id -> the nice its group waits for, shown first
         self._retry: Any = None  # the timer handle, only while writes wait
         self.writes = 0  # group writes done (tests, stats)
+        self.policy_changes = 0  # tasks whose scheduling policy was set (tests, stats)
 
-    def add(self, session_id: str, pid: int, background: int) -> Group | None:
-        """Manage the group of the session led by `pid` (None where nothing can be managed)."""
-        if self.mechanism == NONE:
+    def add(self, session_id: str, pid: int, background: int, idle: bool = False) -> Group | None:
+        """Manage the group of the session led by `pid` (None where nothing can be managed);
+        `idle`: its tasks go under SCHED_IDLE while no view shows it (where this process may)."""
+        idle = idle and self.idle
+        base = self._read(pid) if self.mechanism != NONE else None
+        if base is None and not idle:
             return None
-        base = self._read(pid)
-        if base is None:
-            return None
-        group = self.groups[session_id] = Group(pid, base, background, base)
+        base = 0 if base is None else base
+        background = background if self.mechanism != NONE else base  # no group nice to change
+        group = self.groups[session_id] = Group(pid, base, background, base, idle)
         return group
 
     def forget(self, session_id: str) -> None:
@@ -132,7 +214,9 @@ class CpuPriority:
     def follow(self, shown: set[str], viewed: bool, visible: frozenset[str] | set[str] = frozenset()) -> None:
         """Focused sessions (`shown`; every session while no view is attached) at their own nice,
         sessions a view shows in another pane (`visible`) halfway to their background nice, the
-        rest at their background nice. Only changed groups are written, focused ones first."""
+        rest at their background nice (and, those that ask for it, under SCHED_IDLE). Only
+        changed groups are written, focused ones first."""
+        self._follow_policies(shown, viewed, visible)
         wanted: dict[str, int] = {}
         for sid, group in self.groups.items():
             if not viewed or sid in shown or group.background <= group.base:
@@ -152,6 +236,48 @@ class CpuPriority:
             self._waiting[sid] = wanted[sid]
         if self._retry is None:  # else the armed retry writes them
             self._flush()
+
+    def _follow_policies(self, shown: set[str], viewed: bool, visible: frozenset[str] | set[str]) -> None:
+        """SCHED_IDLE for the tasks of the sessions no view shows that ask for it, their own
+        policies back for the others: one pass over /proc when any changes, none otherwise."""
+        lower = {sid for sid, g in self.groups.items() if g.idle and viewed and sid not in shown and sid not in visible}
+        changing = {sid for sid, g in self.groups.items() if (g.lowered is not None) != (sid in lower)}
+        if not changing:
+            return
+        tasks = session_tasks({self.groups[sid].pid for sid in changing})
+        for sid in sorted(changing, key=lambda s: s in lower):  # raising first
+            group = self.groups[sid]
+            if sid in lower:
+                group.lowered = self._lower(tasks[group.pid])
+            else:
+                self._raise(tasks[group.pid], group.lowered or {})
+                group.lowered = None
+
+    def _lower(self, tids: list[int]) -> dict[int, int]:
+        lowered: dict[int, int] = {}
+        for tid in tids:
+            try:
+                policy = os.sched_getscheduler(tid)
+                if policy == os.SCHED_OTHER:
+                    set_policy(tid, os.SCHED_IDLE)
+                    self.policy_changes += 1
+                if policy in (os.SCHED_OTHER, os.SCHED_IDLE):
+                    lowered[tid] = policy
+            except OSError:  # gone, or not ours to change (a setuid program): left as it is
+                continue
+        return lowered
+
+    def _raise(self, tids: list[int], lowered: dict[int, int]) -> None:
+        for tid in tids:
+            own = lowered.get(tid, os.SCHED_OTHER)  # started while lowered: the default policy
+            try:
+                if own != os.SCHED_IDLE and os.sched_getscheduler(tid) == os.SCHED_IDLE:
+                    set_policy(tid, own)
+                    self.policy_changes += 1
+            except OSError as exc:
+                if exc.errno == errno.EPERM:
+                    log.warning("task %d: cannot take it out of SCHED_IDLE: %s", tid, exc.strerror)
+                continue
 
     def _flush(self) -> None:
         self._retry = None

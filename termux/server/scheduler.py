@@ -36,6 +36,9 @@ PARSE_CHUNK = 1024
 # With nobody typing no keystroke can wait behind a slice, so background slices are as long as
 # focused ones: larger pieces, which the emulator parses several times faster per byte.
 QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
+# While someone types, a key's echo (read and parsed as it comes, OutputPump.notify) waits for the
+# background slice the loop is in: background slices are then short, TYPING_BACKGROUND_BUDGET.
+TYPING_BACKGROUND_BUDGET = BACKGROUND_BUDGET / 4
 # While a person types — input reached a session that a view shows, less than TYPING_HOLD seconds
 # ago — background parsing takes at most TYPING_SHARE of the server's time: after each background
 # slice the pump rests three times as long (a timer, ended at once by output for a shown session).
@@ -85,7 +88,7 @@ class ParseRate:
         rate = self._rates.get(session_id)
         if rate is None:
             return min(PARSE_CHUNK, room)
-        return min(room, max(PARSE_CHUNK, int(rate * seconds_left)))
+        return min(room, max(PARSE_CHUNK, round(rate * seconds_left)))  # (int() would cut a float error)
 
     def parsed(self, session_id: str, nbytes: int, seconds: float, budget: float) -> None:
         """`nbytes` took `seconds` in a slice of `budget` seconds. A feed costs a fixed part plus a
@@ -126,12 +129,23 @@ class OutputPump:
         self.typing_until = float("-inf")
         self.slices = 0
         self.batches = 0
+        self.at_once = 0  # batches run from notify (a focused session's output while typing)
+        self._batching = False
 
     def notify(self, session_id: str) -> None:
+        """`session_id` has output to parse. A focused session's while someone types is parsed
+        (and forwarded) at once, in the caller's callback: it is likely a key's echo, and the
+        pump's task would take it only on the loop's next pass (a rest the pump takes goes on
+        then: it keeps background parsing to its share). Else focused output ends the rest."""
         self.order.add(session_id)
-        self._wake.set()
         if session_id in self.order.focused:
-            self._rest.end()
+            if self.typing() and not self._batching:
+                self.at_once += 1
+                self.batch()
+            if session_id in self.order:
+                self._rest.end()
+        if self.order:
+            self._wake.set()
 
     def typed(self) -> None:
         """Input reached a session a view shows: background parsing rests for a while."""
@@ -162,7 +176,7 @@ class OutputPump:
         if focused:
             budget = FOCUSED_BUDGET
         else:
-            budget = BACKGROUND_BUDGET if self.typing() else QUIET_BACKGROUND_BUDGET
+            budget = TYPING_BACKGROUND_BUDGET if self.typing() else QUIET_BACKGROUND_BUDGET
         deadline = started + budget if until is None else min(started + budget, until)
         parts: list[bytes] = []
         parsed = 0
@@ -189,16 +203,25 @@ class OutputPump:
     def batch(self) -> Slice | None:
         """Slices of the waiting sessions, one after another, while BATCH_BUDGET lasts (the first
         one's own budget always; the rest get what is left); returns the last, None when nothing
-        waited. A slice after which the pump must rest ends the batch."""
-        with self._batch():
-            done = self.step()
-            if done is None:
-                return None
-            self.batches += 1
-            until = self._clock() + BATCH_BUDGET - done.seconds
-            while self.rest_after(done) <= 0 and self._clock() < until and self.order:
-                done = self.step(until) or done
-            return done
+        waited. A slice after which the pump must rest ends the batch, and so does a focused one
+        while someone types: its output may be a key's echo, and the batch's writes go out only
+        as it ends (the server corks them), so it is not held behind the slices that would follow."""
+        self._batching = True
+        try:
+            with self._batch():
+                done = self.step()
+                if done is None:
+                    return None
+                self.batches += 1
+                until = self._clock() + BATCH_BUDGET - done.seconds
+                while not self._ends_batch(done) and self._clock() < until and self.order:
+                    done = self.step(until) or done
+                return done
+        finally:
+            self._batching = False
+
+    def _ends_batch(self, done: Slice) -> bool:
+        return (done.focused and self.typing()) or self.rest_after(done) > 0
 
     async def run(self) -> None:
         while True:

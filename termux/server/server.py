@@ -29,7 +29,7 @@ from typing import Any, cast
 import termux.emulator as emulator
 import termux.protocol.events as ev
 from termux.clipboard import DEFAULT_SET_CLIPBOARD, ClipboardSet, SetClipboard
-from termux.defaults import BACKGROUND_NICE, EVENT_CAPACITY, HISTORY, MAX_STREAMS, QUIET_AFTER
+from termux.defaults import BACKGROUND_IDLE, BACKGROUND_NICE, EVENT_CAPACITY, HISTORY, MAX_STREAMS, QUIET_AFTER
 from termux.paths import open_side_file, side_path
 from termux.protocol.errors import ErrorCode, ProtocolError
 from termux.protocol.framing import LineSplitter, Oversized
@@ -56,7 +56,7 @@ from termux.server.buffers import Buffer, PasteBuffers
 from termux.server.event_io import ActivityMonitor, EventStream
 from termux.server.events import Event, EventLog
 from termux.server.matcher import MatchWorker
-from termux.server.priority import CpuPriority
+from termux.server.priority import CpuPriority, read_group_nice
 from termux.server.scheduler import (
     CATCH_UP_TYPING,
     FORWARD_CATCH_UP,
@@ -377,6 +377,7 @@ class Server:
         max_streams: int = MAX_STREAMS,
         quiet_after: float = QUIET_AFTER,
         background_nice: int = BACKGROUND_NICE,
+        background_idle: bool = BACKGROUND_IDLE,
         loop_gauge: gauge.LoopGauge | None = None,
     ) -> None:
         """`loop_gauge`: the gauge of the loop this server will run in, if that loop was made by
@@ -384,6 +385,7 @@ class Server:
         self.socket_path = socket_path
         self.history = history
         self.background_nice = background_nice
+        self.background_idle = background_idle
         # Sessions no view shows run at a lower CPU priority (termux/server/priority.py).
         self.cpu = CpuPriority(lambda delay, retry: asyncio.get_running_loop().call_later(delay, retry))
         self.sessions: dict[str, Session] = {}
@@ -468,13 +470,16 @@ class Server:
             rows=args.rows,
             history=self.history if args.history is None else args.history,
             background_nice=self.background_nice if args.background_nice is None else args.background_nice,
+            background_idle=self.background_idle if args.background_idle is None else args.background_idle,
             nofile=self.child_nofile,
         )
-        hooks = SessionHooks(output_ready=self._output_ready, exited=self._session_exited, read_rest=self._read_rest)
+        hooks = SessionHooks(
+            output_ready=self._output_ready, exited=self._session_exited, read_rest=self._read_rest, drains=self._drains
+        )
         session = Session(session_id, name, config, hooks)
         self._next_id += 1
         self.sessions[session_id] = session
-        session.cpu = self.cpu.add(session.id, session.pid, config.background_nice)
+        session.cpu = self.cpu.add(session.id, session.pid, config.background_nice, config.background_idle)
         self._follow_views()
         self.events.commit(
             ev.SessionCreated(session=session.id, name=session.name, data=ev.CreatedData(config.argv, session.pid))
@@ -540,6 +545,11 @@ class Server:
         if self._rest_tick is None:
             self._rest_tick = loop.call_at(self.read_pacer.next_tick(loop.time()), self._end_rests)
         return True
+
+    def _drains(self, session: Session) -> bool:
+        """A wake-up reads the session's PTY until it is empty, except a background session's
+        while someone types (Session._on_readable: such reads may stop the loop)."""
+        return session.id in self.pump.order.focused or not self.pump.typing()
 
     def _end_rests(self) -> None:
         self._rest_tick = None
@@ -779,7 +789,14 @@ class Server:
             "event_streams": self.events.stream_count,
             "event_waiters": self.events.waiter_count,
             "event_streams_dropped": self.events.dropped_subscribers,
-            "cpu_priority": {"mechanism": self.cpu.mechanism, "writes": self.cpu.writes, "waiting": self.cpu.waiting()},
+            "cpu_priority": {
+                "mechanism": self.cpu.mechanism,
+                "idle": self.cpu.idle,
+                "writes": self.cpu.writes,
+                "waiting": self.cpu.waiting(),
+                "policy_changes": self.cpu.policy_changes,
+                "own_nice": read_group_nice(os.getpid()),
+            },
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
             "paused": [
                 s.id for s in self.sessions.values() if s.reading_paused and not s.resting and s.state == "running"

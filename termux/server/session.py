@@ -59,6 +59,7 @@ class SessionConfig:
     rows: int = 24
     history: int = HISTORY
     background_nice: int = 0  # its scheduling group's nice while no view shows it
+    background_idle: bool = False  # its processes under SCHED_IDLE while no view shows it
     nofile: tuple[int, int] = (1024, 1024)  # the child's RLIMIT_NOFILE (soft, hard)
 
 
@@ -71,6 +72,8 @@ class SessionHooks:
     # After a read of this many bytes: True when the session's reading should rest until the
     # server calls wake() (see scheduler.ReadPacer).
     read_rest: Callable[[Session, int], bool] | None = None
+    # Whether a wake-up reads until the PTY is empty (else one read: see Session._on_readable).
+    drains: Callable[[Session], bool] | None = None
 
 
 @dataclass
@@ -161,12 +164,21 @@ class Session:
     def _on_readable(self) -> None:
         # A PTY read returns at most a few KiB, so one read per wake-up would take in only that
         # much per pass of the loop, however fast the program writes: read until the PTY is
-        # empty, READ_SIZE at most (or the high watermark).
-        nbytes = 0
-        while nbytes < READ_SIZE and self.backlog.size < HIGH_WATERMARK and (got := self._read_once()):
-            nbytes += got
+        # empty, READ_SIZE at most (or the high watermark). But a read that finds the line
+        # discipline's buffer empty waits for the kernel's worker that moves the program's
+        # output into it (flush_to_ldisc, on a workqueue), and on a busy machine that worker
+        # waits for a CPU with the loop stopped; only the first read is sure not to wait (the
+        # loop saw the PTY readable). So when the session says not to drain (a background one
+        # while someone types: `SessionHooks.drains`), a wake-up reads once.
+        nbytes = self._read_once()
+        if nbytes and self._drains():
+            while nbytes < READ_SIZE and self.backlog.size < HIGH_WATERMARK and (got := self._read_once()):
+                nbytes += got
         if nbytes:
             self._after_reading(nbytes)
+
+    def _drains(self) -> bool:
+        return self.hooks.drains is None or self.hooks.drains(self)
 
     def _read_once(self) -> int:
         """One read of the PTY into the backlog; the bytes read (0: none now, or end of file)."""
@@ -224,6 +236,8 @@ class Session:
             if not (got := self._read_once()):
                 break
             nbytes += got
+            if not self._drains():
+                break  # the rest when the PTY is seen readable (see _on_readable)
         if self.backlog.size >= HIGH_WATERMARK:
             return  # paused for the watermark now: parsing resumes it
         if nbytes and self.hooks.read_rest is not None and self.hooks.read_rest(self, nbytes):
@@ -471,4 +485,6 @@ class Session:
             background_nice=self.config.background_nice,
             nice=None if self.cpu is None else self.cpu.applied,
             quiet_since=self.quiet_since,
+            background_idle=self.config.background_idle and self.cpu is not None and self.cpu.idle,
+            idle=self.cpu is not None and self.cpu.lowered is not None,
         )

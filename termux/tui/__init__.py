@@ -65,8 +65,14 @@ def run(
     TUI host's caller (the host runs the TUI in a child): signals come on it, and it closing means
     the caller is gone. Without it, this process forks a TUI host as it leaves, unless one runs.
     `detach_others`: every other view is detached as this one attaches (tmux's attach -d).
+    A TUI that leads its own session (a TUI host's child, or one started as a session's first
+    process) takes the CPU priority termux gives its own processes, where it may (OWN_NICE).
     """
+    from termux.defaults import OWN_NICE
+    from termux.server.priority import raise_own_priority
     from termux.tui.config import ConfigError, load_config
+
+    raise_own_priority(OWN_NICE)
 
     try:
         config = load_config()

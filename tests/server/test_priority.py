@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import errno
 import json
+import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,8 +13,19 @@ from typing import Any
 import pytest
 
 from e2e.isolated import descendants
-from termux.server.priority import AUTOGROUP, RETRY_AFTER, CpuPriority, autogroup_in_effect, read_group_nice
+from termux.defaults import OWN_NICE
+from termux.server.priority import (
+    AUTOGROUP,
+    CAP_SYS_NICE,
+    RETRY_AFTER,
+    CpuPriority,
+    autogroup_in_effect,
+    may_leave_idle,
+    raise_own_priority,
+    read_group_nice,
+)
 from tests.conftest import RunningServer
+from tests.server.fakes import throwaway_user
 
 # -- the policy, with the kernel replaced by a dict ----------------------------------------------
 
@@ -101,6 +114,16 @@ def _task_nice(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])  # field 19: nice
 
 
+def _execed(pid: int, name: str) -> int:
+    """`pid` once it runs `name` ($! is the shell's child before it execs; a child under
+    SCHED_IDLE may wait for a CPU a while)."""
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{pid}/comm").read_text().strip() != name:
+        assert time.monotonic() < deadline, f"{pid} never ran {name}"
+        time.sleep(0.01)
+    return pid
+
+
 def _nices(server: RunningServer) -> dict[str, int | None]:
     listed = json.loads(server.run("ls", "--json").stdout)
     return {s["name"]: s["nice"] for s in listed}
@@ -118,7 +141,7 @@ def test_focus_moves_the_group_nice_of_every_process_of_the_session_and_back(ser
         # started after the session was lowered, niced by its own user
         server.run("send", "-t", "shell", "nice -n 15 sleep 300 & echo started-$!-", "Enter")
         started = server.run("wait", "-t", "shell", "--match", "started-[0-9]+-", "--timeout", "30")
-        sleeper = int(started.stdout.split("-")[1])
+        sleeper = _execed(int(started.stdout.split("-")[1]), "sleep")
         assert sleeper in descendants(shell["pid"])
         assert (read_group_nice(sleeper), _task_nice(sleeper)) == (10, 15)
         assert _nices(server) == {"shell": 10, "other": 0}
@@ -141,3 +164,112 @@ def test_a_session_asked_never_to_be_lowered_is_not(server: RunningServer) -> No
         view.request("client.attach", focus="shown")
         assert read_group_nice(build["pid"]) == 0
     assert server.run("new", "-d", "--background-nice", "20", "--", "cat").returncode == 2  # 0-19 only
+
+
+# -- SCHED_IDLE for the processes of the sessions no view shows ----------------------------------
+
+needs_idle = pytest.mark.skipif(not may_leave_idle(), reason="this user may not take a task out of SCHED_IDLE")
+
+
+def _policies(pid: int) -> set[int]:
+    """The scheduling policy of every thread of `pid`."""
+    return {os.sched_getscheduler(int(tid)) for tid in os.listdir(f"/proc/{pid}/task")}
+
+
+def _listed(server: RunningServer) -> dict[str, dict[str, Any]]:
+    return {s["name"]: s for s in json.loads(server.run("ls", "--json").stdout)}
+
+
+@needs_idle
+def test_the_processes_of_a_session_no_view_shows_go_under_sched_idle_and_back(server: RunningServer) -> None:
+    with server.client() as c:
+        shell = c.request("session.new", name="shell", command=["/bin/sh"])["session"]
+        c.request("session.new", name="other", command=["/bin/cat"])
+        # asked to keep its processes' own policy
+        kept = c.request("session.new", name="kept", command=["/bin/cat"], background_idle=False)["session"]
+    # a process of the session started before it was lowered, and one the user put under SCHED_BATCH
+    server.run("send", "-t", "shell", "sleep 300 & chrt -b 0 sleep 300 & echo started-$!-", "Enter")
+    started = server.run("wait", "-t", "shell", "--match", "started-[0-9]+-", "--timeout", "30").stdout
+    _execed(int(started.split("-")[1]), "sleep")
+    before = descendants(shell["pid"])
+    batch = next(p for p in before if _policies(p) == {os.SCHED_BATCH})
+    assert {p for p in before if _policies(p) == {os.SCHED_OTHER}} and _listed(server)["shell"]["idle"] is False
+    with server.client() as view:
+        view.request("client.attach", focus="other")
+        assert all(_policies(p) == {os.SCHED_IDLE} for p in [shell["pid"], *before] if p != batch)
+        assert _policies(batch) == {os.SCHED_BATCH}  # the user's choice is left alone
+        assert _policies(kept["pid"]) == {os.SCHED_OTHER}
+        listed = _listed(server)
+        assert (listed["shell"]["idle"], listed["shell"]["background_idle"]) == (True, True)
+        assert (listed["kept"]["idle"], listed["kept"]["background_idle"]) == (False, False)
+        # started while the session is lowered: it inherits the policy
+        server.run("send", "-t", "shell", "sleep 301 & echo later-$!-", "Enter")
+        later = server.run("wait", "-t", "shell", "--match", "later-[0-9]+-", "--timeout", "30").stdout
+        later = _execed(int(later.split("-")[1]), "sleep")
+        assert _policies(later) == {os.SCHED_IDLE}
+        view.request("client.focus", target="shell")
+        assert all(_policies(p) == {os.SCHED_OTHER} for p in [shell["pid"], *before, later] if p != batch)
+        assert _policies(batch) == {os.SCHED_BATCH} and _listed(server)["shell"]["idle"] is False
+        other = _listed(server)["other"]
+        assert other["idle"] is True and _policies(other["pid"]) == {os.SCHED_IDLE}
+    with server.client() as c:
+        assert c.request("events.read", cursor=0, types=["client.detached"], wait_ms=30_000)["events"]
+    assert _policies(other["pid"]) == {os.SCHED_OTHER}  # no view left: everyone has their own
+
+
+def test_sched_idle_is_used_only_where_it_can_be_undone(tmp_path: Path) -> None:
+    status = tmp_path / "status"
+    status.write_text("Name:\ttermux\nCapEff:\t0000000000000000\n")
+    assert not may_leave_idle(status, nice_limit=0)  # no capability, no room to raise a nice: never lowered
+    assert not may_leave_idle(status, nice_limit=19)  # nice 1 at best: a task of nice 0 could not come back
+    assert may_leave_idle(status, nice_limit=20)  # nice 0 allowed by the limit
+    status.write_text(f"CapEff:\t{1 << CAP_SYS_NICE:016x}\n")
+    assert may_leave_idle(status, nice_limit=0)
+    kernel = FakeKernel()
+    cpu = CpuPriority(kernel.call_later, mechanism=AUTOGROUP, write=kernel.write, read=lambda pid: 0, idle=False)
+    group = cpu.add("%0", os.getpid(), 10, idle=True)
+    assert group is not None and not group.idle
+    cpu.follow(set(), viewed=True)
+    assert group.lowered is None and cpu.policy_changes == 0 and os.sched_getscheduler(0) == os.SCHED_OTHER
+
+
+# -- termux's own processes ----------------------------------------------------------------------
+
+
+@needs_autogroup
+def test_the_server_raises_its_own_priority_where_it_may(server: RunningServer) -> None:
+    stats = json.loads(server.run("stats", "--json").stdout)["cpu_priority"]
+    if not may_leave_idle():  # the same permission: CAP_SYS_NICE or RLIMIT_NICE
+        pytest.skip("this user may not raise a priority")
+    assert read_group_nice(server.pid) == OWN_NICE == stats["own_nice"]
+    with server.client() as c:  # its sessions do not inherit it: each is a group of its own
+        shell = c.request("session.new", name="shell", command=["/bin/cat"])["session"]
+    assert read_group_nice(shell["pid"]) == 0
+
+
+@needs_autogroup
+def test_a_normal_user_keeps_its_priority_and_nothing_fails() -> None:
+    with throwaway_user() as user:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: its own session, as the other user, asks for a higher priority
+            try:
+                os.setsid()
+                os.setgroups([])
+                os.setgid(user.pw_gid)
+                os.setuid(user.pw_uid)
+                answer = f"{raise_own_priority(-10)} {read_group_nice(os.getpid())} {may_leave_idle()}"
+                os.write(write_end, answer.encode())
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end) as answer:
+            said = answer.read()
+        os.waitpid(pid, 0)
+    assert said.split() == ["None", "0", "False"]  # unchanged, and SCHED_IDLE would not be used either
+
+
+def test_a_process_that_does_not_lead_its_session_leaves_its_group_alone() -> None:
+    assert os.getsid(0) != os.getpid()  # pytest runs in the shell's (or the harness's) session
+    before = read_group_nice(os.getpid())
+    assert raise_own_priority(-10) is None and read_group_nice(os.getpid()) == before

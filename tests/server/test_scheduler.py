@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import select
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from termux.protocol.messages import AttachArgs, NewArgs
 from termux.server.scheduler import (
-    BACKGROUND_BUDGET,
     BATCH_BUDGET,
     CATCH_UP_TYPING,
     FOCUSED_BUDGET,
     PARSE_CHUNK,
     QUIET_BACKGROUND_BUDGET,
     SLICE_BYTES,
+    TYPING_BACKGROUND_BUDGET,
     TYPING_HOLD,
     TYPING_SHARE,
     CatchUp,
@@ -191,12 +193,12 @@ def _timed_pump(*sessions: tuple[str, float], clock: _Clock) -> tuple[OutputPump
 
 def test_a_slice_ends_when_its_time_budget_is_spent() -> None:
     clock = _Clock()
-    speed = 3 * PARSE_CHUNK / BACKGROUND_BUDGET  # the budget parses three PARSE_CHUNKs
+    speed = 3 * PARSE_CHUNK / TYPING_BACKGROUND_BUDGET  # the budget parses three PARSE_CHUNKs
     pump, backlogs = _timed_pump(("%0", speed), clock=clock)
     pump.typed()  # someone types: background slices are short
     pump.notify("%0")
     done = pump.step()
-    assert done == Slice("%0", False, pytest.approx(BACKGROUND_BUDGET))
+    assert done == Slice("%0", False, pytest.approx(TYPING_BACKGROUND_BUDGET))
     calls = backlogs["%0"].calls
     assert calls[0] == PARSE_CHUNK  # its speed unknown: a small first piece
     assert calls == [PARSE_CHUNK, 2 * PARSE_CHUNK]  # then the rest of the budget at the speed measured
@@ -208,7 +210,7 @@ def test_pieces_grow_to_what_the_budget_allows_and_focus_gets_more() -> None:
     pump.notify("%0")
     pump.step()
     assert backlogs["%0"].calls == [PARSE_CHUNK, SLICE_BYTES - PARSE_CHUNK]  # the byte bound, in one feed
-    speed = 3 * PARSE_CHUNK / BACKGROUND_BUDGET
+    speed = 3 * PARSE_CHUNK / TYPING_BACKGROUND_BUDGET
     pump, backlogs = _timed_pump(("%0", speed), ("%1", speed), clock=clock)
     pump.order.focused = {"%1"}
     pump.notify("%0")
@@ -216,8 +218,8 @@ def test_pieces_grow_to_what_the_budget_allows_and_focus_gets_more() -> None:
     assert pump.step() == Slice("%1", True, pytest.approx(FOCUSED_BUDGET))  # the focused session first
     pump.order.focused = set()
     pump.typed()
-    assert pump.step() == Slice("%0", False, pytest.approx(BACKGROUND_BUDGET))
-    assert sum(backlogs["%1"].calls) == FOCUSED_BUDGET / BACKGROUND_BUDGET * sum(backlogs["%0"].calls)
+    assert pump.step() == Slice("%0", False, pytest.approx(TYPING_BACKGROUND_BUDGET))
+    assert sum(backlogs["%1"].calls) == FOCUSED_BUDGET / TYPING_BACKGROUND_BUDGET * sum(backlogs["%0"].calls)
     clock.now += TYPING_HOLD  # nobody types any more: background slices are as long as focused ones
     pump.order.discard("%1")
     assert pump.step() == Slice("%0", False, pytest.approx(QUIET_BACKGROUND_BUDGET))
@@ -601,3 +603,51 @@ async def test_one_wake_up_reads_everything_the_pty_holds(tmp_path: Path) -> Non
     session._on_readable()  # one wake-up: a PTY read returns a few KiB at most, so several reads
     assert session.bytes_read == 6000
     await server.kill_session(session)
+
+
+def test_while_someone_types_a_focused_slice_ends_its_batch() -> None:
+    """Its output (an echo) leaves with the batch's writes as the batch ends: no slice after it."""
+    clock = _Clock()
+    backlogs = {f"%{i}": _TimedBacklog(f"%{i}", 100, clock, 1e9) for i in range(3)}
+    batches: list[list[str]] = []
+    forwarded: list[str] = []
+
+    @contextlib.contextmanager
+    def corked() -> Iterator[None]:
+        yield
+        batches.append(forwarded[:])
+        forwarded.clear()
+
+    pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock, batch=corked)
+    pump.order.focused = {"%1"}
+    for sid in backlogs:
+        pump.notify(sid)
+    pump.typed()
+    pump.batch()
+    assert batches == [["%1"]]  # the focused one first, alone
+    pump.typing_until = float("-inf")  # nobody types: the rest of the batch follows it as before
+    backlogs["%1"].left = 100
+    pump.notify("%1")
+    pump.batch()
+    assert batches[1] == ["%1", "%0", "%2"]
+
+
+def test_while_someone_types_a_focused_sessions_output_is_parsed_and_forwarded_as_it_is_notified() -> None:
+    """In the callback that read it (a key's echo, likely), not on the pump task's next pass;
+    background output, and focused output while nobody types, wait for the task."""
+    clock = _Clock()
+    backlogs = {sid: _TimedBacklog(sid, 0, clock, 1e9) for sid in ("%0", "%1")}
+    forwarded: list[str] = []
+    pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock)
+    pump.order.focused = {"%1"}
+    pump.typed()
+    backlogs["%0"].left = backlogs["%1"].left = 10
+    pump.notify("%0")
+    assert forwarded == []  # background: the task's
+    pump.notify("%1")
+    assert forwarded == ["%1"] and pump.at_once == 1  # the focus's, at once, alone
+    assert "%0" in pump.order  # still waiting for the task
+    pump.typing_until = float("-inf")
+    backlogs["%1"].left = 10
+    pump.notify("%1")
+    assert forwarded == ["%1"] and pump.at_once == 1  # nobody types: the task's

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import os
 from pathlib import Path
 from typing import Any
 
+from termux.server.session import Session, SessionConfig, SessionHooks
 from tests.conftest import RunningServer, wait_for_screen
 
 
@@ -202,3 +204,33 @@ def test_a_session_read_in_rests_and_in_bursts_has_the_screen_its_bytes_make(
         got = client.request("session.capture", target=sid, start=-20_000, end=23, escapes=True)
     assert got["lines"] == emulator.capture(expected, -20_000, 23, escapes=True)
     assert (got["cursor"]["x"], got["cursor"]["y"]) == (expected.cursor.x, expected.cursor.y)
+
+
+async def test_a_session_told_not_to_drain_reads_once_per_wake_up() -> None:
+    """A read past the first may wait for the kernel's worker with the loop stopped
+    (Session._on_readable): a session the server tells not to drain reads once per wake-up, and
+    still reads everything."""
+    size = 400_000
+    reads: list[int] = []
+    wake_ups = 0
+    all_read = asyncio.get_running_loop().create_future()
+
+    def drains(session: Session) -> bool:
+        nonlocal wake_ups
+        wake_ups += 1  # asked once per wake-up that read something
+        return False
+
+    def read(session: Session) -> None:
+        reads.append(session.bytes_read)
+        if session.bytes_read >= size and not all_read.done():
+            all_read.set_result(None)
+
+    hooks = SessionHooks(output_ready=read, exited=lambda s: None, drains=drains)
+    config = SessionConfig(argv=["sh", "-c", f"head -c {size} /dev/zero | tr '\\0' x; sleep 60"], cwd="/", env={})
+    session = Session("%0", "flood", config, hooks)
+    try:
+        await asyncio.wait_for(all_read, 60)
+    finally:
+        await session.kill()
+    assert session.bytes_read == size and len(reads) > 1
+    assert len(reads) == wake_ups  # exactly one read each
