@@ -5,8 +5,8 @@
     python -m benchmarks.attach --profile         # profile the server over the attaches
     python -m benchmarks.attach --baseline /tmp/old   # also another checkout's termux, same server
 
-Set-up: an isolated server with 50 sessions, each having printed a few lines (`attach-bench N` and
-a listing) and then waiting in `cat`, and 1,000 events in the log (renames). Each run starts
+Set-up: an isolated server with 50 sessions, each having printed a few lines (a listing, then
+`attach-bench N`) and then waiting in `cat`, and 1,000 events in the log (renames). Each run starts
 `termux attach -t <the middle session>` in a real PTY (120x40) and times, from the spawn:
 
 - first byte: the TUI wrote anything to its terminal (Python start-up and imports are in here);
@@ -16,8 +16,9 @@ The first attach finds no TUI host, runs the TUI in its own process and forks th
 (termux/tui/host.py); the later ones are drawn by the host's child. `first` is that first attach;
 `termux (no host)` runs every attach in-process (`TERMUX_TUI_HOST=0`), the path before the host.
 
-After the last attach, `prefix n` is pressed `--switches` times, each timed from the keys' write
-until the next session's text is drawn (the switch). Then the cold start: the client (`termux`,
+After the last attach, once its client has used no CPU for 0.3 s (termux replays the other
+sessions' snapshots after its first paint), `prefix n` is pressed `--switches` times, each timed
+from the keys' write until the next session's text is drawn (the switch). Then the cold start: the client (`termux`,
 `tmux new-session`) spawned with no server, on a fresh socket, until its first session (a
 `$SHELL` that prints a marker and waits) is drawn. The TUI runs with bytecode caching on
 (`with_bytecode`), as an installed termux does.
@@ -70,7 +71,10 @@ COLD_PROMPT = "cold-start$ "
 
 
 def session_command(n: int) -> list[str]:
-    return ["sh", "-c", f"printf 'attach-bench {n}\\n'; ls -la /usr/bin | head -n 20; exec cat"]
+    """A listing, then the marker, then a last line (what the sidebar previews, so that the marker is
+    seen only in the session's own view). The marker is below the listing: a narrower view reflows
+    the listing's long lines, which pushes the screen's top rows into the scrollback."""
+    return ["sh", "-c", f"ls -la /usr/bin | head -n 20; printf 'attach-bench {n}\\nlisted\\n'; exec cat"]
 
 
 class CountingProxy:
@@ -222,6 +226,7 @@ def measure_switches(client: Client, term: Terminal, prefix: bytes, first: int, 
     """`prefix n` `count` times, from session `first - 1`: each until the next one's text is drawn,
     with the CPU the client's processes (a TUI host's child included) used meanwhile."""
     drawers = [term.pid, *on_terminal(term.pid)]
+    settle(drawers)
     for n in range(first, first + count):
         drawn = term.expect(f"attach-bench {n}")
         before = sum(cpu_ns(pid) for pid in drawers)
@@ -230,6 +235,20 @@ def measure_switches(client: Client, term: Terminal, prefix: bytes, first: int, 
         client.switches.append(drawn.wait(60) - sent)
         client.switch_cpus.append((sum(cpu_ns(pid) for pid in drawers) - before) / 1e9)
     term.close()
+
+
+def settle(pids: list[int], quiet: float = 0.3, limit: float = 20.0) -> None:
+    """Wait until `pids` used no CPU for `quiet` seconds (at most `limit`): what an attach left
+    to do after its first paint (termux replays the other sessions' snapshots) is done before the
+    switches are timed, for every client alike."""
+    deadline = time.monotonic() + limit
+    used = sum(cpu_ns(pid) for pid in pids)
+    while time.monotonic() < deadline:
+        time.sleep(quiet)
+        now = sum(cpu_ns(pid) for pid in pids)
+        if now == used:
+            return
+        used = now
 
 
 def measure_cold(client: Client, argv: Callable[[Path], list[str]], stop: Callable[[Path], None], runs: int) -> None:
@@ -308,13 +327,15 @@ def main(argv: list[str] | None = None) -> int:
             measure_switches(client, term, b"\x02", middle + 1, switches)
         finally:
             tmux.stop()
-        cold = TmuxServer()
-        measure_cold(
-            client,
-            lambda _dir: cold.argv("new-session"),
-            lambda _dir: cold.stop(),
-            args.runs,
-        )
+        # A fresh socket each start: a client can reach the last start's server while it exits
+        # (tmux: "server exited unexpectedly").
+        colds: list[TmuxServer] = []
+
+        def tmux_new(_dir: Path) -> list[str]:
+            colds.append(TmuxServer())
+            return colds[-1].argv("new-session")
+
+        measure_cold(client, tmux_new, lambda _dir: colds[-1].stop(), args.runs)
         clients.append(client)
 
     print("## Attach\n")
@@ -327,7 +348,8 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{args.runs} attaches each (for termux after a first one, which forks the TUI host) to the middle of"
         f" {args.sessions} sessions with {args.events:,} events in"
         f" the log, {COLS}x{ROWS}; times from spawning the client. Switch: `prefix n` ({switches} times after"
-        " the last attach) until the next session's text is drawn. Cold start: the client started with no"
+        " the last attach, once its client is idle) until the next session's text is drawn. Cold start:"
+        " the client started with no"
         f" server until its first session is drawn ({args.runs} times, a fresh socket each)."
         " Round trips: the requests the TUI sent before first paint. CPU to paint: the processes on the"
         " client's terminal (the client, a TUI host's child) from their start and the server's from the"

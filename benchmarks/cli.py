@@ -4,6 +4,7 @@
     python -m benchmarks.cli --runs 10            # quicker
     python -m benchmarks.cli --importtime         # also: termux ls's slowest imports (best of 10)
     python -m benchmarks.cli --baseline /tmp/old  # also the CLI of another checkout, same server
+    python -m benchmarks.cli --installed          # also termux as `pip install .` lays it out
 
 Set-up: an isolated termux server and a tmux server (its own -L socket, no config), each with one
 session `s` running `cat` that has printed a few lines. Then:
@@ -17,6 +18,13 @@ session `s` running `cat` that has printed a few lines. Then:
   termux's Python `Client.request` (`session.list`, `session.capture`, `session.send`) and tmux in
   control mode (`tmux -C`: `list-sessions`, `capture-pane -p`, `send-keys`, reply to `%end`).
 
+With `--installed`, termux is also run as a normal (not editable) install has it: a fresh venv
+(`python -m venv --without-pip`) with this checkout's `termux/` copied into its site-packages and
+the `termux` console script pip writes, run from outside the checkout (`installed termux ...`,
+beside that venv's own `installed python -c pass`). The one-shot verbs need nothing but termux
+itself, so the venv holds no other package: what an editable install adds to every start (its
+import hook, loaded by site) is the difference between the two `python -c pass` rows.
+
 Children run with bytecode caching on (in a private cache directory), as an installed termux runs:
 pip compiles at install, while this environment may set PYTHONDONTWRITEBYTECODE.
 """
@@ -27,9 +35,11 @@ import argparse
 import os
 import resource
 import select
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,6 +73,29 @@ def spawn_time(command: Command) -> tuple[float, float]:
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.decode().strip()}")
     return elapsed, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+# What pip writes for a console script (`[project.scripts] termux = "termux.__main__:entry"`).
+CONSOLE_SCRIPT = """#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from termux.__main__ import entry
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(entry())
+"""
+
+
+def installed(checkout: Path, where: Path) -> Path:
+    """A venv at `where` holding `checkout`'s termux as a normal install does; its bin directory."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    (site_packages,) = where.glob("lib/python*/site-packages")
+    shutil.copytree(checkout / "termux", site_packages / "termux", ignore=shutil.ignore_patterns("__pycache__"))
+    script = where / "bin" / "termux"
+    script.write_text(CONSOLE_SCRIPT.format(python=where / "bin" / "python"))
+    script.chmod(0o755)
+    return where / "bin"
 
 
 def one_shot(commands: dict[str, Command], runs: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
@@ -156,7 +189,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-tmux", action="store_true")
     parser.add_argument("--importtime", action="store_true", help="print termux ls's slowest imports")
     parser.add_argument("--baseline", type=Path, help="a checkout whose CLI runs beside (before/after in one run)")
+    parser.add_argument("--installed", action="store_true", help="also termux as a normal install lays it out")
     args = parser.parse_args(argv)
+    scratch = Path(tempfile.mkdtemp(prefix="termux-cli-bench-"))
 
     server = IsolatedServer().start()
     tmux = None if args.skip_tmux else TmuxServer()
@@ -175,6 +210,14 @@ def main(argv: list[str] | None = None) -> int:
             old = args.baseline.resolve()
             old_env = env | {"PYTHONPATH": str(old)}
             commands |= {f"baseline {name}": Command([*TERMUX, *verb], old_env, old) for name, verb in verbs.items()}
+        if args.installed:
+            bin_dir = installed(REPO_ROOT, scratch / "venv")
+            plain = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+            commands["installed python -c pass"] = Command([str(bin_dir / "python"), "-c", "pass"], plain, scratch)
+            commands |= {
+                f"installed termux {name}": Command([str(bin_dir / "termux"), *verb], plain, scratch)
+                for name, verb in verbs.items()
+            }
         if tmux is not None:
             tmux.start_detached(SESSION_COMMAND)
             commands |= {
@@ -205,15 +248,18 @@ def main(argv: list[str] | None = None) -> int:
         if tmux is not None:
             tmux.stop()
         server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
 
-    floor = statistics.median(times["python -c pass"])
+    floors = {prefix: statistics.median(times[f"{prefix}python -c pass"]) for prefix in ("", "installed ")
+              if f"{prefix}python -c pass" in times}  # fmt: skip
     print("## One-shot CLI\n")
     rows = []
     for name, samples in times.items():
         s = summary(samples)
-        over = "" if name.startswith(("python", "tmux")) else ms(s["p50"] - floor)  # termux, baseline
+        floor = floors["installed " if name.startswith("installed") else ""]
+        over = "" if "python" in name or name.startswith("tmux") else ms(s["p50"] - floor)  # termux, baseline
         rows.append([name, ms(s["p50"]), ms(s["p95"]), ms(min(samples)), over, ms(statistics.median(cpus[name]))])
-    header = ["command", "p50 ms", "p95 ms", "min ms", "p50 over python -c pass", "CPU p50 ms"]
+    header = ["command", "p50 ms", "p95 ms", "min ms", "p50 over its python -c pass", "CPU p50 ms"]
     print(markdown_table(header, rows))
     print(
         f"\n{args.runs} spawns each, commands taking turns; spawn to exit. CPU: user + system time of the"

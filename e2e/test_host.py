@@ -271,7 +271,7 @@ def test_the_caller_loads_neither_the_command_line_nor_the_client(
         env=server.env, capture_output=True, text=True, check=True,
     )  # fmt: skip
     loaded = set(json.loads(out.read_text())) - set(json.loads(bare.stdout))
-    heavy = {"argparse", "typing", "termux.cli", "termux.client", "asyncio", "textual", "termux.tui.app"}
+    heavy = {"argparse", "typing", "socket", "termux.cli", "termux.client", "asyncio", "textual", "termux.tui.app"}
     assert loaded & heavy == set()
     assert "termux.tui.host" in loaded  # the probe saw the hand-over
 

@@ -10,21 +10,30 @@ timed out, 130 interrupted. Text from the server is printed with its control cha
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import time
-from collections.abc import Callable
-from typing import Any
+from types import SimpleNamespace
 
 from termux import __version__
-from termux.argv import verb_named
+from termux.argv import SOCKET_NAME, SOCKET_PATH, verb_named
 from termux.client import Client, TermuxError
 from termux.commands import COMMANDS, FILTER, SESSION, CommandSpec, Opt, resolve, verb_names
 from termux.defaults import MAX_HISTORY
 from termux.paths import SocketDirError, inherited_session, socket_path
 from termux.text import visible, visible_lines
+
+# A one-shot call parses its command line without argparse (`quick_parse`) and imports neither it
+# nor typing; both are for the type checker here, argparse also for --help and mistakes.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from typing import Any
+
+    # A verb's runner: the parsed command line and the request its table entry built from it.
+    Verb = Callable[[SimpleNamespace, dict[str, Any]], int]
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_NO_SERVER, EXIT_TIMEOUT, EXIT_INTERRUPTED = 0, 1, 2, 3, 124, 130
 STDIN_CHUNK = 512 * 1024  # raw bytes per request; base64 keeps each request under 1 MiB
@@ -32,21 +41,18 @@ STDIN_CHUNK = 512 * 1024  # raw bytes per request; base64 keeps each request und
 # listening, is exit 1 as in tmux.
 UNREACHABLE = ("unreachable", "untrusted", "disconnected", "bad_reply", "start_failed")
 
-# A verb's runner: the parsed command line and the request its table entry built from it.
-Verb = Callable[[argparse.Namespace, dict[str, Any]], int]
-
 
 class UsageError(Exception):
     """A mistake on the command line that argparse could not catch."""
 
 
-def connect(args: argparse.Namespace, autostart: bool = False) -> Client:
+def connect(args: SimpleNamespace, autostart: bool = False) -> Client:
     """Only verbs that make something (`new`, the TUI, `server`) start a server; every other one
     says `no server running on PATH`, as tmux."""
     return Client.connect(args.socket_path, name=args.socket_name, autostart=autostart)
 
 
-def target(args: argparse.Namespace) -> str:
+def target(args: SimpleNamespace) -> str:
     if args.target:
         return str(args.target)
     if (own := inherited_session()) is not None:
@@ -65,7 +71,7 @@ def which(value: str | None) -> dict[str, Any]:
     return {"index": int(value)} if value.isascii() and value.isdigit() else {"name": value}
 
 
-def request_of(spec: CommandSpec, args: argparse.Namespace) -> dict[str, Any]:
+def request_of(spec: CommandSpec, args: SimpleNamespace) -> dict[str, Any]:
     """The request's arguments, read from the command line by the spec's target rule and options."""
     request: dict[str, Any] = {}
     if spec.target == SESSION:
@@ -88,7 +94,7 @@ def request_of(spec: CommandSpec, args: argparse.Namespace) -> dict[str, Any]:
 # -- verbs ---------------------------------------------------------------------------------------
 
 
-def run_request(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def run_request(args: SimpleNamespace, request: dict[str, Any]) -> int:
     """A verb that is one request: send it, print the result with --json, else nothing."""
     spec: CommandSpec = args.spec
     assert spec.cmd is not None
@@ -99,7 +105,7 @@ def run_request(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def cmd_server(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_server(args: SimpleNamespace, request: dict[str, Any]) -> int:
     from termux.server.main import run
 
     path = socket_path(args.socket_name, args.socket_path)
@@ -110,13 +116,13 @@ def cmd_server(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return run(path, **{opt.dest: getattr(args, opt.dest) for opt in args.spec.opts})  # by the names run() takes
 
 
-def cmd_attach(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_attach(args: SimpleNamespace, request: dict[str, Any]) -> int:
     from termux.tui import run_tui
 
     return run_tui(args)
 
 
-def cmd_new(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_new(args: SimpleNamespace, request: dict[str, Any]) -> int:
     command = request.pop("command", [])
     if command[:1] == ["--"]:
         command = command[1:]
@@ -141,7 +147,7 @@ def cmd_new(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def _session_exists(args: argparse.Namespace, name: str) -> bool:
+def _session_exists(args: SimpleNamespace, name: str) -> bool:
     """Whether a session is named `name` (`new -A`), starting a server when none answers."""
     with connect(args, autostart=True) as client:
         try:
@@ -174,7 +180,7 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
 
 
-def cmd_ls(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_ls(args: SimpleNamespace, request: dict[str, Any]) -> int:
     if args.format is not None and args.json:
         raise UsageError("-F prints lines in its format: give it without --json")
     with connect(args) as client:
@@ -190,7 +196,7 @@ def cmd_ls(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def cmd_send(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_send(args: SimpleNamespace, request: dict[str, Any]) -> int:
     if args.copy_command is not None:
         raise UsageError(
             f"send -X {args.copy_command}: termux's copy mode is the TUI's own (prefix [), not the session's,"
@@ -210,7 +216,7 @@ def cmd_send(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def cmd_capture(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_capture(args: SimpleNamespace, request: dict[str, Any]) -> int:
     """The screen; with --grep, the lines that match (`session.grep`: the server matches, in
     slices), numbered as capture's -S takes them."""
     if args.grep is not None:
@@ -236,7 +242,7 @@ def cmd_capture(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def cmd_stats(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_stats(args: SimpleNamespace, request: dict[str, Any]) -> int:
     with connect(args) as client:
         stats = client.request("server.stats")
     if args.json:
@@ -247,7 +253,7 @@ def cmd_stats(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def cmd_events(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_events(args: SimpleNamespace, request: dict[str, Any]) -> int:
     from termux.client.events import Follower, parse_types
 
     follower = Follower(
@@ -265,7 +271,7 @@ def cmd_events(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def cmd_wait(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_wait(args: SimpleNamespace, request: dict[str, Any]) -> int:
     with connect(args) as client:
         try:
             result = client.request("session.wait", **request)
@@ -283,7 +289,7 @@ def cmd_wait(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def cmd_buffers(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_buffers(args: SimpleNamespace, request: dict[str, Any]) -> int:
     with connect(args) as client:
         buffers = client.request("buffer.list")["buffers"]
     if args.json:
@@ -294,7 +300,7 @@ def cmd_buffers(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def cmd_show_buffer(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_show_buffer(args: SimpleNamespace, request: dict[str, Any]) -> int:
     """The buffer's bytes, exactly; on a terminal its control characters other than newlines and
     tabs are escaped (a buffer may hold what a program printed)."""
     import base64  # the plain client leaves bytes in a result as the protocol sends them
@@ -310,7 +316,7 @@ def cmd_show_buffer(args: argparse.Namespace, request: dict[str, Any]) -> int:
     return EXIT_OK
 
 
-def cmd_set_buffer(args: argparse.Namespace, request: dict[str, Any]) -> int:
+def cmd_set_buffer(args: SimpleNamespace, request: dict[str, Any]) -> int:
     if args.stdin == (args.text is not None):
         raise UsageError("give the buffer's TEXT or --stdin (not both)")
     with connect(args) as client:
@@ -334,6 +340,8 @@ def cmd_set_buffer(args: argparse.Namespace, request: dict[str, Any]) -> int:
 def _socket_options(parser: argparse.ArgumentParser, top: bool, short_s: bool = True) -> None:
     """-L NAME / -S PATH on the command and on every verb (`capture` keeps tmux's -S START, so
     there the path is given as --socket PATH or before the verb)."""
+    import argparse
+
     default = None if top else argparse.SUPPRESS
     group = parser.add_mutually_exclusive_group()
     group.add_argument("-L", "--socket-name", dest="socket_name", metavar="NAME", default=default, help="socket name")
@@ -342,6 +350,8 @@ def _socket_options(parser: argparse.ArgumentParser, top: bool, short_s: bool = 
 
 
 def _add_option(parser: argparse.ArgumentParser | argparse._MutuallyExclusiveGroup, opt: Opt) -> None:
+    import argparse
+
     shown = argparse.SUPPRESS if opt.help is None and opt.flags else opt.help
     if opt.switch:
         parser.add_argument(*opt.flags, dest=opt.dest, action="store_true", help=shown)
@@ -363,7 +373,9 @@ def add_verb(
     verbs: argparse._SubParsersAction[argparse.ArgumentParser], spec: CommandSpec, name: str, aliases: list[str]
 ) -> None:
     """A verb's parser from its spec: the socket options, -t by its target rule, its options."""
-    sub = verbs.add_parser(name, aliases=aliases, help=spec.help, description=spec.help, formatter_class=_HelpFormatter)
+    sub = verbs.add_parser(
+        name, aliases=aliases, help=spec.help, description=spec.help, formatter_class=_help_formatter
+    )
     _socket_options(sub, top=False, short_s=spec.short_s)
     sub.set_defaults(run=resolve(spec.run) if spec.run else run_request, spec=spec)
     if spec.target is not None:
@@ -377,13 +389,12 @@ def add_verb(
         sub.add_argument("--json", action="store_true", help="print JSON")
 
 
-class _HelpFormatter(argparse.HelpFormatter):
+def _help_formatter(prog: str) -> argparse.HelpFormatter:
     """argparse's formatter, given the terminal's width: argparse makes one for every option it
-    adds, and without a width each imports shutil to measure the terminal (most of a one-shot
-    call's imports)."""
+    adds, and without a width each imports shutil to measure the terminal."""
+    import argparse
 
-    def __init__(self, prog: str) -> None:
-        super().__init__(prog, width=_columns() - 2)  # argparse's own margin
+    return argparse.HelpFormatter(prog, width=_columns() - 2)  # argparse's own margin
 
 
 def _columns() -> int:
@@ -404,8 +415,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser. With `only` (a verb or one of its tmux names), that verb alone is
     built, under the name given: argparse's cost grows with every option, and a one-shot call
     needs its own verb's."""
+    import argparse
+
     parser = argparse.ArgumentParser(
-        prog="termux", description="A terminal multiplexer where typing never waits.", formatter_class=_HelpFormatter
+        prog="termux", description="A terminal multiplexer where typing never waits.", formatter_class=_help_formatter
     )
     parser.add_argument("--version", action="version", version=f"termux {__version__}")
     _socket_options(parser, top=True)
@@ -417,6 +430,145 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if spec.verb is not None:
             add_verb(verbs, spec, spec.verb, list(spec.aliases))
     return parser
+
+
+def quick_parse(words: list[str]) -> SimpleNamespace | None:
+    """The command line as `build_parser` would parse it, for a line written the plain way (each
+    option's exact name, given once; values and arguments that do not start with `-`, but `-`
+    and negative numbers; no `--`, no abbreviation, no `-tNAME`): without argparse, whose import
+    and parser a one-shot call would otherwise pay. None for any other line (`--help`, a
+    mistake, a value an option's type refuses): argparse parses those, with its messages.
+    tests/test_cli_parse.py holds the two to the same results."""
+    parsed = SimpleNamespace(socket_name=None, socket_path=None, verb=None)
+    rest = iter(words)
+    word = next(rest, None)
+    if word is not None and word.startswith("-"):  # -L NAME or -S PATH before the verb
+        dest = _SOCKET_DESTS.get(word)
+        value = next(rest, None)
+        if dest is None or value is None or not _is_value(value):
+            return None
+        setattr(parsed, dest, value)
+        word = next(rest, None)
+    if word is None:
+        return parsed  # `termux`: the TUI
+    name, spec = word, verb_names().get(word)
+    if spec is None or any(opt.nargs == "..." for opt in spec.opts):
+        return None  # not a verb, or `new`'s command (argparse's REMAINDER)
+    values = _verb_defaults(spec)
+    flags = _verb_flags(spec)
+    given: set[str] = set()
+    arguments: list[str] = []
+    runs = 0  # runs of arguments between options
+    after_argument = False
+    for word in rest:
+        opt = flags.get(word)
+        if opt is None:
+            if not _is_value(word):
+                return None
+            runs += not after_argument
+            after_argument = True
+            arguments.append(word)
+            continue
+        after_argument = False
+        if isinstance(opt, str):  # -L, -S, -t, --json
+            if opt == "json":
+                values["json"] = True
+                continue
+            value = next(rest, None)
+            if opt in given or value is None or not _is_value(value):
+                return None
+            given.add(opt)
+            values[opt] = value
+            continue
+        if opt.dest in given and not opt.repeat:
+            return None
+        given.add(opt.dest)
+        if opt.switch:
+            values[opt.dest] = True
+            continue
+        value = next(rest, None)
+        if value is None or not _is_value(value) or (converted := _converted(opt, value)) is None:
+            return None
+        values[opt.dest] = [*values[opt.dest], converted[0]] if opt.repeat else converted[0]
+    if {"socket_name", "socket_path"} <= given:
+        return None  # argparse: not allowed together
+    groups = [opt.group for opt in spec.opts if opt.group is not None]
+    if any(sum(opt.dest in given for opt in spec.opts if opt.group == group) != 1 for group in groups):
+        return None  # one of each group, exactly
+    positionals = [opt for opt in spec.opts if not opt.flags]
+    if runs > 1 and any(opt.nargs is not None for opt in positionals):
+        return None  # argparse's matching of optional arguments split by options is its own
+    for opt in positionals:
+        if opt.nargs == "*":
+            taken, arguments = arguments, []
+        elif opt.nargs == "?" and not arguments:
+            taken = []
+        elif not arguments:
+            return None  # a required argument missing
+        else:
+            taken, arguments = arguments[:1], arguments[1:]
+        items = []
+        for argument in taken:
+            if (converted := _converted(opt, argument)) is None:
+                return None
+            items.append(converted[0])
+        values[opt.dest] = items if opt.nargs == "*" else (items[0] if items else None)
+    if arguments:
+        return None  # more arguments than the verb takes
+    for dest, value in values.items():
+        setattr(parsed, dest, value)
+    parsed.verb, parsed.spec = name, spec
+    parsed.run = resolve(spec.run) if spec.run else run_request
+    return parsed
+
+
+# The socket options, by every name, to what they set (`capture` keeps -S for its START).
+_SOCKET_DESTS = dict.fromkeys(SOCKET_NAME, "socket_name") | dict.fromkeys(SOCKET_PATH, "socket_path")
+
+
+def _is_value(word: str) -> bool:
+    """A word argparse takes as a value, not as an option: one not starting with `-`, `-` alone,
+    or a negative integer (no parser here has an option that looks like one)."""
+    return not word.startswith("-") or word == "-" or (word[1:].isascii() and word[1:].isdigit())
+
+
+def _verb_flags(spec: CommandSpec) -> dict[str, Opt | str]:
+    """A verb's option names: to the option, or to the attribute set (the socket's, -t, --json)."""
+    flags: dict[str, Opt | str] = {flag: dest for flag, dest in _SOCKET_DESTS.items() if spec.short_s or flag != "-S"}
+    if spec.target is not None:
+        flags["-t"] = "target"
+    for opt in spec.opts:
+        flags |= dict.fromkeys(opt.flags, opt)
+    if spec.json:
+        flags["--json"] = "json"
+    return flags
+
+
+def _verb_defaults(spec: CommandSpec) -> dict[str, Any]:
+    """What argparse sets for a verb whose options are all left out."""
+    values: dict[str, Any] = {}
+    if spec.target is not None:
+        values["target"] = None
+    for opt in spec.opts:
+        if opt.switch:
+            values[opt.dest] = False
+        elif opt.repeat or opt.nargs == "*":
+            values[opt.dest] = []
+        else:
+            values[opt.dest] = opt.default
+    if spec.json:
+        values["json"] = False
+    return values
+
+
+def _converted(opt: Opt, word: str) -> tuple[Any] | None:
+    """(the option's value from `word`,), or None when its type refuses it (argparse says why)."""
+    if opt.type is None:
+        return (word,)
+    try:
+        return (opt.type(word),)
+    except Exception:
+        return None
 
 
 def synopsis(spec: CommandSpec) -> str:
@@ -441,9 +593,11 @@ def synopsis(spec: CommandSpec) -> str:
     if spec.json:
         words.append("[--json]")
     for opt in (opt for opt in shown if not opt.flags):
-        words.append({None: f"{opt.metavar}", "?": f"[{opt.metavar}]", "*": f"{opt.metavar}..."}.get(
-            opt.nargs, f"[{opt.metavar}]"
-        ))
+        words.append(
+            {None: f"{opt.metavar}", "?": f"[{opt.metavar}]", "*": f"{opt.metavar}..."}.get(
+                opt.nargs, f"[{opt.metavar}]"
+            )
+        )
     return " ".join(words)
 
 
@@ -462,11 +616,14 @@ def verbs_markdown() -> str:
     return "\n".join([*rows, "", VERBS_END]) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    words = sys.argv[1:] if argv is None else argv
+def parse(words: list[str]) -> SimpleNamespace | int:
+    """The command line parsed (`quick_parse`, else argparse), or the exit status of a line that
+    is bad usage (argparse exits itself for --help and most mistakes)."""
+    if (quick := quick_parse(words)) is not None:
+        return quick
     verb = verb_named(words)
     parser = build_parser(only=verb)
-    args, unknown = parser.parse_known_args(words)
+    args, unknown = parser.parse_known_args(words, namespace=SimpleNamespace())
     if unknown:  # argparse's own message would show the command's usage, not the verb's
         if verb is None or getattr(args, "verb", None) is None:
             parser.error(f"unrecognized arguments: {' '.join(unknown)}")
@@ -478,6 +635,13 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    if isinstance(args, int):
+        return args
     if getattr(args, "socket_name", None) is None:
         args.socket_name = None
     if getattr(args, "socket_path", None) is None:
@@ -508,7 +672,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _window_hint(exc: TermuxError, args: argparse.Namespace) -> str:
+def _window_hint(exc: TermuxError, args: SimpleNamespace) -> str:
     """For tmux's `-t SESSION:WINDOW.PANE` that names no session: what to give instead."""
     given = getattr(args, "target", None) or ""
     session, colon, _ = given.partition(":")

@@ -16,14 +16,7 @@ tests/test_commands.py resolves every reference and checks each option against i
 fields. docs/architecture.md, "Where to add a command", walks through adding one.
 """
 
-# No `from __future__ import annotations`: NamedTuple would compile every field's annotation
-# string at import, a cost the one-shot CLI pays on every call.
-
-import argparse
-import importlib
-import math
-from collections.abc import Callable, Iterator
-from typing import Any, Final, Literal, NamedTuple
+from __future__ import annotations
 
 from termux.defaults import (
     BACKGROUND_IDLE,
@@ -39,22 +32,42 @@ from termux.defaults import (
 )
 from termux.protocol.event_types import MAX_WAIT_SECONDS
 
+# The one-shot CLI reads this table on every call: it imports neither typing nor argparse (argparse
+# only to report a bad value, when it is about to print the usage anyway).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Iterator
+    from typing import Any, Final, Literal
+
+    Target = Literal["session", "focus", "filter"] | None
+
+
+def _bad_value(message: str) -> argparse.ArgumentTypeError:
+    """What an option's type raises for a value it refuses: argparse prints `message` as it is."""
+    import argparse
+
+    return argparse.ArgumentTypeError(message)
+
+
 # -- the values an option takes (argparse types; their errors are termux's words) ---------------
 
 
 def _seconds(text: str, zero_allowed: bool) -> float:
     """Seconds from the command line: finite (`inf` would mean "forever" to no one's benefit) and
     at most MAX_WAIT_SECONDS (30 days)."""
+    import math
+
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise _bad_value(f"not a number of seconds: {text!r}") from None
     if not math.isfinite(value) or value > MAX_WAIT_SECONDS:
         limit = f"{MAX_WAIT_SECONDS:.0f} (30 days)"
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds up to {limit}, not {text}")
+        raise _bad_value(f"must be a finite number of seconds up to {limit}, not {text}")
     if value < 0 or (value == 0 and not zero_allowed):
         least = "0 or more" if zero_allowed else "more than 0"
-        raise argparse.ArgumentTypeError(f"must be {least} seconds, not {text}")
+        raise _bad_value(f"must be {least} seconds, not {text}")
     return value
 
 
@@ -74,7 +87,7 @@ def count(text: str) -> int:
     except ValueError:
         value = -1  # argparse would name this function in its message
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer of 0 or more, not {text!r}")
+        raise _bad_value(f"must be an integer of 0 or more, not {text!r}")
     return value
 
 
@@ -83,9 +96,9 @@ def nice(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a nice value: {text!r}") from None
+        raise _bad_value(f"not a nice value: {text!r}") from None
     if not 0 <= value <= MAX_NICE:
-        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_NICE}, not {value}")
+        raise _bad_value(f"must be 0 to {MAX_NICE}, not {value}")
     return value
 
 
@@ -113,7 +126,7 @@ def _line_number(text: str, dash: int | None) -> int | None:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expects a line number or - (tmux's), not {text!r}") from None
+        raise _bad_value(f"expects a line number or - (tmux's), not {text!r}") from None
 
 
 def first_line(text: str) -> int | None:
@@ -130,14 +143,17 @@ def env_pair(text: str) -> tuple[str, str]:
     """KEY=VALUE, for `-e`."""
     key, sep, value = text.partition("=")
     if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expects KEY=VALUE, got {text!r}")
+        raise _bad_value(f"expects KEY=VALUE, got {text!r}")
     return key, value
 
 
 # -- the tables ----------------------------------------------------------------------------------
 
 
-class Opt(NamedTuple):
+# Plain classes, not NamedTuples: a NamedTuple needs typing and compiles its constructor at import.
+
+
+class Opt:
     """One option of a verb (`flags` given) or one positional (no flags).
 
     `field` is the field of the command's argument struct that the value fills (default: `dest`);
@@ -145,18 +161,28 @@ class Opt(NamedTuple):
     fills `index` or `name`. A value left out (None, an empty list) is left to the server's
     default; a repeated option of KEY=VALUE pairs becomes an object."""
 
-    dest: str
-    flags: tuple[str, ...] = ()
-    help: str | None = None  # None: not shown by --help
-    metavar: str | None = None
-    type: Callable[[str], Any] | None = None  # None: text
-    switch: bool = False  # a flag with no value: True when given
-    nargs: str | None = None  # a positional's "?", "*" or "..." (the rest of the line)
-    repeat: bool = False  # an option given any number of times, its values in a list
-    default: Any = None
-    group: str | None = None  # options of one group are mutually exclusive, and one is required
-    field: str | None | Literal[""] = ""  # "": the same as dest
-    buffer: bool = False  # -b N|NAME: fills `index` (a number) or `name`
+    __slots__ = (
+        "dest", "flags", "help", "metavar", "type", "switch", "nargs", "repeat", "default", "group", "field", "buffer",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        dest: str,
+        flags: tuple[str, ...] = (),
+        help: str | None = None,  # None: not shown by --help
+        metavar: str | None = None,
+        type: Callable[[str], Any] | None = None,  # None: text
+        switch: bool = False,  # a flag with no value: True when given
+        nargs: str | None = None,  # a positional's "?", "*" or "..." (the rest of the line)
+        repeat: bool = False,  # an option given any number of times, its values in a list
+        default: Any = None,
+        group: str | None = None,  # options of one group are mutually exclusive, and one is required
+        field: str | None | Literal[""] = "",  # "": the same as dest
+        buffer: bool = False,  # -b N|NAME: fills `index` (a number) or `name`
+    ) -> None:
+        self.dest, self.flags, self.help, self.metavar, self.type = dest, flags, help, metavar, type
+        self.switch, self.nargs, self.repeat, self.default, self.group = switch, nargs, repeat, default, group
+        self.field, self.buffer = field, buffer
 
     @property
     def fills(self) -> str | None:
@@ -168,44 +194,60 @@ class Opt(NamedTuple):
 SESSION: Final = "session"  # required: the session the command acts on (default: $TERMUX's session), into `target`
 FOCUS: Final = "focus"  # optional: the session to focus, into `target` (the TUI's)
 FILTER: Final = "filter"  # optional: only this session's events, into `session`
-Target = Literal["session", "focus", "filter"] | None
 
 
-class CommandSpec(NamedTuple):
+class CommandSpec:
     """One command. `cmd` is its protocol name (None for a verb with no command of its own:
     `server`); `verb` its CLI verb (None: the protocol's alone)."""
 
-    cmd: str | None
-    help: str  # one line: --help, and the protocol's list
-    args: str = "termux.protocol.messages:NoArgs"  # the msgspec struct its arguments are
-    handler: str | None = None  # the server's handler, "module:function"
-    verb: str | None = None
-    aliases: tuple[str, ...] = ()  # tmux's names for the same command
-    target: Target = None
-    opts: tuple[Opt, ...] = ()
-    json: bool = False  # the verb takes --json (prints the result as JSON)
-    run: str | None = None  # the verb's runner, "module:function"; None: send the request, print nothing
-    starts_server: bool = False  # the verb starts a server when none answers (as tmux's new-session)
-    short_s: bool = True  # -S is the socket path (capture keeps tmux's -S START)
-    doc: str = ""  # its row of docs/cli.md (default: help)
-    key_help: str | None = None  # what it does on a key in the TUI (None: no key runs it)
-    key: str | None = None  # its default key after the prefix
+    __slots__ = (
+        "cmd", "help", "args", "handler", "verb", "aliases", "target", "opts", "json", "run", "starts_server",
+        "short_s", "doc", "key_help", "key",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        cmd: str | None,
+        help: str,  # one line: --help, and the protocol's list
+        args: str = "termux.protocol.messages:NoArgs",  # the msgspec struct its arguments are
+        handler: str | None = None,  # the server's handler, "module:function"
+        verb: str | None = None,
+        aliases: tuple[str, ...] = (),  # tmux's names for the same command
+        target: Target = None,
+        opts: tuple[Opt, ...] = (),
+        json: bool = False,  # the verb takes --json (prints the result as JSON)
+        run: str | None = None,  # the verb's runner, "module:function"; None: send the request, print nothing
+        starts_server: bool = False,  # the verb starts a server when none answers (as tmux's new-session)
+        short_s: bool = True,  # -S is the socket path (capture keeps tmux's -S START)
+        doc: str = "",  # its row of docs/cli.md (default: help)
+        key_help: str | None = None,  # what it does on a key in the TUI (None: no key runs it)
+        key: str | None = None,  # its default key after the prefix
+    ) -> None:
+        self.cmd, self.help, self.args, self.handler, self.verb = cmd, help, args, handler, verb
+        self.aliases, self.target, self.opts, self.json, self.run = aliases, target, opts, json, run
+        self.starts_server, self.short_s, self.doc, self.key_help, self.key = starts_server, short_s, doc, key_help, key
 
     @property
     def names(self) -> tuple[str, ...]:
         return (self.verb, *self.aliases) if self.verb else ()
 
 
-class Action(NamedTuple):
+class Action:
     """Something a key runs in the TUI: `TermuxApp.prefix_<method>(*args)`. `name` is what a
     binding says; `aliases` are tmux's names for it."""
 
-    name: str
-    help: str
-    key: str | None = None  # its default key after the prefix
-    aliases: tuple[str, ...] = ()
-    method: str = ""  # default: the name, with "_" for "-"
-    args: tuple[int, ...] = ()
+    __slots__ = ("name", "help", "key", "aliases", "method", "args")
+
+    def __init__(
+        self,
+        name: str,
+        help: str,
+        key: str | None = None,  # its default key after the prefix
+        aliases: tuple[str, ...] = (),
+        method: str = "",  # default: the name, with "_" for "-"
+        args: tuple[int, ...] = (),
+    ) -> None:
+        self.name, self.help, self.key, self.aliases, self.method, self.args = name, help, key, aliases, method, args
 
     @property
     def handler(self) -> str:
@@ -534,5 +576,7 @@ def verb_names() -> dict[str, CommandSpec]:
 
 def resolve(ref: str) -> Any:
     """A `"module:name"` reference of the table, imported."""
+    import importlib
+
     module, _, name = ref.partition(":")
     return getattr(importlib.import_module(module), name)

@@ -15,22 +15,25 @@ another user could have planted or swapped never receives a request.
 
 from __future__ import annotations
 
+# `_socket`, not `socket`: the one-shot CLI imports this module, and `socket` builds enums of every
+# constant at import; the blocking client needs only the socket object itself.
+import _socket
 import fcntl
 import os
-import pwd
 import select
-import socket
 import struct
 import sys
 import time
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self
 
 from termux.paths import SocketDirError, log_path, open_side_file, side_path, socket_path
 from termux.protocol.connection import CLOSED, NEED_DATA, PLAIN, ClientConnection, PlainReply
 from termux.protocol.errors import TermuxError
 
+TYPE_CHECKING = False  # nor typing
 if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Self
+
     from termux.client.aio import AsyncClient
 
 __all__ = ["AsyncClient", "Client", "ServerStart", "TermuxError", "socket_path", "start_server"]
@@ -51,7 +54,7 @@ def __getattr__(name: str) -> Any:
 
 
 def _answers(path: Path) -> bool:
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         probe.connect(str(path))
         return True
@@ -163,15 +166,17 @@ def _log_tail(log: Path) -> str:
 
 
 def _user(uid: int) -> str:
+    import pwd
+
     try:
         return f"uid {uid} ({pwd.getpwuid(uid).pw_name})"
     except KeyError:
         return f"uid {uid}"
 
 
-def _check_peer(sock: socket.socket, path: Path) -> None:
+def _check_peer(sock: _socket.socket, path: Path) -> None:
     """Refuse a server that is not running as us (read from the kernel, not from the server)."""
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, struct.calcsize("3i"))
     pid, uid, _gid = struct.unpack("3i", creds)
     if uid != os.getuid():
         raise TermuxError(
@@ -181,9 +186,11 @@ def _check_peer(sock: socket.socket, path: Path) -> None:
         )
 
 
-def _connect_socket(path: Path, autostart: bool) -> socket.socket:
+def _connect_socket(path: Path, autostart: bool) -> _socket.socket:
+    """A socket connected to the server on `path` (started first if none answers and `autostart`),
+    checked to be ours; `socket.socket(fileno=sock.detach())` makes it the full socket object."""
     for attempt in range(2):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC)
         try:
             sock.connect(str(path))
             _check_peer(sock, path)
@@ -211,7 +218,7 @@ class Client:
     results are plain values, pushes dicts, and bytes in results base64 strings; `bytes` given as
     an argument are sent as base64."""
 
-    def __init__(self, sock: socket.socket, path: Path) -> None:
+    def __init__(self, sock: _socket.socket, path: Path) -> None:
         self.path = path
         self._sock = sock
         self._conn = ClientConnection(PLAIN)

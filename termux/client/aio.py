@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import Awaitable
 from pathlib import Path
 from types import TracebackType
@@ -41,8 +42,8 @@ class AsyncClient:
     @classmethod
     async def connect(cls, path: Path | str | None = None, *, name: str | None = None, autostart: bool = True) -> Self:
         resolved = socket_path(name, path)
-        sock = await asyncio.to_thread(_connect_socket, resolved, autostart)
-        reader, writer = await asyncio.open_unix_connection(sock=sock)
+        raw = await asyncio.to_thread(_connect_socket, resolved, autostart)
+        reader, writer = await asyncio.open_unix_connection(sock=socket.socket(fileno=raw.detach()))
         return cls(reader, writer, resolved)
 
     async def request(self, cmd: str, **args: Any) -> dict[str, Any]:

@@ -20,18 +20,41 @@ from __future__ import annotations
 import itertools
 import json
 from collections import deque
-from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 from termux.protocol.errors import TermuxError
 from termux.protocol.framing import MAX_REPLY_LINE, LineSplitter, Oversized
 
-M = TypeVar("M", covariant=True)
+# The one-shot CLI imports this module: typing is for the type checker only. At run time a
+# connection is generic in name alone (`ClientConnection[M]` is the class itself).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Generic, Protocol, TypeVar
+
+    M = TypeVar("M", covariant=True)
+
+    class _Generic(Generic[M]): ...
+
+    class Codec(Protocol[M]):
+        def encode(self, request: Request) -> bytes: ...
+
+        def decode(self, line: bytes) -> M: ...
+
+else:
+    M = None
+
+    class _Generic:
+        def __class_getitem__(cls, _item: object) -> type:
+            return cls
 
 
-class Request(NamedTuple):
-    id: int
-    cmd: str
-    args: Any  # a mapping of argument names to values, or an Args struct (TYPED only)
+class Request:
+    """A request on its way: its id on the connection, the command and its arguments."""
+
+    __slots__ = ("id", "cmd", "args")
+
+    def __init__(self, id: int, cmd: str, args: Any) -> None:
+        self.id, self.cmd = id, cmd
+        self.args = args  # a mapping of argument names to values, or an Args struct (TYPED only)
 
 
 class NeedData:
@@ -52,12 +75,6 @@ NEED_DATA = NeedData()
 CLOSED = Closed()
 
 
-class Codec(Protocol[M]):
-    def encode(self, request: Request) -> bytes: ...
-
-    def decode(self, line: bytes) -> M: ...
-
-
 def describe(line: bytes) -> str:
     """The start of a line the server sent, for an error message."""
     return repr(line[:80]) + ("…" if len(line) > 80 else "")
@@ -67,13 +84,21 @@ def bad_reply(message: str) -> TermuxError:
     return TermuxError("bad_reply", message)
 
 
-class PlainReply(NamedTuple):
+class PlainReply:
     """A reply decoded by `PLAIN`: `result` (a dict) when `ok`, else `error` (a dict)."""
 
-    id: int | str | None
-    ok: bool
-    result: dict[str, Any]
-    error: dict[str, Any]
+    __slots__ = ("id", "ok", "result", "error")
+
+    def __init__(self, id: int | str | None, ok: bool, result: dict[str, Any], error: dict[str, Any]) -> None:
+        self.id, self.ok, self.result, self.error = id, ok, result, error
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PlainReply):
+            return NotImplemented
+        return (self.id, self.ok, self.result, self.error) == (other.id, other.ok, other.result, other.error)
+
+    def __repr__(self) -> str:
+        return f"PlainReply(id={self.id!r}, ok={self.ok!r}, result={self.result!r}, error={self.error!r})"
 
     def unwrap(self) -> dict[str, Any]:
         """The result, or the error raised as a `TermuxError`."""
@@ -84,7 +109,8 @@ class PlainReply(NamedTuple):
         raise TermuxError(str(error.get("code", "unknown")), str(error.get("message", "unknown error")), **extra)
 
 
-PlainMessage = PlainReply | dict[str, Any]  # a dict is a push: its kind is its "push" field
+if TYPE_CHECKING:
+    PlainMessage = PlainReply | dict[str, Any]  # a dict is a push: its kind is its "push" field
 
 
 def _bytes_as_base64(value: object) -> str:
@@ -127,7 +153,7 @@ class PlainCodec:
 PLAIN = PlainCodec()
 
 
-class ClientConnection(Generic[M]):
+class ClientConnection(_Generic[M]):
     """One connection to a server, without the socket. `M` is what the codec decodes a line into."""
 
     def __init__(self, codec: Codec[M], limit: int = MAX_REPLY_LINE) -> None:

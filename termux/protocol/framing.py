@@ -1,19 +1,29 @@
 """Newline framing with a size limit, sans-I/O: feed bytes, get complete lines back.
 
-Imported by the one-shot CLI: standard library only, nothing heavy (no dataclasses)."""
+Imported by the one-shot CLI: standard library only, nothing heavy (not even typing)."""
 
 from __future__ import annotations
-
-from typing import NamedTuple
 
 MAX_REQUEST_LINE = 1 << 20  # 1 MiB, newline excluded (docs/protocol.md)
 MAX_REPLY_LINE = 64 << 20  # what clients accept from the server
 
 
-class Oversized(NamedTuple):
+class Oversized:
     """Stands in for a line that went over the limit; its bytes were discarded."""
 
-    size: int
+    __slots__ = ("size",)
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Oversized) and other.size == self.size
+
+    def __hash__(self) -> int:
+        return hash(self.size)
+
+    def __repr__(self) -> str:
+        return f"Oversized({self.size})"
 
 
 class LineSplitter:

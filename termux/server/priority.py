@@ -165,6 +165,7 @@ class Group:
     background: int  # 0: never lowered
     applied: int
     idle: bool = False  # its tasks go under SCHED_IDLE while no view shows it
+    grouped: bool = True  # its group nice is managed (False: SCHED_IDLE alone, no autogroup)
     # While its tasks are under SCHED_IDLE: each task lowered (or found there already), with the
     # policy it had; None while they have their own.
     lowered: dict[int, int] | None = None
@@ -199,12 +200,12 @@ class CpuPriority:
         """Manage the group of the session led by `pid` (None where nothing can be managed);
         `idle`: its tasks go under SCHED_IDLE while no view shows it (where this process may)."""
         idle = idle and self.idle
-        base = self._read(pid) if self.mechanism != NONE else None
-        if base is None and not idle:
+        nice = self._read(pid) if self.mechanism != NONE else None
+        if nice is None and not idle:
             return None
-        base = 0 if base is None else base
-        background = background if self.mechanism != NONE else base  # no group nice to change
-        group = self.groups[session_id] = Group(pid, base, background, base, idle)
+        base = 0 if nice is None else nice
+        background = background if nice is not None else base  # no group nice to change
+        group = self.groups[session_id] = Group(pid, base, background, base, idle, nice is not None)
         return group
 
     def forget(self, session_id: str) -> None:

@@ -483,7 +483,7 @@ class Session:
             bytes_out=self.bytes_read,
             title=self.title,
             background_nice=self.config.background_nice,
-            nice=None if self.cpu is None else self.cpu.applied,
+            nice=None if self.cpu is None or not self.cpu.grouped else self.cpu.applied,
             quiet_since=self.quiet_since,
             background_idle=self.config.background_idle and self.cpu is not None and self.cpu.idle,
             idle=self.cpu is not None and self.cpu.lowered is not None,

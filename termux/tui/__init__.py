@@ -11,8 +11,8 @@ from termux.text import visible
 # `termux attach` imports this package before anything else (termux/tui/host.py): not even typing.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import argparse
     from pathlib import Path
+    from types import SimpleNamespace
     from typing import Any
 
 __all__ = ["run", "run_tui"]
@@ -25,7 +25,7 @@ TEXTUAL_FPS = 1000
 os.environ.setdefault("TEXTUAL_FPS", str(TEXTUAL_FPS))
 
 
-def run_tui(args: argparse.Namespace, new_session: dict[str, Any] | None = None) -> int:
+def run_tui(args: SimpleNamespace, new_session: dict[str, Any] | None = None) -> int:
     """The CLI's entry: `termux`, `termux attach [-t T]`, `termux new` (without -d). In a TUI
     host's child (termux/tui/host.py: `termux` found a host before loading the command line)
     the caller is told the TUI starts, and its socket watched."""

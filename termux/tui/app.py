@@ -47,6 +47,7 @@ from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
 from termux.tui.copyview import CopyView
+from termux.tui.driver import shared_stylesheet
 from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
@@ -143,6 +144,7 @@ class TermuxApp(App[str]):
         detach_others: bool = False,
     ) -> None:
         super().__init__(driver_class=driver_class, ansi_color=True)
+        self.stylesheet = shared_stylesheet(self.stylesheet)  # before anything is added to it
         self.detach_others = detach_others  # client.attach detaches every other view (attach -d)
         self.client = client
         self.config = config or Config()
@@ -245,11 +247,16 @@ class TermuxApp(App[str]):
         self._refresh_sidebar()
         self._spawn(self._read_pushes())
         self._spawn(self._watch_server())
-        self._spawn(self._pump())
+        # The pump starts once the focused screen is drawn: the other sessions' snapshots it
+        # replays would take turns with the first frame (pushed output waits in the feeder).
+        self.call_after_refresh(self._start_pump)
         self.focus_session(focus)
         self.attached.set()
         for key, character in self.router.attached():
             self.route_key(events.Key(key, character))
+
+    def _start_pump(self) -> None:
+        self._spawn(self._pump())  # (returns nothing: Textual would await a task it was given)
 
     def _first_layout(self, saved: Any, focus: str | None) -> Layout | None:
         """The panes to start with: the ones given, else the last layout a view saved (panes of
@@ -524,7 +531,7 @@ class TermuxApp(App[str]):
             self.copy.close()
         changes = self.model.focus(sid)
         self._main.show_banner(sid is None)
-        self._place_panes()
+        changes.screens -= self._place_panes()  # a screen it just showed is drawn already
         if sid is None:
             self.view.show(None)
         self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
@@ -533,25 +540,29 @@ class TermuxApp(App[str]):
         self._count_marks()
         self._apply(changes)
 
-    def _place_panes(self) -> None:
+    def _place_panes(self) -> set[str]:
         """Lay the panes out from the layout, show each one's screen, and tell the server what
-        this view shows and at which sizes (client.view; the server sizes the sessions)."""
+        this view shows and at which sizes (client.view; the server sizes the sessions).
+        Returns the sessions whose screen a view was given (and drew) anew."""
         layout = self.layout
         panes = self.panes
         if layout is None:
             panes.clear()
             self.model.show(set())
-            return
+            return set()
         geometry = layout.geometry()
         before = set(panes.views)
         panes.place(geometry, self._labels(), layout.focus)
+        shown = set()
         for box in geometry.panes:
             view = panes.views[box.session]
             if box.session not in before or view.screen_ is None:
                 shadow = self.model.shadow(box.session)
                 view.show(shadow.screen if shadow is not None else None)
+                shown.add(box.session)
         self.model.show({box.session for box in geometry.panes})
         self._send_view()
+        return shown
 
     def _labels(self) -> dict[str, PaneLabel]:
         labels = {}

@@ -26,6 +26,14 @@
    --programs spin`; figures in benchmarks/README.md). A terminal that stops reading stalls the TUI
    either way: Textual's queue holds 30 frames, then blocks the loop too.
 
+8. Stylesheets parsed once a process. Textual parses every CSS source again for each app (each
+   Stylesheet keeps its own parse cache, and `reparse()` makes a new Stylesheet, several times
+   while an app starts), which is a good part of a TUI host's child's attach. The app's
+   `SharedStylesheet` keeps the rules parsed from a source for the whole process, keyed as
+   Textual keys its own cache plus the variables they were parsed with (Textual treats parsed
+   rules as read-only: its own cache hands the same ones out again), so the host's children
+   reuse what the first TUI parsed.
+
 This is the one module that uses Textual's private names (the parser, its deadline, the driver's
 app): `textual_changes()` says which of them a Textual release changed, and the tests run it, so
 an upgrade that moves one fails loudly, naming it, instead of silently bringing the 100 ms Escape
@@ -50,6 +58,8 @@ from typing import Any
 from textual import events
 from textual._parser import Read1
 from textual._xterm_parser import XTermParser
+from textual.css.model import RuleSet
+from textual.css.stylesheet import Stylesheet
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
 
@@ -221,6 +231,61 @@ class TermuxDriver(LinuxDriver):
         super().process_message(message)
 
 
+# Parsed stylesheet sources kept for the process (`SharedStylesheet`): a few per widget class and
+# theme. Past the bound the cache starts again empty (a process that keeps changing themes reparses).
+MAX_SHARED_CSS = 1024
+_shared_css: dict[tuple[Any, ...], list[RuleSet]] = {}
+
+
+class SharedStylesheet(Stylesheet):
+    """Textual's Stylesheet whose parsed rules are the process's (8.); its re-parses and copies
+    are SharedStylesheets too (Textual's make plain ones)."""
+
+    def _parse_rules(
+        self,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[RuleSet]:
+        key = (css, read_from, is_default_rules, tie_breaker, scope, tuple(self._variables.items()))
+        rules = _shared_css.get(key)
+        if rules is None:
+            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            if len(_shared_css) >= MAX_SHARED_CSS:
+                _shared_css.clear()
+            _shared_css[key] = rules
+        return rules
+
+    def copy(self) -> Stylesheet:
+        stylesheet = SharedStylesheet(variables=self._variables.copy())
+        stylesheet.source = self.source.copy()
+        return stylesheet
+
+    def reparse(self) -> None:
+        """Textual's `Stylesheet.reparse`, in a fresh SharedStylesheet."""
+        stylesheet = SharedStylesheet(variables=self._variables)
+        for read_from, (css, is_defaults, tie_breaker, scope) in self.source.items():
+            stylesheet.add_source(
+                css, read_from=read_from, is_default_css=is_defaults, tie_breaker=tie_breaker, scope=scope
+            )
+        try:
+            stylesheet.parse()
+        except Exception:
+            self._invalid_css.update(stylesheet._invalid_css)
+            raise
+        self._rules = stylesheet.rules
+        self._rules_map = None
+        self.source = stylesheet.source
+        self._require_parse = False
+
+
+def shared_stylesheet(stylesheet: Stylesheet) -> SharedStylesheet:
+    """A new app's stylesheet (nothing added to it yet) as a SharedStylesheet."""
+    return SharedStylesheet(variables=stylesheet._variables)
+
+
 def textual_changes() -> list[str]:
     """Which of the Textual internals this module relies on a Textual release changed, each said
     in a sentence (empty: none). The tests call it (tests/tui/test_driver.py)."""
@@ -251,4 +316,14 @@ def textual_changes() -> list[str]:
         changed.append("Driver no longer keeps its app in _app and debug in _debug")
     if (textual._ansi_sequences.SYNC_START, textual._ansi_sequences.SYNC_END) != (SYNC_START, SYNC_END):
         changed.append("Textual's synchronized-output markers changed (TermuxDriver.write drops Textual's own)")
+    if list(inspect.signature(Stylesheet._parse_rules).parameters) != [
+        "self", "css", "read_from", "is_default_rules", "tie_breaker", "scope",
+    ]:  # fmt: skip
+        changed.append("Stylesheet._parse_rules takes other arguments (SharedStylesheet)")
+    if "self._variables = variables" not in inspect.getsource(Stylesheet.set_variables):
+        changed.append("Stylesheet keeps its variables elsewhere than _variables (SharedStylesheet's key)")
+    reparse = inspect.getsource(Stylesheet.reparse)
+    kept = ("self._rules = stylesheet.rules", "self._rules_map = None", "self.source = stylesheet.source")
+    if "stylesheet = Stylesheet(variables=self._variables)" not in reparse or not all(k in reparse for k in kept):
+        changed.append("Stylesheet.reparse changed (SharedStylesheet.reparse is a copy of it)")
     return changed

@@ -36,11 +36,13 @@ returns the child's exit status. docs/architecture.md, "The TUI host", has the w
 
 from __future__ import annotations
 
+# `_socket`, not `socket`: the caller imports this module, and `socket` builds enums of every
+# constant at import (the host's own side, which accepts callers, imports it).
+import _socket
 import json
 import os
 import select
 import signal
-import socket
 import struct
 import sys
 
@@ -48,6 +50,7 @@ from termux import __version__
 
 TYPE_CHECKING = False  # the caller's side imports neither typing nor pathlib
 if TYPE_CHECKING:
+    import socket
     from pathlib import Path
     from typing import Any
 
@@ -84,9 +87,9 @@ def enabled() -> bool:
     return os.environ.get("TERMUX_TUI_HOST", "1") != "0"
 
 
-def _peer_uid(sock: socket.socket) -> tuple[int, int]:
+def _peer_uid(sock: _socket.socket) -> tuple[int, int]:
     """(pid, uid) of the socket's peer, from the kernel."""
-    pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+    pid, uid, _gid = struct.unpack("3i", sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12))
     return pid, uid
 
 
@@ -117,7 +120,7 @@ def command_line(argv: list[str]) -> int | None:
         server = socket_path(*socket_options(argv))
     except SocketDirError:
         return None  # the command line says what is wrong with it
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC)
     try:
         try:
             sock.connect(str(host_path(server)))
@@ -134,14 +137,14 @@ def command_line(argv: list[str]) -> int | None:
         sock.close()
 
 
-def _attached(sock: socket.socket, argv: list[str]) -> int | None:
+def _attached(sock: _socket.socket, argv: list[str]) -> int | None:
     import termios
 
     saved = termios.tcgetattr(0)
     hello = {"identity": IDENTITY, "argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}
     hello["encoding"] = sys.stdout.encoding
     try:
-        sock.sendmsg([_line(hello)], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))])
+        sock.sendmsg([_line(hello)], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))])
     except OSError:
         return None
     reader = _Lines(sock)
@@ -185,7 +188,7 @@ def _attached(sock: socket.socket, argv: list[str]) -> int | None:
 
 # -- the host's child, running a caller's command line --------------------------------------------
 
-_caller: socket.socket | None = None  # in a host's child: the socket to its caller
+_caller: _socket.socket | None = None  # in a host's child: the socket to its caller
 _served: Path | None = None  # in a host's child: the server its host serves
 
 
@@ -209,7 +212,7 @@ def caller_for(server: Path) -> int:
 class _Lines:
     """JSON lines from a socket, read in pieces of what arrived."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: _socket.socket) -> None:
         self.sock = sock
         self.buffer = b""
 
@@ -313,6 +316,7 @@ class Host:
         """Take the lock, find the server's process, listen. False: another host runs, or
         there is no server to serve."""
         import fcntl
+        import socket
 
         from termux.client import Client, TermuxError
         from termux.paths import open_side_file, side_path
@@ -358,7 +362,7 @@ class Host:
                 if self._serve_caller(conn) == "stale":
                     return
 
-    def _serve_caller(self, conn: socket.socket) -> str:
+    def _serve_caller(self, conn: _socket.socket) -> str:
         """Check the caller, read its hello and terminal, fork its TUI."""
         pid, uid = _peer_uid(conn)
         if uid != os.getuid():
@@ -390,12 +394,12 @@ class Host:
                 os.close(fd)
 
     @staticmethod
-    def _read_hello(conn: socket.socket, fds: list[int]) -> dict[str, Any] | None:
+    def _read_hello(conn: _socket.socket, fds: list[int]) -> dict[str, Any] | None:
         data, ancillary, _flags, _addr = conn.recvmsg(
-            65536, socket.CMSG_SPACE(3 * struct.calcsize("i")), socket.MSG_CMSG_CLOEXEC
+            65536, _socket.CMSG_SPACE(3 * struct.calcsize("i")), _socket.MSG_CMSG_CLOEXEC
         )
         for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                 usable = len(payload) - len(payload) % struct.calcsize("i")
                 fds.extend(struct.unpack(f"{usable // 4}i", payload[:usable]))
         while b"\n" not in data:
@@ -426,7 +430,7 @@ def _fd_limit() -> int:
 
 
 def _run_child(
-    conn: socket.socket, fds: list[int], hello: dict[str, Any], server: Path, host_fds: tuple[int, ...]
+    conn: _socket.socket, fds: list[int], hello: dict[str, Any], server: Path, host_fds: tuple[int, ...]
 ) -> None:
     """In the forked child: run the caller's command line on its terminal. Never returns."""
     global _caller, _served

@@ -161,3 +161,12 @@ def test_the_entry_of_a_one_shot_verb_loads_nothing_of_the_tui(
     report = json.loads(out.read_text())
     assert report["status"] == 0 and "termux.client" in report["modules"]
     assert sorted(m for m in report["modules"] if m.startswith(HEAVY)) == []
+    bare = subprocess.run(
+        [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"],
+        env=server.env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    # Nor what a one-shot line is parsed, typed or connected without: argparse (the line is read
+    # by cli.quick_parse), typing (for the type checker only) and socket's enums (the blocking
+    # client speaks through _socket).
+    loaded = set(report["modules"]) - set(json.loads(bare.stdout))
+    assert loaded & {"argparse", "gettext", "typing", "socket", "selectors"} == set()

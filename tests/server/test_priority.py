@@ -273,3 +273,13 @@ def test_a_process_that_does_not_lead_its_session_leaves_its_group_alone() -> No
     assert os.getsid(0) != os.getpid()  # pytest runs in the shell's (or the harness's) session
     before = read_group_nice(os.getpid())
     assert raise_own_priority(-10) is None and read_group_nice(os.getpid()) == before
+
+
+def test_without_autogroup_sched_idle_alone_is_managed_and_no_group_nice_is_written() -> None:
+    kernel = FakeKernel()
+    cpu = CpuPriority(kernel.call_later, mechanism="none", write=kernel.write, read=lambda pid: 0, idle=True)
+    group = cpu.add("%0", 100, 10, idle=True)
+    assert group is not None and group.idle and not group.grouped  # `nice` is reported as null
+    assert cpu.add("%1", 101, 10, idle=False) is None  # nothing to manage
+    cpu.follow({"%1"}, viewed=False)
+    assert kernel.writes == [] and group.applied == group.base

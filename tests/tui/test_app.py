@@ -718,6 +718,90 @@ async def test_the_wheel_over_a_full_screen_program_does_not_open_copy_mode(serv
         assert app.copy is not None
 
 
+async def test_a_second_tui_in_the_process_parses_no_stylesheet_the_first_parsed(
+    server: RunningServer, monkeypatch: Any
+) -> None:
+    """What a TUI host's child inherits: the rules the first TUI parsed (termux/tui/driver.py, 8.)."""
+    import textual.css.stylesheet
+
+    from termux.tui import driver
+
+    with server.client() as c:
+        c.request("session.new", name="a", command=["cat"])
+    monkeypatch.setattr(driver, "_shared_css", {})  # as if no TUI had run in this process yet
+    parsed: list[str] = []
+    parse = textual.css.stylesheet.parse
+
+    def counting(scope: str, css: str, *args: Any, **kwargs: Any) -> Any:
+        parsed.append(css)
+        return parse(scope, css, *args, **kwargs)
+
+    monkeypatch.setattr(textual.css.stylesheet, "parse", counting)
+    for run in range(2):
+        app, client = await start(server)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, app.attached.is_set)
+            await pilot.pause()
+        await client.close()
+        if run == 0:
+            assert parsed  # the first one parsed its sources (counted: the counter sees them)
+            parsed.clear()
+    assert parsed == []
+
+
+async def test_the_other_sessions_are_replayed_after_the_focused_one_is_drawn(server: RunningServer) -> None:
+    """Only the focused snapshot is parsed before the first frame: the pump, which replays the
+    others' (deferred) snapshots, starts after it."""
+    with server.client() as c:
+        for n in range(4):
+            c.request("session.new", name=f"s{n}", command=["sh", "-c", f"echo screen-{n}; exec cat"])
+        for n in range(4):
+            c.request("session.wait", target=f"s{n}", match=f"screen-{n}", timeout=30)
+    app, client = await start(server, focus="s2")
+    events: list[str] = []
+    render_lines = TerminalView.render_lines
+
+    def drawing(view: TerminalView, crop: Any) -> Any:
+        if view.screen_ is not None and not events:
+            events.append("focused drawn")
+        return render_lines(view, crop)
+
+    step = app.model.feeder.step
+
+    def stepping(*args: Any, **kwargs: Any) -> Any:
+        done = step(*args, **kwargs)
+        if done is not None and done.replay:
+            events.append(f"replayed {app.model.rows[done.session].name}")
+        return done
+
+    app.model.feeder.step = stepping  # type: ignore[method-assign]
+    TerminalView.render_lines = drawing  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: len(events) == 4)  # drawn, then the three others replayed
+    finally:
+        TerminalView.render_lines = render_lines  # type: ignore[method-assign]
+    await client.close()
+    assert events[0] == "focused drawn"
+    assert sorted(events[1:]) == ["replayed s0", "replayed s1", "replayed s3"]
+
+
+async def test_switching_session_draws_the_new_screen_once(server: RunningServer) -> None:
+    with server.client() as c:
+        for n in range(2):
+            c.request("session.new", name=f"s{n}", command=["sh", "-c", f"echo screen-{n}; exec cat"])
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, app.attached.is_set)
+        await wait_until(pilot, lambda: "screen-1" in shadow_text(app, app.model.numbered(1)))
+        view = app.view
+        before = view.renderer.rendered
+        app.prefix_next()  # what prefix n runs
+        assert app.model.rows[app.model.focused or ""].name == "s1"
+        assert view.renderer.rendered - before == view.screen_.lines  # each line once
+    await client.close()
+
+
 async def test_another_views_attach_d_detaches_the_tui(server: RunningServer) -> None:
     with server.client() as c:
         c.request("session.new", name="a", command=["/bin/cat"])
