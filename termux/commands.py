@@ -91,32 +91,30 @@ def count(text: str) -> int:
     return value
 
 
-def nice(text: str) -> int:
-    """A nice value, 0 to MAX_NICE."""
+def _nice_between(text: str, least: int, most: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise _bad_value(f"not a nice value: {text!r}") from None
-    if not 0 <= value <= MAX_NICE:
-        raise _bad_value(f"must be 0 to {MAX_NICE}, not {value}")
+    if not least <= value <= most:
+        raise _bad_value(f"must be {least} to {most}, not {value}")
     return value
+
+
+def nice(text: str) -> int:
+    """A nice value, 0 to MAX_NICE."""
+    return _nice_between(text, 0, MAX_NICE)
 
 
 def own_nice(text: str) -> int:
     """A nice value of termux's own, MIN_OWN_NICE to 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a nice value: {text!r}") from None
-    if not MIN_OWN_NICE <= value <= 0:
-        raise argparse.ArgumentTypeError(f"must be {MIN_OWN_NICE} to 0, not {value}")
-    return value
+    return _nice_between(text, MIN_OWN_NICE, 0)
 
 
 def on_off(text: str) -> bool:
     """`on` or `off`."""
     if text not in ("on", "off"):
-        raise argparse.ArgumentTypeError(f"must be on or off, not {text!r}")
+        raise _bad_value(f"must be on or off, not {text!r}")
     return text == "on"
 
 

@@ -189,6 +189,12 @@ CURSOR_USAGE = "termux events: error: argument --cursor: must be an integer of 0
         (["server", "--history", "1000001"], "termux: --history must be 0 to 1000000 lines, not 1000001"),
         (["events", "--cursor", "abc"], f"{CURSOR_USAGE} not 'abc'"),
         (["events", "--cursor", "-5"], f"{CURSOR_USAGE} not '-5'"),
+        # these raised NameError once the one-shot path stopped importing argparse
+        (["server", "--own-nice", "5"], "termux server: error: argument --own-nice: must be -20 to 0, not 5"),
+        (
+            ["new", "--background-idle", "maybe"],
+            "termux new: error: argument --background-idle: must be on or off, not 'maybe'",
+        ),
     ],
 )
 def test_numbers_out_of_range_are_bad_usage_in_termux_words(
