@@ -24,6 +24,7 @@ while it has something to do.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
@@ -52,7 +53,7 @@ from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
 from termux.tui.layout import Direction, Layout, LayoutError, Orientation
-from termux.tui.model import Changes, SessionModel
+from termux.tui.model import Changes, SessionModel, SessionRow
 from termux.tui.panes import PaneArea, PaneLabel, border_position
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
@@ -64,6 +65,9 @@ PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to
 # the slice itself.
 MIN_REST = 0.001
 BACKGROUND_BATCH = 0.1  # background output waits at most this long to be parsed, with what follows it
+# Sidebar rows redrawn per loop turn when the marks are applied: a key read meanwhile waits for
+# these rows, not for every changed row (the rest follow on the next turns).
+MARK_ROWS_PER_TURN = 2
 MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it padded
 ACTIONS = action_names()  # what a binding may run (termux/commands.py), by every name it goes by
 NO_SESSIONS = "No sessions are running.\n\nPress c (or Enter) to start a new one, q to leave."
@@ -167,6 +171,8 @@ class TermuxApp(App[str]):
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
         self.echoes_at_once = 0  # echoes parsed as they were received (_echo_now), not by the pump
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
+        self._marks_rows: dict[str, SessionRow] = {}  # rows whose marks were taken, not drawn yet
+        self._marks_turn: asyncio.Handle | None = None  # the next turn that draws them (call_soon)
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
         self._main = MainScreen(self.config)
@@ -492,18 +498,31 @@ class TermuxApp(App[str]):
             self._marks_timer = loop.call_later(max(delay, self.model.marks_pacer.delay()), self._apply_marks)
 
     def _apply_marks(self) -> None:
-        """Redraw the rows whose content changed since the last time and harvest activity words."""
+        """Harvest activity words and redraw the rows whose content changed since the last time,
+        a few rows per loop turn (`_draw_marks`)."""
         if self._marks_timer is not None:
             self._marks_timer.cancel()
             self._marks_timer = None
         rows, tails = self.model.take_marks()
         for row in rows:
-            self.sidebar.update_row(row)  # a no-op when the row shows nothing new
+            self._marks_rows[row.id] = row  # (the model's row: drawn as it is when its turn comes)
         if isinstance(self.screen, GridScreen):
             self.screen.touched(row.id for row in rows)  # (their tiles, if in view)
         for sid, tail in tails.items():
             self.activity.observe(sid, tail)
         self._count_marks()
+        if self._marks_turn is None:
+            self._draw_marks()
+
+    def _draw_marks(self) -> None:
+        """Redraw up to MARK_ROWS_PER_TURN of the rows taken; the next turn does the next ones,
+        after whatever the loop has ready (a key, its echo) ran."""
+        self._marks_turn = None
+        rows = self._marks_rows
+        for sid in list(itertools.islice(rows, MARK_ROWS_PER_TURN)):
+            self.sidebar.update_row(rows.pop(sid))  # a no-op when the row shows nothing new
+        if rows:
+            self._marks_turn = asyncio.get_running_loop().call_soon(self._draw_marks)
 
     def _count_marks(self) -> None:
         """The status line's counts of sessions with unseen output and bells, if it shows them."""
@@ -1060,10 +1079,10 @@ class TermuxApp(App[str]):
         self._count_marks()
 
     async def on_unmount(self) -> None:
-        for timer in (self._frame_timer, self._marks_timer, self._background_timer, self._pane_timer):
+        for timer in (self._frame_timer, self._marks_timer, self._background_timer, self._pane_timer, self._marks_turn):
             if timer is not None:
                 timer.cancel()
-        self._frame_timer = self._marks_timer = self._background_timer = self._pane_timer = None
+        self._frame_timer = self._marks_timer = self._background_timer = self._pane_timer = self._marks_turn = None
         for task in list(self._tasks):
             task.cancel()
 
