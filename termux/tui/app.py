@@ -8,8 +8,8 @@ the pump.
 
 The loop's priorities (docs/architecture.md, "Priorities"):
 
-1. Input. Keys and pastes come from the driver's input thread straight onto the event loop
-   (`TermuxDriver.input_hook`, `call_soon_threadsafe`), ahead of Textual's message queue, and are
+1. Input. The driver reads the terminal on the event loop and hands keys and pastes on in the
+   callback that read them (`TermuxDriver.input_hook`), ahead of Textual's message queue, and they are
    written to the socket at once (`send_nowait`). Textual's bindings never see a key meant for a
    session: while no modal screen is open, `route_key` takes every key.
 2. The visible sessions. The pump (`_pump`) parses their queued output first.
@@ -60,7 +60,6 @@ from termux.tui.router import InputRouter, Pending, Run, Say, Send
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen
 from termux.tui.widgets import KeptVertical, Sidebar, StatusLine, TerminalView
 
-PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
 # Rests shorter than this are owed rather than taken: a timer per small slice would cost more than
 # the slice itself.
 MIN_REST = 0.001
@@ -251,7 +250,7 @@ class TermuxApp(App[str]):
         if self.layout is not None:
             focus = self.layout.focus
         self._refresh_sidebar()
-        self._spawn(self._read_pushes())
+        self._take_pushes()
         self._spawn(self._watch_server())
         # The pump starts once the focused screen is drawn: the other sessions' snapshots it
         # replays would take turns with the first frame (pushed output waits in the feeder).
@@ -335,18 +334,15 @@ class TermuxApp(App[str]):
 
     # -- pushes ---------------------------------------------------------------------------------
 
-    async def _read_pushes(self) -> None:
-        """Move pushed lines into the feeder (queuing is cheap; parsing is the pump's), a bounded
-        batch at a time so that keys queued meanwhile are not kept waiting by a flood."""
-        pushes: asyncio.Queue[Push] = self.client.pushes
-        while True:
-            self.handle_push(await pushes.get())
-            taken = 1
-            while taken < PUSH_BATCH and not pushes.empty():
-                self.handle_push(pushes.get_nowait())
-                taken += 1
-            if taken == PUSH_BATCH:
-                await asyncio.sleep(0)
+    def _take_pushes(self) -> None:
+        """From now on the client hands each push to `handle_push` in the loop callback that read
+        it (queuing is cheap; parsing is the pump's), a bounded batch a turn so that keys read
+        meanwhile are not kept waiting by a flood (`AsyncClient.on_push`); what came before the
+        attach reply first."""
+        pushes = self.client.pushes
+        while not pushes.empty():
+            self.handle_push(pushes.get_nowait())
+        self.client.on_push = self.handle_push
 
     async def _watch_server(self) -> None:
         await self.client.closed.wait()
@@ -675,7 +671,7 @@ class TermuxApp(App[str]):
     # -- input ----------------------------------------------------------------------------------
 
     def input_from_driver(self, message: Message) -> None:
-        """Keys and pastes from the driver's input thread, on the loop, ahead of Textual's queue
+        """Keys and pastes from the driver, on the loop, ahead of Textual's queue
         (TermuxDriver calls it)."""
         if not (self._passthrough() and self._routed(message)):
             self.post_message(message)
