@@ -515,8 +515,8 @@ class TermuxApp(App[str]):
         after whatever the loop has ready (a key, its echo) ran."""
         self._marks_turn = None
         rows = self._marks_rows
-        for sid in list(itertools.islice(rows, MARK_ROWS_PER_TURN)):
-            self.sidebar.update_row(rows.pop(sid))  # a no-op when the row shows nothing new
+        turn = [rows.pop(sid) for sid in list(itertools.islice(rows, MARK_ROWS_PER_TURN))]
+        self.sidebar.update_rows(turn)  # one write; nothing for rows that show nothing new
         if rows:
             self._marks_turn = asyncio.get_running_loop().call_soon(self._draw_marks)
 
