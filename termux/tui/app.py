@@ -67,6 +67,7 @@ BACKGROUND_BATCH = 0.1  # background output waits at most this long to be parsed
 # Sidebar rows redrawn per loop turn when the marks are applied: a key read meanwhile waits for
 # these rows, not for every changed row (the rest follow on the next turns).
 MARK_ROWS_PER_TURN = 2
+MARKS_EARLY = 0.001  # a marks timer this early (clocks differ) applies them
 MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it padded
 ACTIONS = action_names()  # what a binding may run (termux/commands.py), by every name it goes by
 NO_SESSIONS = "No sessions are running.\n\nPress c (or Enter) to start a new one, q to leave."
@@ -488,10 +489,19 @@ class TermuxApp(App[str]):
     # -- background marks: the sidebar's rows and the activity view, at a bounded rate -----------
 
     def _arm_marks(self, delay: float = 0.0) -> None:
-        """One timer while marks are pending, due a mark period after the last application."""
+        """One timer while marks are pending, due a mark period after the last application (a
+        longer one while someone types: `SessionModel.marks_delay`)."""
         if self._marks_timer is None:
             loop = asyncio.get_running_loop()
-            self._marks_timer = loop.call_later(max(delay, self.model.marks_pacer.delay()), self._apply_marks)
+            self._marks_timer = loop.call_later(max(delay, self.model.marks_delay()), self._marks_due)
+
+    def _marks_due(self) -> None:
+        self._marks_timer = None
+        wait = self.model.marks_delay()
+        if wait > MARKS_EARLY:  # someone started typing since it was armed: the longer period
+            self._marks_timer = asyncio.get_running_loop().call_later(wait, self._marks_due)
+            return
+        self._apply_marks()
 
     def _apply_marks(self) -> None:
         """Harvest activity words and redraw the rows whose content changed since the last time,
