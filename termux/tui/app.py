@@ -24,7 +24,6 @@ while it has something to do.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
@@ -525,8 +524,13 @@ class TermuxApp(App[str]):
         after whatever the loop has ready (a key, its echo) ran."""
         self._marks_turn = None
         rows = self._marks_rows
-        turn = [rows.pop(sid) for sid in list(itertools.islice(rows, MARK_ROWS_PER_TURN))]
-        self.sidebar.update_rows(turn)  # one write; nothing for rows that show nothing new
+        turn: list[SessionRow] = []
+        redrawn = 0  # rows that show nothing new, or are scrolled out of view, cost a comparison
+        while rows and redrawn < MARK_ROWS_PER_TURN:
+            row = rows.pop(next(iter(rows)))
+            redrawn += self.sidebar.shows_new(row)
+            turn.append(row)
+        self.sidebar.update_rows(turn)  # one write
         if rows:
             self._marks_turn = asyncio.get_running_loop().call_soon(self._draw_marks)
 

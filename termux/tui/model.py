@@ -383,10 +383,11 @@ class SessionModel:
         self.marks_pacer.drawn()
         touched, self.touched = self.touched, set()
         rows = []
-        for sid in touched:
-            if sid in self.rows:
-                self.refresh_preview(sid)
-                rows.append(self.rows[sid])
+        # In the sidebar's order, not the set's (which changes with the hash seed): the rows
+        # drawn first, a few a turn, are the top ones.
+        for sid in [sid for sid in self.rows if sid in touched] if touched else ():
+            self.refresh_preview(sid)
+            rows.append(self.rows[sid])
         tails, self.activity_tails = self.activity_tails, {}
         return rows, {sid: tail for sid, tail in tails.items() if sid in self.rows}
 

@@ -486,6 +486,14 @@ class Sidebar(Painted, BaseStyled):
         """Redraw one session's row, only if what it shows changed; True when it did."""
         return self.update_rows([row]) == 1
 
+    def shows_new(self, row: SessionRow) -> bool:
+        """Whether `update_rows` would draw this row again: it is in view and shows something new."""
+        index = self._index.get(row.id)
+        if index is None or not self._in_view(index):
+            return False
+        drawn = self._drawn.get(index)
+        return drawn is None or drawn[0] != self._row_key(index, row)
+
     def update_rows(self, rows: Iterable[SessionRow]) -> int:
         """Redraw the rows whose content changed, the lines of them that changed only, in one
         write; how many rows were redrawn."""
@@ -515,6 +523,9 @@ class Sidebar(Painted, BaseStyled):
     def _refresh_row(self, index: int) -> bool:
         return self._refresh_rows([index]) == 1
 
+    def _in_view(self, index: int) -> bool:
+        return self.first_row <= index <= self.first_row + self.shown_rows  # (a row half shown at the bottom)
+
     def _refresh_rows(self, indexes: Iterable[int]) -> int:
         """Draw these rows again; the lines that show something else than they did go out in one
         write (`paint_lines`), else Textual repaints the rows."""
@@ -522,7 +533,7 @@ class Sidebar(Painted, BaseStyled):
         strips: list[Strip] = []
         regions = []
         for index in indexes:
-            if not self.first_row <= index <= self.first_row + self.shown_rows:  # (a row half shown at the bottom)
+            if not self._in_view(index):
                 continue  # scrolled out of view: drawn afresh when it comes back
             self.row_refreshes += 1
             top = (index - self.first_row) * self.ROW_HEIGHT
