@@ -9,6 +9,7 @@ the layout: it applies these and calls `place` with the new geometry.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,10 +110,14 @@ class PaneArea(BaseStyled):
         self.labels: dict[str, PaneLabel] = {}
         self.focused: str | None = None
         self._dragging: Border | None = None
+        self.composed = asyncio.Event()  # set once mounted with its spare view: panes can be placed
 
     def compose(self) -> ComposeResult:
         assert self.spare is not None
         yield self.spare
+
+    def on_mount(self) -> None:
+        self.composed.set()
 
     # -- layout ------------------------------------------------------------------------------------
 

@@ -244,6 +244,10 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
     def render_line(self, y: int) -> Strip:
         return self._line(y, self.size.width)
 
+    def line_for(self, y: int, width: int) -> Strip:
+        """Line y of the view on a width it is not laid out at yet (the first paint's)."""
+        return self._line(y, width)
+
     def _line(self, y: int, width: int) -> Strip:
         screen = self.screen_
         copy = self.copy
