@@ -368,7 +368,7 @@ class TermuxApp(App[str]):
             view = self.panes.views.get(sid)
             if view is not None:
                 shadow = model.shadow(sid)
-                view.show(shadow.screen if shadow is not None else None)
+                view.show(shadow.screen if shadow is not None else None, paint=True)
         if changes.name and model.focused in model.rows:
             self.status.session = model.rows[model.focused].name
         if changes.message is not None:
@@ -608,7 +608,8 @@ class TermuxApp(App[str]):
         if sid is None:
             self.view.show(None)
         self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
-        self.view.focus()
+        if not self.view.has_focus:  # (Textual's focus() draws the widget again even so)
+            self.view.focus()
         self.status.index = self.model.number(sid)
         self._count_marks()
         self._apply(changes)
@@ -625,13 +626,14 @@ class TermuxApp(App[str]):
             return set()
         geometry = layout.geometry()
         before = set(panes.views)
-        panes.place(geometry, self._labels(), layout.focus)
+        moved = panes.place(geometry, self._labels(), layout.focus)
         shown = set()
         for box in geometry.panes:
             view = panes.views[box.session]
             if box.session not in before or view.screen_ is None:
                 shadow = self.model.shadow(box.session)
-                view.show(shadow.screen if shadow is not None else None)
+                # Written at once where it is (a switch: one write), drawn by Textual where it moves.
+                view.show(shadow.screen if shadow is not None else None, paint=not moved)
                 shown.add(box.session)
         self.model.show({box.session for box in geometry.panes})
         self._send_view()
