@@ -181,14 +181,17 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
 
     # -- content -------------------------------------------------------------------------------
 
-    def show(self, screen: Any) -> None:
-        """Show another screen (or the same one after a reset): everything is drawn anew."""
+    def show(self, screen: Any, paint: bool = False) -> None:
+        """Show another screen (or the same one after a reset): everything is drawn anew, and
+        with `paint` (the view stays where it was) written to the terminal at once when nothing
+        can cover it (`paint`), else through Textual's compositor."""
         self.screen_ = screen
         self.renderer.reset()
         if screen is not None:
             screen.dirty.update(range(screen.lines))
-        self.take_dirty()  # (drawn now; Textual paints the whole view once below)
-        self.refresh()
+        self.take_dirty()  # (drawn now, and written once: below, or by Textual)
+        if not (paint and self.paint(set(range(self.size.height)))):
+            self.refresh()
 
     def update_dirty(self) -> set[int]:
         """Repaint just the lines whose content changed; returns them."""
@@ -243,6 +246,10 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         return self._line(y, self.size.width)
+
+    def line_for(self, y: int, width: int) -> Strip:
+        """Line y of the view on a width it is not laid out at yet (the first paint's)."""
+        return self._line(y, width)
 
     def _line(self, y: int, width: int) -> Strip:
         screen = self.screen_
