@@ -64,6 +64,15 @@ BATCH_BUDGET = BACKGROUND_BUDGET
 # waits at most one tick, then it is read at once).
 READ_REST = 0.05
 SMALL_READ = 4096
+# One pass of the loop reads at most READ_PASS_BUDGET bytes from the PTYs of sessions that drain
+# (read on until the PTY is empty: Session._on_readable) and that no view focuses; past it, each
+# reads once per wake-up until the next pass. Many floods drained in one pass would hold the loop
+# (READ_SIZE each), and a key arriving then, the first after a pause, waits for all of them. What
+# is left waits in the PTYs for the next pass, and the parser takes less than that per pass anyway.
+READ_PASS_BUDGET = 128 * 1024
+# The sessions whose rest ends at a tick are woken (read) WAKE_BATCH per pass of the loop, the
+# next ones in the passes after, so that a request or a key's echo waits for one batch, not all.
+WAKE_BATCH = 8
 
 
 class Parseable(Protocol):

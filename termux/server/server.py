@@ -62,6 +62,8 @@ from termux.server.scheduler import (
     FORWARD_CATCH_UP,
     FORWARD_VISIBLE_BURST,
     FORWARD_VISIBLE_RATE,
+    READ_PASS_BUDGET,
+    WAKE_BATCH,
     CatchUp,
     ForwardBudget,
     OutputPump,
@@ -405,6 +407,10 @@ class Server:
         self.read_pacer = ReadPacer()
         self.resting: dict[str, Session] = {}  # sessions whose reading rests until the next tick
         self._rest_tick: asyncio.TimerHandle | None = None  # armed only while a session rests
+        self.waking: dict[str, Session] = {}  # their tick came: woken WAKE_BATCH per pass of the loop
+        self._wake_next: asyncio.Handle | None = None  # the next pass's batch, while any wait
+        self._pass_read = 0  # bytes read in this pass of the loop (READ_PASS_BUDGET)
+        self._pass_end: asyncio.Handle | None = None  # ends the pass: armed by its first read
         self.corked = False  # while true, Connection.write queues (see corking)
         self.queued: list[Connection] = []  # connections with lines queued while corked
         self.window_size: sizing.Policy = sizing.DEFAULT_POLICY
@@ -529,6 +535,7 @@ class Server:
             self.pump.rates.forget(session.id)
             self.read_pacer.forget(session.id)
             self.resting.pop(session.id, None)
+            self.waking.pop(session.id, None)
             for conn in self.connections:
                 conn.forget(session.id)
             self.activity.forget(session.id)
@@ -549,16 +556,36 @@ class Server:
             self._rest_tick = loop.call_at(self.read_pacer.next_tick(loop.time()), self._end_rests)
         return True
 
-    def _drains(self, session: Session) -> bool:
-        """A wake-up reads the session's PTY until it is empty, except a background session's
-        while someone types (Session._on_readable: such reads may stop the loop)."""
-        return session.id in self.pump.order.focused or not self.pump.typing()
+    def _drains(self, session: Session, nbytes: int) -> bool:
+        """After a read of `nbytes`: whether the wake-up reads on until the PTY is empty. A focused
+        session's does; a background session's does while nobody types (Session._on_readable:
+        such reads may stop the loop) and this pass of the loop has read less than
+        READ_PASS_BUDGET."""
+        self._pass_read += nbytes
+        if self._pass_end is None:
+            self._pass_end = asyncio.get_running_loop().call_soon(self._end_pass)
+        if session.id in self.pump.order.focused:
+            return True
+        return not self.pump.typing() and self._pass_read < READ_PASS_BUDGET
+
+    def _end_pass(self) -> None:
+        self._pass_end = None
+        self._pass_read = 0
 
     def _end_rests(self) -> None:
         self._rest_tick = None
-        resting, self.resting = self.resting, {}
-        for session in resting.values():
-            session.wake()  # may rest again, for the next tick
+        self.waking.update(self.resting)
+        self.resting = {}
+        self._wake_batch()
+
+    def _wake_batch(self) -> None:
+        """Wake WAKE_BATCH of the sessions whose rest ended; the next ones in the next pass."""
+        self._wake_next = None
+        for _ in range(min(WAKE_BATCH, len(self.waking))):
+            sid = next(iter(self.waking))
+            self.waking.pop(sid).wake()  # may rest again, for the next tick
+        if self.waking:
+            self._wake_next = asyncio.get_running_loop().call_soon(self._wake_batch)
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
@@ -624,6 +651,7 @@ class Server:
     def _session_exited(self, session: Session) -> None:
         self.activity.forget(session.id)
         self.resting.pop(session.id, None)
+        self.waking.pop(session.id, None)
         self._resume_accepting()  # its PTY and pidfd are closed
         signal_name = signal.Signals(session.exit_signal).name if session.exit_signal else None
         exited = ev.ExitedData(session.exit_code, session.exit_signal, signal_name)
@@ -704,7 +732,7 @@ class Server:
             self.last_focus = focus
         self._follow_views()
         for sid in sorted(shown.keys() - before.keys(), key=lambda sid: (conn._rank(sid), sid)):
-            if (session := self.resting.pop(sid, None)) is not None:
+            if (session := self.resting.pop(sid, None) or self.waking.pop(sid, None)) is not None:
                 session.wake()  # what a view shows is read at once
             if sid in conn.stale and not conn.lagging:
                 conn.send_stale(only=sid)  # the view is about to show it: bring it up to date now
@@ -807,7 +835,7 @@ class Server:
             "paused": [
                 s.id for s in self.sessions.values() if s.reading_paused and not s.resting and s.state == "running"
             ],
-            "resting": sorted(self.resting),
+            "resting": sorted(self.resting.keys() | self.waking.keys()),
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
             "clients_dropped": self.clients_dropped,
             "fd_limit": self.fd_limit,

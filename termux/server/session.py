@@ -72,8 +72,9 @@ class SessionHooks:
     # After a read of this many bytes: True when the session's reading should rest until the
     # server calls wake() (see scheduler.ReadPacer).
     read_rest: Callable[[Session, int], bool] | None = None
-    # Whether a wake-up reads until the PTY is empty (else one read: see Session._on_readable).
-    drains: Callable[[Session], bool] | None = None
+    # After each read of a wake-up, with the bytes it took: whether to read again, until the PTY
+    # is empty (else that was the wake-up's last read: see Session._on_readable).
+    drains: Callable[[Session, int], bool] | None = None
 
 
 @dataclass
@@ -170,15 +171,15 @@ class Session:
         # waits for a CPU with the loop stopped; only the first read is sure not to wait (the
         # loop saw the PTY readable). So when the session says not to drain (a background one
         # while someone types: `SessionHooks.drains`), a wake-up reads once.
-        nbytes = self._read_once()
-        if nbytes and self._drains():
-            while nbytes < READ_SIZE and self.backlog.size < HIGH_WATERMARK and (got := self._read_once()):
-                nbytes += got
+        nbytes = got = self._read_once()
+        while got and self._drains(got) and nbytes < READ_SIZE and self.backlog.size < HIGH_WATERMARK:
+            got = self._read_once()
+            nbytes += got
         if nbytes:
             self._after_reading(nbytes)
 
-    def _drains(self) -> bool:
-        return self.hooks.drains is None or self.hooks.drains(self)
+    def _drains(self, nbytes: int) -> bool:
+        return self.hooks.drains is None or self.hooks.drains(self, nbytes)
 
     def _read_once(self) -> int:
         """One read of the PTY into the backlog; the bytes read (0: none now, or end of file)."""
@@ -236,7 +237,7 @@ class Session:
             if not (got := self._read_once()):
                 break
             nbytes += got
-            if not self._drains():
+            if not self._drains(got):
                 break  # the rest when the PTY is seen readable (see _on_readable)
         if self.backlog.size >= HIGH_WATERMARK:
             return  # paused for the watermark now: parsing resumes it

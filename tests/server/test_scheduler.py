@@ -20,10 +20,12 @@ from termux.server.scheduler import (
     FOCUSED_BUDGET,
     PARSE_CHUNK,
     QUIET_BACKGROUND_BUDGET,
+    READ_PASS_BUDGET,
     SLICE_BYTES,
     TYPING_BACKGROUND_BUDGET,
     TYPING_HOLD,
     TYPING_SHARE,
+    WAKE_BATCH,
     CatchUp,
     ForwardBudget,
     OutputPump,
@@ -559,6 +561,51 @@ async def test_the_tick_reads_what_waited_in_one_go_and_the_session_rests_again(
     _tick(server)  # nothing printed meanwhile: read on as usual, no timer left
     assert not session.resting and _reading(session) and _rest_ticks(server) == []
     await server.kill_session(session)
+
+
+@in_watched_loop
+async def test_a_tick_wakes_its_resting_sessions_a_batch_per_pass_of_the_loop(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    server.read_pacer = ReadPacer(period=3600.0)  # a slow clock: the tick comes only when the test says
+    program = "stty -echo; echo one; read x; echo two; exec cat"
+    sessions = [server.new_session(NewArgs(name=f"c{i}", command=["sh", "-c", program])) for i in range(WAKE_BATCH + 3)]
+    await _first_output(*sessions)
+    assert all(s.resting for s in sessions)
+    for handle in _rest_ticks(server):
+        handle.cancel()
+    for session in sessions:
+        session.write(b"go\n")  # each prints "two" now: it waits in the PTY
+    for session in sessions:
+        readable = await asyncio.to_thread(select.select, [session.fd], [], [], 30)
+        assert readable[0]
+    read = {s.id: s.bytes_read for s in sessions}
+
+    def woken() -> int:
+        return sum(s.bytes_read > read[s.id] for s in sessions)
+
+    _tick(server)
+    assert woken() == WAKE_BATCH  # one batch in this pass; the others wait, still resting
+    assert len(server.waking) == 3 and server.stats()["resting"] == sorted(s.id for s in sessions)
+    await asyncio.sleep(0)  # the next pass
+    assert woken() == len(sessions) and not server.waking and server._wake_next is None
+    for session in sessions:
+        await server.kill_session(session)
+
+
+async def test_background_draining_stops_for_the_pass_once_its_read_budget_is_spent(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    focused, background = (server.new_session(NewArgs(name=n, command=["cat"])) for n in ("focused", "background"))
+    server.pump.order.focused = {focused.id}
+    read = READ_SIZE // 4
+    assert all(server._drains(background, read) for _ in range(READ_PASS_BUDGET // read - 1))
+    assert not server._drains(background, read)  # the pass's budget is spent: one read per wake-up
+    assert server._drains(focused, read)  # what a view focuses reads on
+    await asyncio.sleep(0)  # the next pass of the loop: a new budget
+    assert server._drains(background, read) and server._pass_end is not None
+    server.pump.typed()
+    assert not server._drains(background, read) and server._drains(focused, read)  # someone types
+    for session in (focused, background):
+        await server.kill_session(session)
 
 
 def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one() -> None:
