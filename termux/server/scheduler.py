@@ -33,10 +33,9 @@ from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder,
 # unknown, is PARSE_CHUNK.
 SLICE_BYTES = 64 * 1024
 PARSE_CHUNK = 1024
-# With nobody typing, background slices are BACKGROUND_BUDGET long: the first key after a pause
-# (when nobody is typing yet) waits for the slice the loop is in, and pieces of that length are
-# already large enough for the emulator's speed per byte.
-QUIET_BACKGROUND_BUDGET = BACKGROUND_BUDGET
+# With nobody typing no keystroke can wait behind a slice, so background slices are as long as
+# focused ones: larger pieces, which the emulator parses several times faster per byte.
+QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
 # While someone types, a key's echo (read and parsed as it comes, OutputPump.notify) waits for the
 # background slice the loop is in: background slices are then short, TYPING_BACKGROUND_BUDGET.
 TYPING_BACKGROUND_BUDGET = BACKGROUND_BUDGET / 4
@@ -70,7 +69,7 @@ SMALL_READ = 4096
 # reads once per wake-up until the next pass. Many floods drained in one pass would hold the loop
 # (READ_SIZE each), and a key arriving then, the first after a pause, waits for all of them. What
 # is left waits in the PTYs for the next pass, and the parser takes less than that per pass anyway.
-READ_PASS_BUDGET = 64 * 1024
+READ_PASS_BUDGET = 128 * 1024
 # The sessions whose rest ends at a tick are woken (read) WAKE_BATCH per pass of the loop, the
 # next ones in the passes after, so that a request or a key's echo waits for one batch, not all.
 WAKE_BATCH = 8
