@@ -8,6 +8,7 @@ termux.protocol, the parse order in termux.server.scheduler.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import fcntl
 import inspect
@@ -15,6 +16,7 @@ import itertools
 import logging
 import os
 import resource
+import select
 import signal
 import socket
 import stat
@@ -105,6 +107,29 @@ DETACH_LINE = encode_line(DetachPush())  # the same for every view
 SERVER_ONLY_ENV = ("TMUX", "TMUX_PANE", "COLUMNS", "LINES", gauge.SLOW_ENV, gauge.PROFILE_ENV)
 
 
+class InputWatch:
+    """Whether a request waits unread on a client's socket: one epoll set of the connections'
+    sockets (level-triggered), asked with a zero timeout between the pieces of long work in the
+    loop (a system call, no wait). A connection whose reading is paused is left out of it."""
+
+    def __init__(self) -> None:
+        self._epoll = select.epoll()
+
+    def add(self, fd: int) -> None:
+        with contextlib.suppress(OSError, ValueError):  # ValueError: closed meanwhile
+            self._epoll.register(fd, select.EPOLLIN)
+
+    def discard(self, fd: int) -> None:
+        with contextlib.suppress(OSError, ValueError):  # not there, or closed (epoll forgets it)
+            self._epoll.unregister(fd)
+
+    def waiting(self) -> bool:
+        return bool(self._epoll.poll(0))
+
+    def close(self) -> None:
+        self._epoll.close()
+
+
 class ServerError(Exception):
     """The server cannot start (socket in use, directory unsafe)."""
 
@@ -162,6 +187,7 @@ class Connection(asyncio.Protocol):
             self.transport.close()
             return
         self.server.connections.add(self)
+        self.server.input.add(sock.fileno())
 
     def data_received(self, data: bytes) -> None:
         self._lines.extend(self.splitter.feed(data))
@@ -176,7 +202,13 @@ class Connection(asyncio.Protocol):
                 return
             self.handle_line(self._lines.popleft())
 
+    def _socket_fd(self) -> int | None:
+        sock = None if self.transport is None else self.transport.get_extra_info("socket")
+        return None if sock is None else int(sock.fileno())
+
     def connection_lost(self, exc: Exception | None) -> None:
+        if (fd := self._socket_fd()) is not None:
+            self.server.input.discard(fd)
         for task in self.tasks:
             task.cancel()
         if self._catch_up is not None:
@@ -193,6 +225,8 @@ class Connection(asyncio.Protocol):
         if self._requests_paused and self.transport is not None and not self.transport.is_closing():
             self._requests_paused = False
             self.transport.resume_reading()
+            if (fd := self._socket_fd()) is not None:
+                self.server.input.add(fd)
             self._handle_lines()
         self.send_stale()
         if self.stream is not None:
@@ -262,6 +296,8 @@ class Connection(asyncio.Protocol):
         if transport.get_write_buffer_size() > CLIENT_BUFFER_MAX and not self._requests_paused:
             self._requests_paused = True
             transport.pause_reading()
+            if (fd := self._socket_fd()) is not None:
+                self.server.input.discard(fd)  # its unread requests would cut every slice short
 
     def write(self, line: bytes) -> None:
         """A push (output, snapshot, event): dropped with the client past CLIENT_BUFFER_MAX. While
@@ -403,7 +439,8 @@ class Server:
         self._next_id = 0
         self._next_name = 0
         self._shutdown = asyncio.Event()
-        self.pump = OutputPump(self._lookup, self._on_parsed, batch=self.corking)
+        self.input = InputWatch()  # a request waits unread: long work in the loop stops early
+        self.pump = OutputPump(self._lookup, self._on_parsed, batch=self.corking, interrupted=self.input.waiting)
         self.read_pacer = ReadPacer()
         self.resting: dict[str, Session] = {}  # sessions whose reading rests until the next tick
         self._rest_tick: asyncio.TimerHandle | None = None  # armed only while a session rests
@@ -560,13 +597,13 @@ class Server:
         """After a read of `nbytes`: whether the wake-up reads on until the PTY is empty. A focused
         session's does; a background session's does while nobody types (Session._on_readable:
         such reads may stop the loop) and this pass of the loop has read less than
-        READ_PASS_BUDGET."""
+        READ_PASS_BUDGET, and no request waits (InputWatch)."""
         self._pass_read += nbytes
         if self._pass_end is None:
             self._pass_end = asyncio.get_running_loop().call_soon(self._end_pass)
         if session.id in self.pump.order.focused:
             return True
-        return not self.pump.typing() and self._pass_read < READ_PASS_BUDGET
+        return not self.pump.typing() and self._pass_read < READ_PASS_BUDGET and not self.input.waiting()
 
     def _end_pass(self) -> None:
         self._pass_end = None
@@ -886,6 +923,7 @@ class Server:
             for task in self._accept_tasks:
                 task.cancel()
             self.matcher.close()
+            self.input.close()
             self.instruments.close()
             log.info("server stopped")
 
