@@ -147,6 +147,7 @@ class OutputPump:
         self.slices = 0
         self.batches = 0
         self.at_once = 0  # batches run from notify (a focused session's output while typing)
+        self.interrupted = 0  # slices ended early for a request waiting (server.stats)
         self._batching = False
 
     def notify(self, session_id: str) -> None:
@@ -207,7 +208,10 @@ class OutputPump:
             self.rates.parsed(session_id, len(piece), now - before, piece_time)
             parts.append(piece)
             parsed += len(piece)
-            if parsed >= self.slice_bytes or not session.has_backlog or deadline - now < SLACK or self._interrupted():
+            if parsed >= self.slice_bytes or not session.has_backlog or deadline - now < SLACK:
+                break
+            if self._interrupted():
+                self.interrupted += 1
                 break
         chunk = parts[0] if len(parts) == 1 else b"".join(parts)
         self.slices += 1

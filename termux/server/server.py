@@ -853,6 +853,7 @@ class Server:
             "bytes_parsed": sum(s.bytes_parsed for s in self.sessions.values()),
             "bytes_forwarded": self.bytes_forwarded,
             "slices": self.pump.slices,
+            "slices_interrupted": self.pump.interrupted,
             "events": self.events.cursor,
             "event_streams": self.events.stream_count,
             "event_waiters": self.events.waiter_count,
