@@ -8,8 +8,8 @@ the pump.
 
 The loop's priorities (docs/architecture.md, "Priorities"):
 
-1. Input. Keys and pastes come from the driver's input thread straight onto the event loop
-   (`TermuxDriver.input_hook`, `call_soon_threadsafe`), ahead of Textual's message queue, and are
+1. Input. The driver reads the terminal on the event loop and hands keys and pastes on in the
+   callback that read them (`TermuxDriver.input_hook`), ahead of Textual's message queue, and they are
    written to the socket at once (`send_nowait`). Textual's bindings never see a key meant for a
    session: while no modal screen is open, `route_key` takes every key.
 2. The visible sessions. The pump (`_pump`) parses their queued output first.
@@ -52,18 +52,21 @@ from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
 from termux.tui.layout import Direction, Layout, LayoutError, Orientation
-from termux.tui.model import Changes, SessionModel
+from termux.tui.model import Changes, SessionModel, SessionRow
 from termux.tui.panes import PaneArea, PaneLabel, border_position
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen
 from termux.tui.widgets import KeptVertical, Sidebar, StatusLine, TerminalView
 
-PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
 # Rests shorter than this are owed rather than taken: a timer per small slice would cost more than
 # the slice itself.
 MIN_REST = 0.001
 BACKGROUND_BATCH = 0.1  # background output waits at most this long to be parsed, with what follows it
+# Sidebar rows redrawn per loop turn when the marks are applied: a key read meanwhile waits for
+# these rows, not for every changed row (the rest follow on the next turns).
+MARK_ROWS_PER_TURN = 2
+MARKS_EARLY = 0.001  # a marks timer this early (clocks differ) applies them
 MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it padded
 ACTIONS = action_names()  # what a binding may run (termux/commands.py), by every name it goes by
 NO_SESSIONS = "No sessions are running.\n\nPress c (or Enter) to start a new one, q to leave."
@@ -167,6 +170,8 @@ class TermuxApp(App[str]):
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
         self.echoes_at_once = 0  # echoes parsed as they were received (_echo_now), not by the pump
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
+        self._marks_rows: dict[str, SessionRow] = {}  # rows whose marks were taken, not drawn yet
+        self._marks_turn: asyncio.Handle | None = None  # the next turn that draws them (call_soon)
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
         self._main = MainScreen(self.config)
@@ -245,7 +250,7 @@ class TermuxApp(App[str]):
         if self.layout is not None:
             focus = self.layout.focus
         self._refresh_sidebar()
-        self._spawn(self._read_pushes())
+        self._take_pushes()
         self._spawn(self._watch_server())
         # The pump starts once the focused screen is drawn: the other sessions' snapshots it
         # replays would take turns with the first frame (pushed output waits in the feeder).
@@ -329,18 +334,15 @@ class TermuxApp(App[str]):
 
     # -- pushes ---------------------------------------------------------------------------------
 
-    async def _read_pushes(self) -> None:
-        """Move pushed lines into the feeder (queuing is cheap; parsing is the pump's), a bounded
-        batch at a time so that keys queued meanwhile are not kept waiting by a flood."""
-        pushes: asyncio.Queue[Push] = self.client.pushes
-        while True:
-            self.handle_push(await pushes.get())
-            taken = 1
-            while taken < PUSH_BATCH and not pushes.empty():
-                self.handle_push(pushes.get_nowait())
-                taken += 1
-            if taken == PUSH_BATCH:
-                await asyncio.sleep(0)
+    def _take_pushes(self) -> None:
+        """From now on the client hands each push to `handle_push` in the loop callback that read
+        it (queuing is cheap; parsing is the pump's), a bounded batch a turn so that keys read
+        meanwhile are not kept waiting by a flood (`AsyncClient.on_push`); what came before the
+        attach reply first."""
+        pushes = self.client.pushes
+        while not pushes.empty():
+            self.handle_push(pushes.get_nowait())
+        self.client.on_push = self.handle_push
 
     async def _watch_server(self) -> None:
         await self.client.closed.wait()
@@ -486,24 +488,51 @@ class TermuxApp(App[str]):
     # -- background marks: the sidebar's rows and the activity view, at a bounded rate -----------
 
     def _arm_marks(self, delay: float = 0.0) -> None:
-        """One timer while marks are pending, due a mark period after the last application."""
+        """One timer while marks are pending, due a mark period after the last application (a
+        longer one while someone types: `SessionModel.marks_delay`)."""
         if self._marks_timer is None:
             loop = asyncio.get_running_loop()
-            self._marks_timer = loop.call_later(max(delay, self.model.marks_pacer.delay()), self._apply_marks)
+            self._marks_timer = loop.call_later(max(delay, self.model.marks_delay()), self._marks_due)
+
+    def _marks_due(self) -> None:
+        self._marks_timer = None
+        wait = self.model.marks_delay()
+        if wait > MARKS_EARLY:  # someone started typing since it was armed: the longer period
+            self._marks_timer = asyncio.get_running_loop().call_later(wait, self._marks_due)
+            return
+        self._apply_marks()
 
     def _apply_marks(self) -> None:
-        """Redraw the rows whose content changed since the last time and harvest activity words."""
+        """Harvest activity words and redraw the rows whose content changed since the last time,
+        a few rows per loop turn (`_draw_marks`)."""
         if self._marks_timer is not None:
             self._marks_timer.cancel()
             self._marks_timer = None
         rows, tails = self.model.take_marks()
         for row in rows:
-            self.sidebar.update_row(row)  # a no-op when the row shows nothing new
+            self._marks_rows[row.id] = row  # (the model's row: drawn as it is when its turn comes)
         if isinstance(self.screen, GridScreen):
             self.screen.touched(row.id for row in rows)  # (their tiles, if in view)
         for sid, tail in tails.items():
             self.activity.observe(sid, tail)
         self._count_marks()
+        if self._marks_turn is None:
+            self._draw_marks()
+
+    def _draw_marks(self) -> None:
+        """Redraw up to MARK_ROWS_PER_TURN of the rows taken; the next turn does the next ones,
+        after whatever the loop has ready (a key, its echo) ran."""
+        self._marks_turn = None
+        rows = self._marks_rows
+        turn: list[SessionRow] = []
+        redrawn = 0  # rows that show nothing new, or are scrolled out of view, cost a comparison
+        while rows and redrawn < MARK_ROWS_PER_TURN:
+            row = rows.pop(next(iter(rows)))
+            redrawn += self.sidebar.shows_new(row)
+            turn.append(row)
+        self.sidebar.update_rows(turn)  # one write
+        if rows:
+            self._marks_turn = asyncio.get_running_loop().call_soon(self._draw_marks)
 
     def _count_marks(self) -> None:
         """The status line's counts of sessions with unseen output and bells, if it shows them."""
@@ -656,7 +685,7 @@ class TermuxApp(App[str]):
     # -- input ----------------------------------------------------------------------------------
 
     def input_from_driver(self, message: Message) -> None:
-        """Keys and pastes from the driver's input thread, on the loop, ahead of Textual's queue
+        """Keys and pastes from the driver, on the loop, ahead of Textual's queue
         (TermuxDriver calls it)."""
         if not (self._passthrough() and self._routed(message)):
             self.post_message(message)
@@ -1060,10 +1089,10 @@ class TermuxApp(App[str]):
         self._count_marks()
 
     async def on_unmount(self) -> None:
-        for timer in (self._frame_timer, self._marks_timer, self._background_timer, self._pane_timer):
+        for timer in (self._frame_timer, self._marks_timer, self._background_timer, self._pane_timer, self._marks_turn):
             if timer is not None:
                 timer.cancel()
-        self._frame_timer = self._marks_timer = self._background_timer = self._pane_timer = None
+        self._frame_timer = self._marks_timer = self._background_timer = self._pane_timer = self._marks_turn = None
         for task in list(self._tasks):
             task.cancel()
 

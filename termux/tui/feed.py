@@ -342,9 +342,11 @@ class FramePacer:
         self.clock = clock
         self.last_frame = float("-inf")
         self.key_pending = False
+        self.last_key = float("-inf")  # when the last key was sent (someone is typing)
 
     def key_sent(self) -> None:
         self.key_pending = True
+        self.last_key = self.clock()
 
     def delay(self) -> float:
         """Seconds until pending output may be drawn; 0 means draw now."""

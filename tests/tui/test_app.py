@@ -14,7 +14,7 @@ from textual import events
 
 from termux.client import AsyncClient
 from termux.protocol.pushes import OutputPush
-from termux.tui.app import DETACHED_BY_ANOTHER, TermuxApp, current_directory
+from termux.tui.app import DETACHED_BY_ANOTHER, MARK_ROWS_PER_TURN, TermuxApp, current_directory
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, ShadowSlice
 from termux.tui.screens import HelpScreen
@@ -472,15 +472,26 @@ async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: R
         assert app._marks_timer.when() - asyncio.get_running_loop().time() > 3000
         assert set(background) <= app.model.touched
         assert not app.activity.harvester.pool  # harvested with the marks, not per chunk
+        drawn = app.sidebar.rows_drawn
         app._apply_marks()  # what the timer does when it fires
-        assert len(refreshes) == len(background)  # one redraw per changed row
+        # a few rows in this loop turn (a key read meanwhile waits for no more), the rest on the
+        # next turns, without a timer
+        assert len(refreshes) == MARK_ROWS_PER_TURN
+        assert app._marks_timer is None and app._marks_turn is not None
+        assert set(app.activity.harvester.pool) == set(background)  # harvested at once
+        await wait_until(pilot, lambda: not app._marks_rows)
+        await pilot.pause()  # (Textual paints the regions refreshed)
+        assert app._marks_turn is None
+        assert app.sidebar.rows_drawn - drawn == len(background)  # each changed row drawn once
+        assert len(refreshes) <= len(background)
         assert all(
             app.model.rows[sid].preview == "building line 49" and app.model.rows[sid].unseen for sid in background
         )
-        assert set(app.activity.harvester.pool) == set(background)
         assert app._marks_timer is None  # nothing pending: no timer
+        refreshed = len(refreshes)
         app._apply_marks()
-        assert len(refreshes) == len(background)  # rows that show nothing new are not redrawn
+        await pilot.pause()
+        assert len(refreshes) == refreshed  # rows that show nothing new are not redrawn
 
 
 async def test_a_prefix_spelt_as_tmux_does_matches_the_key_the_terminal_sends(server: RunningServer) -> None:
