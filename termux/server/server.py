@@ -56,7 +56,7 @@ from termux.server.buffers import Buffer, PasteBuffers
 from termux.server.event_io import ActivityMonitor, EventStream
 from termux.server.events import Event, EventLog
 from termux.server.matcher import MatchWorker
-from termux.server.priority import CpuPriority, read_group_nice
+from termux.server.priority import CpuPriority, IdleCgroup, Mover, read_group_nice
 from termux.server.scheduler import (
     CATCH_UP_TYPING,
     FORWARD_CATCH_UP,
@@ -387,7 +387,10 @@ class Server:
         self.background_nice = background_nice
         self.background_idle = background_idle
         # Sessions no view shows run at a lower CPU priority (termux/server/priority.py).
-        self.cpu = CpuPriority(lambda delay, retry: asyncio.get_running_loop().call_later(delay, retry))
+        self.mover = Mover()  # the idle cgroup's moves, off the loop
+        self.cpu = CpuPriority(
+            lambda delay, retry: asyncio.get_running_loop().call_later(delay, retry), submit=self.mover.submit
+        )
         self.sessions: dict[str, Session] = {}
         self.connections: set[Connection] = set()
         self.events = EventLog(event_capacity, max_streams=max_streams)
@@ -795,6 +798,9 @@ class Server:
                 "writes": self.cpu.writes,
                 "waiting": self.cpu.waiting(),
                 "policy_changes": self.cpu.policy_changes,
+                "cgroup": None if self.cpu.cgroup is None else str(self.cpu.cgroup.directory),
+                "cgroup_moves": self.cpu.cgroup_moves,
+                "cgroup_moves_pending": self.mover.pending,
                 "own_nice": read_group_nice(os.getpid()),
             },
             "backlog": {s.id: s.backlog.size for s in self.sessions.values() if s.backlog.size},
@@ -825,6 +831,7 @@ class Server:
             self._listener = _listen(self.socket_path)
         os.chmod(self.socket_path, 0o600)
         self._base_fds = _open_descriptors()
+        self.cpu.use_cgroup(IdleCgroup.make)  # made when a session first asks (not for a server never run)
         self._start_accepting()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, self._shutdown.set)
@@ -847,6 +854,7 @@ class Server:
                     conn.transport.close()
             pump.cancel()
             self.cpu.close()
+            self.mover.close()
             for task in self._accept_tasks:
                 task.cancel()
             self.matcher.close()
