@@ -53,7 +53,7 @@ from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
 from termux.tui.layout import Direction, Layout, LayoutError, Orientation
-from termux.tui.model import Changes, SessionModel, SessionRow
+from termux.tui.model import Changes, SessionModel
 from termux.tui.panes import PaneArea, PaneLabel, border_position
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
@@ -171,7 +171,7 @@ class TermuxApp(App[str]):
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
         self.echoes_at_once = 0  # echoes parsed as they were received (_echo_now), not by the pump
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
-        self._marks_rows: dict[str, SessionRow] = {}  # rows whose marks were taken, not drawn yet
+        self._marks_rows: dict[str, None] = {}  # sessions whose marks were taken, rows not drawn yet (in order)
         self._marks_turn: asyncio.Handle | None = None  # the next turn that draws them (call_soon)
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -511,7 +511,7 @@ class TermuxApp(App[str]):
             self._marks_timer = None
         rows, tails = self.model.take_marks()
         for row in rows:
-            self._marks_rows[row.id] = row  # (the model's row: drawn as it is when its turn comes)
+            self._marks_rows[row.id] = None  # (drawn as the model has it when its turn comes)
         if isinstance(self.screen, GridScreen):
             self.screen.touched(row.id for row in rows)  # (their tiles, if in view)
         for sid, tail in tails.items():
@@ -525,8 +525,12 @@ class TermuxApp(App[str]):
         after whatever the loop has ready (a key, its echo) ran."""
         self._marks_turn = None
         rows = self._marks_rows
-        turn = [rows.pop(sid) for sid in list(itertools.islice(rows, MARK_ROWS_PER_TURN))]
-        self.sidebar.update_rows(turn)  # one write; nothing for rows that show nothing new
+        turn = list(itertools.islice(rows, MARK_ROWS_PER_TURN))
+        for sid in turn:
+            del rows[sid]
+        model = self.model.rows
+        # one write; nothing for rows that show nothing new (or are gone)
+        self.sidebar.update_rows(model[sid] for sid in turn if sid in model)
         if rows:
             self._marks_turn = asyncio.get_running_loop().call_soon(self._draw_marks)
 
