@@ -170,6 +170,7 @@ class TermuxApp(App[str]):
         self._rest = Rest()  # the pump's rest; visible output ends it
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
         self.echoes_at_once = 0  # echoes parsed as they were received (_echo_now), not by the pump
+        self.pump_runs = 0  # times the pump woke up for work (tests count them)
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
         self._marks_rows: dict[str, None] = {}  # sessions whose marks were taken, rows not drawn yet (in order)
         self._marks_turn: asyncio.Handle | None = None  # the next turn that draws them (call_soon)
@@ -361,9 +362,17 @@ class TermuxApp(App[str]):
             self.exit_reason = DETACHED_BY_ANOTHER
             self.exit(DETACHED_BY_ANOTHER)
             return
-        self._apply(self.model.push(push))
-        if isinstance(push, OutputPush) and push.session == self.model.focused and self.model.pacer.key_pending:
+        changes = self.model.push(push)
+        echo = isinstance(push, OutputPush) and push.session == self.model.focused and self.model.pacer.key_pending
+        if echo:  # parsed right below: the pump is woken only for what the echo leaves
+            changes.wake = False
+        self._apply(changes)
+        if echo:
+            assert isinstance(push, OutputPush)
             self._echo_now(push.session)
+            shadow = self.model.feeder.shadows.get(push.session)
+            if shadow is not None and shadow.ready:
+                self._work.set()
 
     def _echo_now(self, sid: str) -> None:
         """Output of the focused session while a key is pending (its echo, likely): parsed and
@@ -397,6 +406,7 @@ class TermuxApp(App[str]):
         while True:
             await self._work.wait()
             self._work.clear()
+            self.pump_runs += 1
             if self._background_timer is not None:  # this run parses what it was armed for
                 self._background_timer.cancel()
                 self._background_timer = None
