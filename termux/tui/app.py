@@ -744,12 +744,13 @@ class TermuxApp(App[str]):
         sid = self.model.focused
         if sid is None:
             return
-        if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
-            TRACE.stamp("tui.sent", sid)
-        self.client.send_nowait("session.send", target=sid, data=data)
         self.model.pacer.key_sent()
         self.sent.append(data)
         del self.sent[:-64]
+        if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
+            TRACE.stamp("tui.sent", sid)
+        # Last: the server may be woken on this CPU and wait for what this turn still does.
+        self.client.send_nowait("session.send", target=sid, data=data)
 
     def on_terminal_view_input(self, message: TerminalView.Input) -> None:
         self.send_bytes(message.data)
