@@ -192,8 +192,9 @@ class TermuxApp(App[str]):
         self._rest = Rest()  # the pump's rest; visible output ends it
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
         self.echoes_at_once = 0  # echoes parsed as they were received (_echo_now), not by the pump
+        self.pump_runs = 0  # times the pump woke up for work (tests count them)
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
-        self._marks_rows: dict[str, SessionRow] = {}  # rows whose marks were taken, not drawn yet
+        self._marks_rows: dict[str, None] = {}  # sessions whose marks were taken, rows not drawn yet (in order)
         self._marks_turn: asyncio.Handle | None = None  # the next turn that draws them (call_soon)
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -435,9 +436,17 @@ class TermuxApp(App[str]):
             self.exit_reason = DETACHED_BY_ANOTHER
             self.exit(DETACHED_BY_ANOTHER)
             return
-        self._apply(self.model.push(push))
-        if isinstance(push, OutputPush) and push.session == self.model.focused and self.model.pacer.key_pending:
+        changes = self.model.push(push)
+        echo = isinstance(push, OutputPush) and push.session == self.model.focused and self.model.pacer.key_pending
+        if echo:  # parsed right below: the pump is woken only for what the echo leaves
+            changes.wake = False
+        self._apply(changes)
+        if echo:
+            assert isinstance(push, OutputPush)
             self._echo_now(push.session)
+            shadow = self.model.feeder.shadows.get(push.session)
+            if shadow is not None and shadow.ready:
+                self._work.set()
 
     def _echo_now(self, sid: str) -> None:
         """Output of the focused session while a key is pending (its echo, likely): parsed and
@@ -471,6 +480,7 @@ class TermuxApp(App[str]):
         while True:
             await self._work.wait()
             self._work.clear()
+            self.pump_runs += 1
             if self._background_timer is not None:  # this run parses what it was armed for
                 self._background_timer.cancel()
                 self._background_timer = None
@@ -585,7 +595,7 @@ class TermuxApp(App[str]):
             self._marks_timer = None
         rows, tails = self.model.take_marks()
         for row in rows:
-            self._marks_rows[row.id] = row  # (the model's row: drawn as it is when its turn comes)
+            self._marks_rows[row.id] = None  # (drawn as the model has it when its turn comes)
         if isinstance(self.screen, GridScreen):
             self.screen.touched(row.id for row in rows)  # (their tiles, if in view)
         for sid, tail in tails.items():
@@ -599,12 +609,15 @@ class TermuxApp(App[str]):
         after whatever the loop has ready (a key, its echo) ran."""
         self._marks_turn = None
         rows = self._marks_rows
+        model = self.model.rows
         turn: list[SessionRow] = []
         redrawn = 0  # rows that show nothing new, or are scrolled out of view, cost a comparison
         while rows and redrawn < MARK_ROWS_PER_TURN:
-            row = rows.pop(next(iter(rows)))
-            redrawn += self.sidebar.shows_new(row)
-            turn.append(row)
+            sid = next(iter(rows))
+            del rows[sid]
+            if (row := model.get(sid)) is not None:  # (gone meanwhile: nothing to draw)
+                redrawn += self.sidebar.shows_new(row)
+                turn.append(row)
         self.sidebar.update_rows(turn)  # one write
         if rows:
             self._marks_turn = asyncio.get_running_loop().call_soon(self._draw_marks)
@@ -811,12 +824,13 @@ class TermuxApp(App[str]):
         sid = self.model.focused
         if sid is None:
             return
-        if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
-            TRACE.stamp("tui.sent", sid)
-        self.client.send_nowait("session.send", target=sid, data=data)
         self.model.pacer.key_sent()
         self.sent.append(data)
         del self.sent[:-64]
+        if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
+            TRACE.stamp("tui.sent", sid)
+        # Last: the server may be woken on this CPU and wait for what this turn still does.
+        self.client.send_nowait("session.send", target=sid, data=data)
 
     def on_terminal_view_input(self, message: TerminalView.Input) -> None:
         self.send_bytes(message.data)

@@ -382,11 +382,15 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
         await wait_until(pilot, lambda: "from-a-script" in shadow_text(app))
         assert app._frame_timer is not None  # one timer for the pending frame
         assert app.model.feeder.shadows[sid].screen.dirty  # parsed, not drawn yet
+        await pilot.pause()
+        runs = app.pump_runs
         await pilot.press("k")
         await wait_until(pilot, lambda: "from-a-scriptk" in shadow_text(app))
         assert app._frame_timer is None and not app.model.feeder.shadows[sid].screen.dirty  # the echo drew it all
         assert not app.model.pacer.key_pending
         assert app.echoes_at_once == 1  # and parsed as it was received: no hop through the pump's task
+        await pilot.pause()
+        assert app.pump_runs == runs  # nor a pass of the pump's task after it, with nothing left to parse
         app.model.pacer.period = 0.05  # streamed output is drawn when its frame comes
         with server.client() as c:
             c.request("session.send", target=sid, data=b"-more")
