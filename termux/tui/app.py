@@ -165,7 +165,7 @@ class TermuxApp(App[str]):
         self._work = asyncio.Event()
         self._rest = Rest()  # the pump's rest; visible output ends it
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
-        self.echoes_at_once = 0  # echoes parsed as they were received (_echo_now), not by the pump
+        self.echoes_at_once = 0  # focused output parsed as it was received (_echo_now), not by the pump
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -358,17 +358,28 @@ class TermuxApp(App[str]):
             self.exit_reason = DETACHED_BY_ANOTHER
             self.exit(DETACHED_BY_ANOTHER)
             return
-        self._apply(self.model.push(push))
-        if isinstance(push, OutputPush) and push.session == self.model.focused and self.model.pacer.key_pending:
-            self._echo_now(push.session)
+        changes = self.model.push(push)
+        if not (isinstance(push, OutputPush) and push.session == self.model.focused and self.model.pacer.delay() <= 0):
+            self._apply(changes)
+            return
+        # The focused session's output with its frame due (a key's echo, or the frame period
+        # passed): parsed and drawn in this call. The pump is woken only for what is left.
+        changes.wake = changes.end_rest = False
+        self._apply(changes)
+        self._echo_now(push.session)
 
     def _echo_now(self, sid: str) -> None:
-        """Output of the focused session while a key is pending (its echo, likely): parsed and
-        drawn in this call, not on the pump task's next pass."""
-        shadow = self.model.feeder.shadows.get(sid)
-        if shadow is not None and shadow.ready and (done := self.model.step()) is not None:
+        """Output of the focused session whose frame is due: one slice parsed and drawn in this
+        call, not on the pump task's next pass (two loop passes later); the pump is woken if the
+        slice left some, or a snapshot is wanted."""
+        model = self.model
+        shadow = model.feeder.shadows.get(sid)
+        if shadow is not None and shadow.ready and (done := model.step()) is not None:
             self.echoes_at_once += 1
-            self._apply(self.model.after_slice(done))
+            self._apply(model.after_slice(done))
+        if (shadow is not None and shadow.ready) or model.feeder.need_snapshot:
+            self._work.set()
+            self._rest.end()
 
     def handle_event(self, event: Event) -> None:
         self._apply(self.model.event(event))
