@@ -126,12 +126,14 @@ def spy(directory: str | None, pids: dict[str, int], seconds: float, label: str)
         return []
     Path(directory).mkdir(parents=True, exist_ok=True)
     exe = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    out = Path(directory)
+    options = ["--duration", f"{seconds:g}", "--rate", str(SPY_RATE), "--format", "raw", "--nonblocking"]
     return [
         subprocess.Popen(
-            [exe, "record", "--pid", str(pid), "--duration", f"{seconds:g}", "--rate", str(SPY_RATE), "--format", "raw",
-             "--nonblocking", "--output", str(Path(directory) / f"{label}-{name}.txt")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+            [exe, "record", "--pid", str(pid), *options, "--output", str(out / f"{label}-{name}.txt")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         for name, pid in pids.items()
     ]
 

@@ -59,11 +59,21 @@ BATCH_BUDGET = BACKGROUND_BUDGET
 # meanwhile waits in the PTY, and every resting session is then read in one go, in one pass of the
 # loop. A session printing a line at a time then costs a read, a parse and a push per tick instead
 # of per line (and a parse of several lines is cheaper per line). Faster output is read at once,
-# as before; what a view focuses is never held back. The PTY's buffer holds several times
-# SMALL_READ, so a program printing a little never blocks on a resting session (a sudden burst
-# waits at most one tick, then it is read at once).
+# as before; what a view focuses rests on a faster clock, and never while someone types (below).
+# The PTY's buffer holds several times SMALL_READ, so a program printing a little never blocks on a
+# resting session (a sudden burst waits at most one tick, then it is read at once).
 READ_REST = 0.05
 SMALL_READ = 4096
+# The same for the session a view focuses, on a faster clock, while nobody types: once it prints a
+# little at a time (less than SMALL_READ in each of two FRAME_REST windows), a read rests its
+# reading until the next FRAME_REST tick, and what it printed meanwhile is read, parsed and pushed
+# in one go. A program printing a line at a time reaches the PTY's master in two pieces (the text,
+# then the CR LF the line discipline adds) and would otherwise cost two reads, parses, pushes and
+# wake-ups of the view, and two frames, per line; a full-screen redraw arrives in several. Output
+# is then pushed at most once per tick, a frame's worth, later by at most a tick. A key typed into
+# a view's session ends the rest at once (`Server.typed`) and nothing rests while someone types
+# (`OutputPump.typing`): an echo never waits for a tick. Faster output is read at once.
+FRAME_REST = 0.02
 
 
 class Parseable(Protocol):

@@ -62,6 +62,7 @@ from termux.server.scheduler import (
     FORWARD_CATCH_UP,
     FORWARD_VISIBLE_BURST,
     FORWARD_VISIBLE_RATE,
+    FRAME_REST,
     CatchUp,
     ForwardBudget,
     OutputPump,
@@ -402,6 +403,9 @@ class Server:
         self.read_pacer = ReadPacer()
         self.resting: dict[str, Session] = {}  # sessions whose reading rests until the next tick
         self._rest_tick: asyncio.TimerHandle | None = None  # armed only while a session rests
+        self.frame_pacer = ReadPacer(FRAME_REST)  # the same for focused sessions (FRAME_REST)
+        self.frame_resting: dict[str, Session] = {}
+        self._frame_tick: asyncio.TimerHandle | None = None
         self.corked = False  # while true, Connection.write queues (see corking)
         self.queued: list[Connection] = []  # connections with lines queued while corked
         self.window_size: sizing.Policy = sizing.DEFAULT_POLICY
@@ -525,7 +529,9 @@ class Server:
             self.pump.order.discard(session.id)
             self.pump.rates.forget(session.id)
             self.read_pacer.forget(session.id)
+            self.frame_pacer.forget(session.id)
             self.resting.pop(session.id, None)
+            self.frame_resting.pop(session.id, None)
             for conn in self.connections:
                 conn.forget(session.id)
             self.activity.forget(session.id)
@@ -536,15 +542,33 @@ class Server:
         self.pump.notify(session.id)
 
     def _read_rest(self, session: Session, nbytes: int) -> bool:
-        """Whether a session's reading rests after a read of `nbytes` (see READ_REST); if so, it
-        is woken at the next tick, with every other resting session."""
+        """Whether a session's reading rests after a read of `nbytes` (see READ_REST, and
+        FRAME_REST for a session a view focuses); if so, it is woken at the next tick of its
+        clock, with every other session resting on it."""
         loop = asyncio.get_running_loop()
-        if not self.read_pacer.rests(session.id, nbytes, loop.time()) or session.id in self.pump.order.focused:
+        now = loop.time()
+        if session.id in self.pump.order.focused:
+            if not self.frame_pacer.rests(session.id, nbytes, now) or self.pump.typing():
+                return False
+            self.frame_resting[session.id] = session
+            if self._frame_tick is None:
+                self._frame_tick = loop.call_at(self.frame_pacer.next_tick(now), self._end_frame_rests)
+            return True
+        if not self.read_pacer.rests(session.id, nbytes, now):
             return False
         self.resting[session.id] = session
         if self._rest_tick is None:
-            self._rest_tick = loop.call_at(self.read_pacer.next_tick(loop.time()), self._end_rests)
+            self._rest_tick = loop.call_at(self.read_pacer.next_tick(now), self._end_rests)
         return True
+
+    def typed(self, session: Session) -> None:
+        """Input reached a session: when a view shows it, someone is typing (background parsing
+        rests, OutputPump.typed) and its reading, if it rests for a frame, goes on at once, so the
+        echo is read as it comes."""
+        if session.id in self.pump.order.focused:
+            self.pump.typed()
+        if (resting := self.frame_resting.pop(session.id, None)) is not None:
+            resting.wake()
 
     def _drains(self, session: Session) -> bool:
         """A wake-up reads the session's PTY until it is empty, except a background session's
@@ -556,6 +580,12 @@ class Server:
         resting, self.resting = self.resting, {}
         for session in resting.values():
             session.wake()  # may rest again, for the next tick
+
+    def _end_frame_rests(self) -> None:
+        self._frame_tick = None
+        resting, self.frame_resting = self.frame_resting, {}
+        for session in resting.values():
+            session.wake()
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
@@ -621,6 +651,7 @@ class Server:
     def _session_exited(self, session: Session) -> None:
         self.activity.forget(session.id)
         self.resting.pop(session.id, None)
+        self.frame_resting.pop(session.id, None)
         self._resume_accepting()  # its PTY and pidfd are closed
         signal_name = signal.Signals(session.exit_signal).name if session.exit_signal else None
         exited = ev.ExitedData(session.exit_code, session.exit_signal, signal_name)
@@ -801,7 +832,7 @@ class Server:
             "paused": [
                 s.id for s in self.sessions.values() if s.reading_paused and not s.resting and s.state == "running"
             ],
-            "resting": sorted(self.resting),
+            "resting": sorted(self.resting.keys() | self.frame_resting.keys()),
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
             "clients_dropped": self.clients_dropped,
             "fd_limit": self.fd_limit,

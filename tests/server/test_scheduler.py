@@ -530,9 +530,11 @@ async def test_a_background_session_printing_a_little_rests_its_reads_and_a_focu
     assert server.stats()["resting"] == sorted(s.id for s in sessions) and server.stats()["paused"] == []
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
-    server.attach(conn, AttachArgs(focus=sessions[0].id))  # a view shows it: read at once from now on
+    server.attach(conn, AttachArgs(focus=sessions[0].id))  # a view shows it: read at once now
     assert not sessions[0].resting and _reading(sessions[0]) and sessions[1].resting
+    server.pump.typed()  # and while someone types into it, read at once after every read
     assert not server._read_rest(sessions[0], 1)
+    assert server.resting.keys() == {sessions[1].id} and not server.frame_resting
     theirs.close()
     for session in sessions:
         await server.kill_session(session)
@@ -558,6 +560,43 @@ async def test_the_tick_reads_what_waited_in_one_go_and_the_session_rests_again(
     assert len(_rest_ticks(server)) == 1  # the next tick
     _tick(server)  # nothing printed meanwhile: read on as usual, no timer left
     assert not session.resting and _reading(session) and _rest_ticks(server) == []
+    await server.kill_session(session)
+
+
+def _frame_ticks(server: Server) -> list[asyncio.TimerHandle]:
+    return [t.handle for t in watched().pending_timers() if t.callback == server._end_frame_rests and t.handle]
+
+
+@in_watched_loop
+async def test_a_focused_session_printing_a_little_is_read_once_a_frame_until_someone_types(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    server.frame_pacer = ReadPacer(period=3600.0)  # a slow clock: the tick comes only when the test says
+    program = "stty -echo; echo one; read x; echo two; read y; exec cat"
+    session = server.new_session(NewArgs(name="log", command=["sh", "-c", program]))
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
+    server.attach(conn, AttachArgs(focus=session.id))  # before its first output: a view focuses it
+    await _first_output(session)
+    # A small read of a focused session nobody types into: it rests on the frame clock, not the
+    # background one, and what it prints meanwhile waits in the PTY.
+    assert session.resting and not _reading(session)
+    assert server.frame_resting.keys() == {session.id} and not server.resting
+    (tick,) = _frame_ticks(server)
+    tick.cancel()  # the tick comes when the test says
+    read = session.bytes_read
+    session.write(b"go\n")  # not typed through a view: the program prints "two"
+    readable: tuple[list[int], list[int], list[int]] = await asyncio.to_thread(select.select, [session.fd], [], [], 30)
+    assert readable[0] and session.bytes_read == read
+    server._end_frame_rests()  # the tick: what waited is read in one go
+    assert b"two" in b"".join(session.backlog.chunks)
+    assert session.resting and len(_frame_ticks(server)) == 1  # a little again: resting on
+    # Typed into through a view (session.send): the rest ends at once and nothing rests meanwhile.
+    server.typed(session)
+    assert not session.resting and _reading(session) and not server.frame_resting
+    assert server.pump.typing() and not server._read_rest(session, 1)
+    for handle in _frame_ticks(server):
+        handle.cancel()
+    theirs.close()
     await server.kill_session(session)
 
 
