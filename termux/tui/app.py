@@ -52,7 +52,7 @@ from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
 from termux.tui.layout import Direction, Layout, LayoutError, Orientation
-from termux.tui.model import Changes, SessionModel
+from termux.tui.model import MARK_PERIOD, Changes, SessionModel
 from termux.tui.panes import PaneArea, PaneLabel, border_position
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
@@ -63,7 +63,10 @@ PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to
 # Rests shorter than this are owed rather than taken: a timer per small slice would cost more than
 # the slice itself.
 MIN_REST = 0.001
-BACKGROUND_BATCH = 0.1  # background output waits at most this long to be parsed, with what follows it
+# Background output waits at most this long to be parsed, with what follows it: what is on view of
+# it (the sidebar's previews and marks, the grid's tiles) is applied once a mark period anyway, and
+# a feed of many queued lines costs far less per line than a feed of a few.
+BACKGROUND_BATCH = MARK_PERIOD
 MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it padded
 ACTIONS = action_names()  # what a binding may run (termux/commands.py), by every name it goes by
 NO_SESSIONS = "No sessions are running.\n\nPress c (or Enter) to start a new one, q to leave."
