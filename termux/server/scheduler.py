@@ -21,22 +21,23 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from termux.rest import Rest
-from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder, rest_after
+from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, ParseRate, Slice, SliceOrder, rest_after
+from termux.slicing import PARSE_CHUNK as PARSE_CHUNK  # (the server's name for it too)
 
 # A slice ends at whichever comes first: SLICE_BYTES parsed, or its time budget spent. The time
 # budget bounds how long a request waits behind a slice whatever the emulator's speed on that
 # output; the focused session gets a larger budget because its output is what the person is
 # waiting for. Within a slice, output is fed in pieces sized to the time left at the speed the
-# session's output last parsed (`ParseRate`): the emulator's cost per feed is high (large pieces
-# parse several times faster per byte than small ones: `python -m benchmarks.emulator`), so pieces
-# are as large as the budget allows, and never larger. A session's first piece, its speed
-# unknown, is PARSE_CHUNK. A piece is at most PIECE_TIME's worth (16 KiB pieces parse as fast per
-# byte as 64 KiB ones but for full-screen redraws), and after each the slice ends if a request
-# (a key) waits unread on a client's socket (`interrupted`): a key that comes in the middle of a
-# long slice (the first key after a pause, when slices are long) waits for one piece, not the
-# slice. The slice is still forwarded as one chunk.
+# session's output last parsed (`ParseRate`, termux/slicing.py, shared with the TUI's feeder): the
+# emulator's cost per feed is high (large pieces parse several times faster per byte than small
+# ones: `python -m benchmarks.emulator`), so pieces are as large as the budget allows, and never
+# larger. A session's first piece, its speed unknown, is PARSE_CHUNK. A piece is at most
+# PIECE_TIME's worth (16 KiB pieces parse as fast per byte as 64 KiB ones but for full-screen
+# redraws), and after each the slice ends if a request (a key) waits unread on a client's socket
+# (`interrupted`): a key that comes in the middle of a long slice (the first key after a pause,
+# when slices are long) waits for one piece, not the slice. The slice is still forwarded as one
+# chunk.
 SLICE_BYTES = 64 * 1024
-PARSE_CHUNK = 1024
 PIECE_TIME = BACKGROUND_BUDGET / 2
 SLACK = 1e-6  # a slice this close to its deadline is done (the pieces' float sums)
 # With nobody typing no keystroke can wait behind a slice, so background slices are as long as
@@ -65,9 +66,9 @@ BATCH_BUDGET = BACKGROUND_BUDGET
 # meanwhile waits in the PTY, and every resting session is then read in one go, in one pass of the
 # loop. A session printing a line at a time then costs a read, a parse and a push per tick instead
 # of per line (and a parse of several lines is cheaper per line). Faster output is read at once,
-# as before; what a view focuses is never held back. The PTY's buffer holds several times
-# SMALL_READ, so a program printing a little never blocks on a resting session (a sudden burst
-# waits at most one tick, then it is read at once).
+# as before; what a view focuses rests on a faster clock, and never while someone types (below).
+# The PTY's buffer holds several times SMALL_READ, so a program printing a little never blocks on a
+# resting session (a sudden burst waits at most one tick, then it is read at once).
 READ_REST = 0.05
 SMALL_READ = 4096
 # One pass of the loop reads at most READ_PASS_BUDGET bytes from the PTYs of sessions that drain
@@ -79,6 +80,16 @@ READ_PASS_BUDGET = 64 * 1024
 # The sessions whose rest ends at a tick are woken (read) WAKE_BATCH per pass of the loop, the
 # next ones in the passes after, so that a request or a key's echo waits for one batch, not all.
 WAKE_BATCH = 8
+# The same for the session a view focuses, on a faster clock, while nobody types: once it prints a
+# little at a time (less than SMALL_READ in each of two FRAME_REST windows), a read rests its
+# reading until the next FRAME_REST tick, and what it printed meanwhile is read, parsed and pushed
+# in one go. A program printing a line at a time reaches the PTY's master in two pieces (the text,
+# then the CR LF the line discipline adds) and would otherwise cost two reads, parses, pushes and
+# wake-ups of the view, and two frames, per line; a full-screen redraw arrives in several. Output
+# is then pushed at most once per tick, a frame's worth, later by at most a tick. A key typed into
+# a view's session ends the rest at once (`Server.typed`) and nothing rests while someone types
+# (`OutputPump.typing`): an echo never waits for a tick. Faster output is read at once.
+FRAME_REST = 0.02
 
 
 class Parseable(Protocol):
@@ -90,35 +101,6 @@ class Parseable(Protocol):
 
     @property
     def has_backlog(self) -> bool: ...
-
-
-class ParseRate:
-    """Bytes per second each session's output parsed at lately (sans-I/O: the caller times)."""
-
-    def __init__(self) -> None:
-        self._rates: dict[str, float] = {}
-
-    def piece(self, session_id: str, seconds_left: float, room: int) -> int:
-        """How many bytes to feed next: what parses in `seconds_left`, at least PARSE_CHUNK."""
-        rate = self._rates.get(session_id)
-        if rate is None:
-            return min(PARSE_CHUNK, room)
-        return min(room, max(PARSE_CHUNK, round(rate * seconds_left)))  # (int() would cut a float error)
-
-    def parsed(self, session_id: str, nbytes: int, seconds: float, budget: float) -> None:
-        """`nbytes` took `seconds` in a piece meant to take `budget` seconds. A feed costs a fixed
-        part plus a part per byte, so a small piece (the last of a slice, cut short by the time
-        left) understates the speed: only pieces of at least a quarter of a piece's worth teach it."""
-        if nbytes < PARSE_CHUNK or seconds <= 0:
-            return  # too small to say anything
-        old = self._rates.get(session_id)
-        if old is not None and nbytes < old * budget / 4:
-            return
-        rate = nbytes / seconds
-        self._rates[session_id] = rate if old is None else (old + rate) / 2
-
-    def forget(self, session_id: str) -> None:
-        self._rates.pop(session_id, None)
 
 
 class OutputPump:

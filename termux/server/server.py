@@ -64,6 +64,7 @@ from termux.server.scheduler import (
     FORWARD_CATCH_UP,
     FORWARD_VISIBLE_BURST,
     FORWARD_VISIBLE_RATE,
+    FRAME_REST,
     READ_PASS_BUDGET,
     WAKE_BATCH,
     CatchUp,
@@ -448,6 +449,9 @@ class Server:
         self._wake_next: asyncio.Handle | None = None  # the next pass's batch, while any wait
         self._pass_read = 0  # bytes read in this pass of the loop (READ_PASS_BUDGET)
         self._pass_end: asyncio.Handle | None = None  # ends the pass: armed by its first read
+        self.frame_pacer = ReadPacer(FRAME_REST)  # the same for focused sessions (FRAME_REST)
+        self.frame_resting: dict[str, Session] = {}
+        self._frame_tick: asyncio.TimerHandle | None = None
         self.corked = False  # while true, Connection.write queues (see corking)
         self.queued: list[Connection] = []  # connections with lines queued while corked
         self.window_size: sizing.Policy = sizing.DEFAULT_POLICY
@@ -571,8 +575,10 @@ class Server:
             self.pump.order.discard(session.id)
             self.pump.rates.forget(session.id)
             self.read_pacer.forget(session.id)
+            self.frame_pacer.forget(session.id)
             self.resting.pop(session.id, None)
             self.waking.pop(session.id, None)
+            self.frame_resting.pop(session.id, None)
             for conn in self.connections:
                 conn.forget(session.id)
             self.activity.forget(session.id)
@@ -583,15 +589,33 @@ class Server:
         self.pump.notify(session.id)
 
     def _read_rest(self, session: Session, nbytes: int) -> bool:
-        """Whether a session's reading rests after a read of `nbytes` (see READ_REST); if so, it
-        is woken at the next tick, with every other resting session."""
+        """Whether a session's reading rests after a read of `nbytes` (see READ_REST, and
+        FRAME_REST for a session a view focuses); if so, it is woken at the next tick of its
+        clock, with every other session resting on it."""
         loop = asyncio.get_running_loop()
-        if not self.read_pacer.rests(session.id, nbytes, loop.time()) or session.id in self.pump.order.focused:
+        now = loop.time()
+        if session.id in self.pump.order.focused:
+            if not self.frame_pacer.rests(session.id, nbytes, now) or self.pump.typing():
+                return False
+            self.frame_resting[session.id] = session
+            if self._frame_tick is None:
+                self._frame_tick = loop.call_at(self.frame_pacer.next_tick(now), self._end_frame_rests)
+            return True
+        if not self.read_pacer.rests(session.id, nbytes, now):
             return False
         self.resting[session.id] = session
         if self._rest_tick is None:
-            self._rest_tick = loop.call_at(self.read_pacer.next_tick(loop.time()), self._end_rests)
+            self._rest_tick = loop.call_at(self.read_pacer.next_tick(now), self._end_rests)
         return True
+
+    def typed(self, session: Session) -> None:
+        """Input reached a session: when a view shows it, someone is typing (background parsing
+        rests, OutputPump.typed) and its reading, if it rests for a frame, goes on at once, so the
+        echo is read as it comes."""
+        if session.id in self.pump.order.focused:
+            self.pump.typed()
+        if (resting := self.frame_resting.pop(session.id, None)) is not None:
+            resting.wake()
 
     def _drains(self, session: Session, nbytes: int) -> bool:
         """After a read of `nbytes`: whether the wake-up reads on until the PTY is empty. A focused
@@ -623,6 +647,12 @@ class Server:
             self.waking.pop(sid).wake()  # may rest again, for the next tick
         if self.waking:
             self._wake_next = asyncio.get_running_loop().call_soon(self._wake_batch)
+
+    def _end_frame_rests(self) -> None:
+        self._frame_tick = None
+        resting, self.frame_resting = self.frame_resting, {}
+        for session in resting.values():
+            session.wake()
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
@@ -689,6 +719,7 @@ class Server:
         self.activity.forget(session.id)
         self.resting.pop(session.id, None)
         self.waking.pop(session.id, None)
+        self.frame_resting.pop(session.id, None)
         self._resume_accepting()  # its PTY and pidfd are closed
         signal_name = signal.Signals(session.exit_signal).name if session.exit_signal else None
         exited = ev.ExitedData(session.exit_code, session.exit_signal, signal_name)
@@ -873,7 +904,7 @@ class Server:
             "paused": [
                 s.id for s in self.sessions.values() if s.reading_paused and not s.resting and s.state == "running"
             ],
-            "resting": sorted(self.resting.keys() | self.waking.keys()),
+            "resting": sorted(self.resting.keys() | self.waking.keys() | self.frame_resting.keys()),
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
             "clients_dropped": self.clients_dropped,
             "fd_limit": self.fd_limit,

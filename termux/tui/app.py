@@ -53,7 +53,7 @@ from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
 from termux.tui.layout import Direction, Layout, LayoutError, Orientation
-from termux.tui.model import Changes, SessionModel, SessionRow, find_session
+from termux.tui.model import MARK_PERIOD, Changes, SessionModel, SessionRow, find_session
 from termux.tui.panes import PaneArea, PaneLabel, border_position
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
@@ -63,7 +63,10 @@ from termux.tui.widgets import KeptVertical, Sidebar, StatusLine, TerminalView, 
 # Rests shorter than this are owed rather than taken: a timer per small slice would cost more than
 # the slice itself.
 MIN_REST = 0.001
-BACKGROUND_BATCH = 0.1  # background output waits at most this long to be parsed, with what follows it
+# Background output waits at most this long to be parsed, with what follows it: what is on view of
+# it (the sidebar's previews and marks, the grid's tiles) is applied once a mark period anyway, and
+# a feed of many queued lines costs far less per line than a feed of a few.
+BACKGROUND_BATCH = MARK_PERIOD
 # Sidebar rows redrawn per loop turn when the marks are applied: a key read meanwhile waits for
 # these rows, not for every changed row (the rest follow on the next turns).
 MARK_ROWS_PER_TURN = 2
@@ -191,7 +194,7 @@ class TermuxApp(App[str]):
         self._work = asyncio.Event()
         self._rest = Rest()  # the pump's rest; visible output ends it
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
-        self.echoes_at_once = 0  # echoes parsed as they were received (_echo_now), not by the pump
+        self.echoes_at_once = 0  # focused output parsed as it was received (_echo_now), not by the pump
         self.pump_runs = 0  # times the pump woke up for work (tests count them)
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
         self._marks_rows: dict[str, None] = {}  # sessions whose marks were taken, rows not drawn yet (in order)
@@ -437,24 +440,27 @@ class TermuxApp(App[str]):
             self.exit(DETACHED_BY_ANOTHER)
             return
         changes = self.model.push(push)
-        echo = isinstance(push, OutputPush) and push.session == self.model.focused and self.model.pacer.key_pending
-        if echo:  # parsed right below: the pump is woken only for what the echo leaves
-            changes.wake = False
+        if not (isinstance(push, OutputPush) and push.session == self.model.focused and self.model.pacer.delay() <= 0):
+            self._apply(changes)
+            return
+        # The focused session's output with its frame due (a key's echo, or the frame period
+        # passed): parsed and drawn in this call. The pump is woken only for what is left.
+        changes.wake = changes.end_rest = False
         self._apply(changes)
-        if echo:
-            assert isinstance(push, OutputPush)
-            self._echo_now(push.session)
-            shadow = self.model.feeder.shadows.get(push.session)
-            if shadow is not None and shadow.ready:
-                self._work.set()
+        self._echo_now(push.session)
 
     def _echo_now(self, sid: str) -> None:
-        """Output of the focused session while a key is pending (its echo, likely): parsed and
-        drawn in this call, not on the pump task's next pass."""
-        shadow = self.model.feeder.shadows.get(sid)
-        if shadow is not None and shadow.ready and (done := self.model.step()) is not None:
+        """Output of the focused session whose frame is due: one slice parsed and drawn in this
+        call, not on the pump task's next pass (two loop passes later); the pump is woken if the
+        slice left some, or a snapshot is wanted."""
+        model = self.model
+        shadow = model.feeder.shadows.get(sid)
+        if shadow is not None and shadow.ready and (done := model.step()) is not None:
             self.echoes_at_once += 1
-            self._apply(self.model.after_slice(done))
+            self._apply(model.after_slice(done))
+        if (shadow is not None and shadow.ready) or model.feeder.need_snapshot:
+            self._work.set()
+            self._rest.end()
 
     def handle_event(self, event: Event) -> None:
         self._apply(self.model.event(event))

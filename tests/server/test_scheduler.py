@@ -586,9 +586,11 @@ async def test_a_background_session_printing_a_little_rests_its_reads_and_a_focu
     assert server.stats()["resting"] == sorted(s.id for s in sessions) and server.stats()["paused"] == []
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
-    server.attach(conn, AttachArgs(focus=sessions[0].id))  # a view shows it: read at once from now on
+    server.attach(conn, AttachArgs(focus=sessions[0].id))  # a view shows it: read at once now
     assert not sessions[0].resting and _reading(sessions[0]) and sessions[1].resting
+    server.pump.typed()  # and while someone types into it, read at once after every read
     assert not server._read_rest(sessions[0], 1)
+    assert server.resting.keys() == {sessions[1].id} and not server.frame_resting
     theirs.close()
     for session in sessions:
         await server.kill_session(session)
@@ -660,6 +662,41 @@ async def test_background_draining_stops_for_the_pass_once_its_read_budget_is_sp
     assert not server._drains(background, read) and server._drains(focused, read)  # someone types
     for session in (focused, background):
         await server.kill_session(session)
+def _frame_ticks(server: Server) -> list[asyncio.TimerHandle]:
+    return [t.handle for t in watched().pending_timers() if t.callback == server._end_frame_rests and t.handle]
+
+
+@in_watched_loop
+async def test_a_focused_session_printing_a_little_is_read_once_a_frame_until_someone_types(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    server.frame_pacer = ReadPacer(period=3600.0)  # a slow clock: the tick comes only when the test says
+    program = "stty -echo; echo one; read x; echo two; read y; exec cat"
+    session = server.new_session(NewArgs(name="log", command=["sh", "-c", program]))
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
+    server.attach(conn, AttachArgs(focus=session.id))  # before its first output: a view focuses it
+    await _first_output(session)
+    # A small read of a focused session nobody types into: it rests on the frame clock, not the
+    # background one, and what it prints meanwhile waits in the PTY.
+    assert session.resting and not _reading(session)
+    assert server.frame_resting.keys() == {session.id} and not server.resting
+    (tick,) = _frame_ticks(server)
+    tick.cancel()  # the tick comes when the test says
+    read = session.bytes_read
+    session.write(b"go\n")  # not typed through a view: the program prints "two"
+    readable: tuple[list[int], list[int], list[int]] = await asyncio.to_thread(select.select, [session.fd], [], [], 30)
+    assert readable[0] and session.bytes_read == read
+    server._end_frame_rests()  # the tick: what waited is read in one go
+    assert b"two" in b"".join(session.backlog.chunks)
+    assert session.resting and len(_frame_ticks(server)) == 1  # a little again: resting on
+    # Typed into through a view (session.send): the rest ends at once and nothing rests meanwhile.
+    server.typed(session)
+    assert not session.resting and _reading(session) and not server.frame_resting
+    assert server.pump.typing() and not server._read_rest(session, 1)
+    for handle in _frame_ticks(server):
+        handle.cancel()
+    theirs.close()
+    await server.kill_session(session)
 
 
 def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one() -> None:
@@ -680,11 +717,12 @@ def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one()
     assert pacer.next_tick(1.01) == pytest.approx(1.05)
 
 
-async def test_one_wake_up_reads_everything_the_pty_holds(tmp_path: Path) -> None:
+async def _burst_written(tmp_path: Path) -> tuple[Server, Session]:
+    """A session whose program has written 6,000 bytes into its PTY, none of them read yet: less
+    than any PTY holds unread, more than one read returns (the line discipline's buffer is 4 KiB;
+    the rest waits in the kernel for its worker to move it in)."""
     fifo = tmp_path / "written"
     os.mkfifo(fifo)
-    # Less than any PTY holds unread (some kernels take only a few KiB more than one read returns),
-    # more than one read returns.
     program = f"head -c 6000 /dev/zero | tr '\\0' x; echo > {fifo}; exec cat"
     # Opened before the program runs, without blocking: its `echo >` never waits for a reader, and
     # a program that cannot write fails this test instead of hanging it.
@@ -696,13 +734,31 @@ async def test_one_wake_up_reads_everything_the_pty_holds(tmp_path: Path) -> Non
     session = server.new_session(NewArgs(name="burst", command=["sh", "-c", program]))
     session.pause_reading()  # before the loop ever reads it
     try:
-        await asyncio.wait_for(written, 60)  # the program wrote all 6,000 bytes into the PTY
+        await asyncio.wait_for(written, 60)
     finally:
         loop.remove_reader(fd)
         os.close(fd)
     session.resume_reading()
-    session._on_readable()  # one wake-up: a PTY read returns a few KiB at most, so several reads
+    return server, session
+
+
+async def test_one_wake_up_reads_on_while_the_line_discipline_holds_bytes(tmp_path: Path) -> None:
+    server, session = await _burst_written(tmp_path)
+    # The kernel's worker keeps the line discipline filled (what FIONREAD says, made certain here:
+    # when it has not run yet, a read waits for it)
+    session._waiting = lambda: True  # type: ignore[method-assign]
+    session._on_readable()  # one wake-up: several reads
     assert session.bytes_read == 6000
+    await server.kill_session(session)
+
+
+async def test_one_wake_up_reads_once_when_the_line_discipline_is_empty(tmp_path: Path) -> None:
+    server, session = await _burst_written(tmp_path)
+    # After the first read the line discipline is empty until the kernel's worker moves the rest in:
+    # another read would wait for it with the loop stopped, so the rest is read at the next wake-up.
+    session._waiting = lambda: False  # type: ignore[method-assign]
+    session._on_readable()
+    assert 0 < session.bytes_read < 6000  # one read
     await server.kill_session(session)
 
 

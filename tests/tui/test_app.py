@@ -624,9 +624,17 @@ async def test_background_output_wakes_the_pump_once_per_batch(server: RunningSe
         assert "background line 19" in shadow_text(app, back)
         front = app.model.focused
         assert front is not None
-        end = app.model.feeder.shadows[front].end
-        app.handle_push(OutputPush(front, end, b"x"))
+        shadow = app.model.feeder.shadows[front]
+        app.model.pacer.period = 3600.0  # its frame not due: the pump is woken at once
+        app.model.pacer.drawn()
+        app.handle_push(OutputPush(front, shadow.end, b"x"))
         assert app._work.is_set() and app._background_timer is None  # the focused session: at once
+        await wait_until(pilot, lambda: not shadow.backlog and not app._work.is_set())
+        app.model.pacer.period = 0.0  # its frame due: parsed and drawn as it is received
+        echoes = app.echoes_at_once
+        app.handle_push(OutputPush(front, shadow.end, b"y"))
+        assert not shadow.backlog and app.echoes_at_once == echoes + 1  # parsed in handle_push
+        assert not app._work.is_set() and app._frame_timer is None  # the pump not woken, no timer
 
 
 async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server: RunningServer) -> None:
