@@ -25,8 +25,9 @@ after `cat` returned. MB/s = workload bytes / that time.
 
 Every client runs in a 120x40 PTY read by a fast sink (the harness counts the bytes and does not
 emulate them, once the client has drawn). Scrollback is on, as by default: termux keeps its default
-10,000 lines, tmux runs with `history-limit 10000` to match. CPU: the server and the client (TUI, and the TUI host's child that runs it)
-over the run, from /proc/PID/task/*/schedstat, per MB printed.
+10,000 lines, tmux runs with `history-limit 10000` to match. CPU: the server and the client (the
+TUI: the `termux attach` started and the TUI host's child that runs it) over the run, from
+/proc/PID/task/*/schedstat, per MB printed.
 """
 
 from __future__ import annotations

@@ -49,8 +49,8 @@ from pyte.screens import Margins
 
 from .history import DEFAULT_STYLE, Stored, compact_line, intern_style, pack_line
 from .rows import Buffer, Cells, Packed, row_line, stored_runs, wrap_extent
+from .screen import Char, Ext, _style_attrs
 from .screen import Screen as _ReferenceScreen
-from .screen import _style_attrs
 from .stream import ByteStream as _ReferenceByteStream
 from .stream import Stream as _ReferenceStream
 
@@ -628,8 +628,10 @@ class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
 _CSI_PARAMS_MAX = 64
 _SGR_CACHE_LIMIT = 1024
 _SGR_STEPS_LIMIT = 64  # transitions remembered per SgrState
+_SGR_SUFFIX_RUNS = 4  # SGR runs after a block's last reset walked as one transition (see _state_after)
 _PLAN_CACHE_LIMIT = 1024
 _SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
+_SGR_RUNS = re.compile(r"(?:\x1b\[[0-9;]*m)+")
 _PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
 # After a CUP: a row redrawn whole, as top and other full-screen programs do: SGR, text, SGR, EL 0.
 _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-9;]{0,64}m)*)\x1b\[0?K")
@@ -1052,12 +1054,22 @@ class FastStreamMixin(_ReferenceStream):
         state = self._sgr_state(screen, cursor.attrs, reverse)
         last_piece = ""
         early: list[Stored] = []  # the scrollback lines of the first lines, made without rows
-        if keep_all and len(lines) > bottom - top:
+        skipped = 0  # lines that scroll away unseen and unkept, never built
+        direct = self._f_sgr_direct  # SGR is a pure computation (no handler to call per sequence)
+        if len(lines) > bottom - top and (keep_all or direct):
             # The lines that scroll away at once if each is one row (none wider than the screen).
             gone = len(lines) - (bottom - top)
-            visible = _SGR_SEQ.sub("", "\r\n".join(lines[:gone])).split("\r\n")  # their text
+            head = "\r\n".join(lines[:gone])
+            visible = _SGR_SEQ.sub("", head).split("\r\n")  # their text
             if max(map(len, visible)) <= columns:
-                early, state = self._stored_lines(screen, lines[:gone], visible, state, reverse)
+                if not direct:
+                    early, state = self._stored_lines(screen, lines[:gone], visible, state, reverse)
+                else:
+                    if keep_all:  # kept as they came, expanded when read
+                        early = self._lazy_lines(screen, head, gone, state, reverse)
+                    else:  # never kept: only their effect on the attributes counts
+                        skipped = gone
+                    state = self._state_after(screen, head, state, reverse)
                 lines = lines[gone:]
                 last_piece = next(filter(None, reversed(visible)), "")
         if keep_all:
@@ -1121,7 +1133,7 @@ class FastStreamMixin(_ReferenceStream):
         for w in wrapped[seen:]:
             new[w - gone].wrapped = True
         gone_wrapped = [w + ahead for w in wrapped[:seen]] if keep_all else []
-        screen._scroll_in(new, ahead + len(rows), top, bottom, gone_lines, gone_wrapped)
+        screen._scroll_in(new, skipped + ahead + len(rows), top, bottom, gone_lines, gone_wrapped)
         if last_piece:
             screen._last_char = last_piece[-1]
         screen.dirty.update(range(screen.lines))
@@ -1181,6 +1193,60 @@ class FastStreamMixin(_ReferenceStream):
                 parts[2::2] = ends[:-1]
                 append(tuple(parts))
         return out, state
+
+    def _lazy_lines(self, screen: Any, head: str, count: int, state: SgrState, reverse: bool) -> list[Any]:
+        """`count` lines (`head`: their text and SGR, joined by CR LF, none wider than the screen,
+        each to be drawn on a blank row that then scrolls away) as lazy scrollback lines: one
+        block, expanded by `_expand_block` when one of them is read. The block holds only strings,
+        booleans and plain tuples, so that scrollback stays invisible to the cycle collector."""
+        attrs = state.attrs
+        ext = getattr(attrs, "ext", None)
+        block = (head, tuple(attrs), None if ext is None else tuple(ext), reverse)
+        screen.history.expander = self._expand_block
+        return list(zip(repeat(block), range(count)))
+
+    def _expand_block(self, block: tuple[Any, ...]) -> list[Stored]:
+        """A lazy block's stored lines, as `_stored_lines` made them when the lines arrived: SGR is
+        walked from the attributes the block started with, under the DECSCNM of then."""
+        head, fields, ext, reverse = block
+        screen: Any = self.listener
+        attrs = tuple.__new__(Char, fields)
+        if ext is not None:
+            attrs.ext = Ext(*ext)
+        mode = screen.mode
+        flip = (DECSCNM in mode) != reverse  # (SGR 0 resets to the default cell, which DECSCNM changes)
+        saved = screen.cursor.attrs  # (the walk leaves its last state there)
+        if flip:
+            mode.symmetric_difference_update({DECSCNM})
+        try:
+            lines = head.split("\r\n")
+            visible = _SGR_SEQ.sub("", head).split("\r\n")
+            out, _ = self._stored_lines(screen, lines, visible, self._sgr_state(screen, attrs, reverse), reverse)
+        finally:
+            if flip:
+                mode.symmetric_difference_update({DECSCNM})
+            screen.cursor.attrs = saved
+        return out
+
+    def _state_after(self, screen: Any, text: str, state: SgrState, reverse: bool) -> SgrState:
+        """The state after the SGR sequences in `text` (text and SGR only) from `state`. SGR with a
+        first parameter of 0 (or none) sets every attribute but the link, which SGR never changes:
+        from the last such sequence on, the state does not depend on the one before, so only the
+        sequences from there are walked."""
+        end = len(text)
+        while (at := text.rfind("\x1b[", 0, end)) >= 0:
+            first = text[at + 2 : text.index("m", at)].partition(";")[0]
+            if not first.strip("0"):
+                break
+            end = at
+        step = self._sgr_step
+        runs = _SGR_RUNS.findall(text, max(at, 0))
+        if at >= 0 and len(runs) <= _SGR_SUFFIX_RUNS:  # (a short suffix: one transition, remembered)
+            runs = ["".join(runs)]
+        for sgrs in runs:
+            hit = state.after.get(sgrs)
+            state = step(screen, state, sgrs, reverse) if hit is None else hit
+        return state
 
     def _sgr_state(self, screen: Any, attrs: Any, reverse: bool) -> SgrState:
         """The state for drawing with `attrs` (under DECSCNM or not), made once per attributes."""
