@@ -23,6 +23,12 @@ from dataclasses import dataclass
 # slices are longer.
 FOCUSED_BUDGET = 0.008
 BACKGROUND_BUDGET = 0.002
+# Within a slice, output is fed in pieces sized to the time left at the speed the session's output
+# last parsed (`ParseRate`): the emulator's cost per feed is high (large pieces parse several times
+# faster per byte than small ones: `python -m benchmarks.emulator`), so pieces are as large as the
+# budget allows, and never larger. A session's first piece, its speed unknown, is the minimum
+# (the server's PARSE_CHUNK; the TUI's feed.PIECE).
+PARSE_CHUNK = 1024
 
 
 class SliceOrder:
@@ -74,3 +80,33 @@ def rest_after(seconds: float, share: float) -> float:
     """The rest after a background slice of `seconds` that keeps background work to `share` of
     the time."""
     return seconds * (1 / share - 1)
+
+
+class ParseRate:
+    """Bytes per second each session's output parsed at lately (sans-I/O: the caller times)."""
+
+    def __init__(self, minimum: int = PARSE_CHUNK) -> None:
+        self.minimum = minimum  # the smallest piece, and the first while the speed is unknown
+        self._rates: dict[str, float] = {}
+
+    def piece(self, session_id: str, seconds_left: float, room: int) -> int:
+        """How many bytes to feed next: what parses in `seconds_left`, at least `minimum`."""
+        rate = self._rates.get(session_id)
+        if rate is None:
+            return min(self.minimum, room)
+        return min(room, max(self.minimum, round(rate * seconds_left)))  # (int() would cut a float error)
+
+    def parsed(self, session_id: str, nbytes: int, seconds: float, budget: float) -> None:
+        """`nbytes` took `seconds` in a slice of `budget` seconds. A feed costs a fixed part plus a
+        part per byte, so a small piece (the last of a slice, cut short by the time left)
+        understates the speed: only pieces of at least a quarter of a slice's worth teach it."""
+        if nbytes < self.minimum or seconds <= 0:
+            return  # too small to say anything
+        old = self._rates.get(session_id)
+        if old is not None and nbytes < old * budget / 4:
+            return
+        rate = nbytes / seconds
+        self._rates[session_id] = rate if old is None else (old + rate) / 2
+
+    def forget(self, session_id: str) -> None:
+        self._rates.pop(session_id, None)

@@ -21,18 +21,14 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from termux.rest import Rest
-from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder, rest_after
+from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, PARSE_CHUNK, ParseRate, Slice, SliceOrder, rest_after
 
 # A slice ends at whichever comes first: SLICE_BYTES parsed, or its time budget spent. The time
 # budget bounds how long a request waits behind a slice whatever the emulator's speed on that
 # output; the focused session gets a larger budget because its output is what the person is
-# waiting for. Within a slice, output is fed in pieces sized to the time left at the speed the
-# session's output last parsed (`ParseRate`): the emulator's cost per feed is high (large pieces
-# parse several times faster per byte than small ones: `python -m benchmarks.emulator`), so pieces
-# are as large as the budget allows, and never larger. A session's first piece, its speed
-# unknown, is PARSE_CHUNK.
+# waiting for. Within a slice, output is fed in pieces sized by `ParseRate` (termux/slicing.py):
+# as large as the time left allows at the session's speed, PARSE_CHUNK at least.
 SLICE_BYTES = 64 * 1024
-PARSE_CHUNK = 1024
 # With nobody typing no keystroke can wait behind a slice, so background slices are as long as
 # focused ones: larger pieces, which the emulator parses several times faster per byte.
 QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
@@ -77,35 +73,6 @@ class Parseable(Protocol):
     def has_backlog(self) -> bool: ...
 
 
-class ParseRate:
-    """Bytes per second each session's output parsed at lately (sans-I/O: the caller times)."""
-
-    def __init__(self) -> None:
-        self._rates: dict[str, float] = {}
-
-    def piece(self, session_id: str, seconds_left: float, room: int) -> int:
-        """How many bytes to feed next: what parses in `seconds_left`, at least PARSE_CHUNK."""
-        rate = self._rates.get(session_id)
-        if rate is None:
-            return min(PARSE_CHUNK, room)
-        return min(room, max(PARSE_CHUNK, round(rate * seconds_left)))  # (int() would cut a float error)
-
-    def parsed(self, session_id: str, nbytes: int, seconds: float, budget: float) -> None:
-        """`nbytes` took `seconds` in a slice of `budget` seconds. A feed costs a fixed part plus a
-        part per byte, so a small piece (the last of a slice, cut short by the time left)
-        understates the speed: only pieces of at least a quarter of a slice's worth teach it."""
-        if nbytes < PARSE_CHUNK or seconds <= 0:
-            return  # too small to say anything
-        old = self._rates.get(session_id)
-        if old is not None and nbytes < old * budget / 4:
-            return
-        rate = nbytes / seconds
-        self._rates[session_id] = rate if old is None else (old + rate) / 2
-
-    def forget(self, session_id: str) -> None:
-        self._rates.pop(session_id, None)
-
-
 class OutputPump:
     """Parses backlogs one slice at a time; sleeps on an asyncio.Event (no timer) when idle."""
 
@@ -125,7 +92,7 @@ class OutputPump:
         self._batch = batch  # entered around each batch (the server corks its client writes)
         self._wake = asyncio.Event()
         self._rest = Rest()  # after background slices; output for a focused session ends it
-        self.rates = ParseRate()
+        self.rates = ParseRate(PARSE_CHUNK)
         self.typing_until = float("-inf")
         self.slices = 0
         self.batches = 0

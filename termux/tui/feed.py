@@ -31,11 +31,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from termux.emulator import ByteStream, Screen
-from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder
+from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, ParseRate, Slice, SliceOrder
 
-# A slice ends at whichever comes first: its byte bound or its time budget (checked every PIECE
-# bytes). The time budget keeps the wait of a keystroke short on a slow or loaded machine, where
-# parsing a background slice's bytes of a `yes` flood can take many times the budget.
+# A slice ends at whichever comes first: its byte bound or its time budget (checked after each
+# piece). The time budget keeps the wait of a keystroke short on a slow or loaded machine, where
+# parsing a background slice's bytes of a `yes` flood can take many times the budget. Pieces are
+# sized as the server's (`ParseRate`): what parses in the time left at the speed the shadow's
+# output last parsed, PIECE at least (and first, while its speed is unknown). Fixed small pieces
+# would cost the shadow a screenful of rows per piece that the next piece scrolls away.
 FOCUSED_SLICE_BYTES = 256 << 10
 BACKGROUND_SLICE_BYTES = 32 << 10
 VISIBLE_SLICE_BYTES = 64 << 10  # a pane beside the focus: on screen, so between the two
@@ -149,6 +152,7 @@ class Feeder:
         self.shadows: dict[str, Shadow] = {}
         self.need_snapshot: set[str] = set()  # the app requests these and calls reset()
         self.order = SliceOrder()  # shadows with output to parse, visible ones first
+        self.rates = ParseRate(PIECE)
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -174,6 +178,7 @@ class Feeder:
 
     def remove(self, session: str) -> None:
         self.shadows.pop(session, None)
+        self.rates.forget(session)
         self.need_snapshot.discard(session)
         self.order.discard(session)
 
@@ -289,10 +294,11 @@ class Feeder:
         last = b""
         started = self.clock()
         deadline = None if seconds is None else started + seconds
+        now = started
         while shadow.backlog and fed < budget:
-            if deadline is not None and fed and self.clock() >= deadline:
-                break  # always some progress, then at most PIECE bytes past the time budget
-            room = min(budget - fed, PIECE if deadline is not None else budget)
+            if deadline is not None and fed and now >= deadline:
+                break  # always some progress, then at most a piece past the time budget
+            room = budget - fed if deadline is None else self.rates.piece(shadow.id, deadline - now, budget - fed)
             # Queued chunks are fed together up to the room: one parse of many small chunks
             # (log lines, one push each) costs far less than one parse per chunk.
             parts: list[bytes] = []
@@ -311,6 +317,9 @@ class Feeder:
                 offset, taken = offset + len(data), taken + len(data)
             piece = parts[0] if len(parts) == 1 else b"".join(parts)
             shadow.stream.feed(piece)
+            if deadline is not None:
+                before, now = now, self.clock()
+                self.rates.parsed(shadow.id, taken, now - before, seconds or 0.0)
             last = piece
             fed += taken
             shadow.backlog_bytes -= taken

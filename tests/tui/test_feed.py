@@ -123,6 +123,33 @@ def test_a_slice_also_ends_at_its_time_budget() -> None:
     assert feeder.shadows["bg"].backlog_bytes == 100_000 - PIECE
 
 
+def test_pieces_grow_to_what_parses_in_the_time_left() -> None:
+    """The first piece of a shadow is PIECE (its speed unknown); it teaches the speed, and the next
+    piece is what parses in the slice's time left at that speed (not PIECE after PIECE: each feed
+    costs a screenful of rows that the next one scrolls away)."""
+    now = [0.0]
+    speed = 100_000.0  # bytes per second, on the fake clock
+    feeder = Feeder(focused_budget=1.0, clock=lambda: now[0])
+    feeder.add("focus", 80, 24)
+    pieces: list[int] = []
+    stream = feeder.shadows["focus"].stream
+    feed = stream.feed
+
+    def timed(data: bytes) -> None:
+        pieces.append(len(data))
+        now[0] += len(data) / speed
+        feed(data)
+
+    stream.feed = timed  # type: ignore[method-assign]
+    feeder.push("focus", 0, b"line\r\n" * 50_000, {"focus"})
+    step = feeder.step({"focus"}, "focus")
+    assert step is not None
+    assert pieces == [PIECE, round(speed * (1.0 - PIECE / speed))]  # the rest of the budget in one
+    pieces.clear()
+    feeder.step({"focus"}, "focus")
+    assert pieces == [round(speed * 1.0)]  # a slice later: the whole budget's worth at once
+
+
 def test_the_focused_backlog_is_bounded_too() -> None:
     feeder = Feeder(backlog_limit=100, focus_backlog_limit=10_000, **BYTES_ONLY)
     feeder.add("focus", 80, 24)
