@@ -203,3 +203,79 @@ def test_styled_blocks_read_at_any_time_same_as_reference(
         if read:
             pair.same()
     pair.same()
+
+
+# --- rows deferred: the rows a block leaves on the screen are built only when read ----------------
+
+
+def _count_builds(monkeypatch: Any) -> list[int]:
+    import termux.emulator.fast as fast
+
+    built: list[int] = []
+    real = fast.FastStreamMixin._build_deferred
+
+    def counted(self: Any, deferred: Any) -> Any:
+        built.append(len(deferred.lines))
+        return real(self, deferred)
+
+    monkeypatch.setattr(fast.FastStreamMixin, "_build_deferred", counted)
+    return built
+
+
+def test_rows_that_scroll_away_before_anyone_reads_them_are_never_built(monkeypatch: Any) -> None:
+    """A stream of styled lines in small feeds, each cut inside a line (as PTY reads come): the rows
+    each feed leaves on the screen are deferred, move up with the next feeds' lines and go into the
+    scrollback as they came; none is built until the state is read, and then only the screenful."""
+    built = _count_builds(monkeypatch)
+    data = _ls_lines(600).encode()
+    for history in (0, 10000):
+        built.clear()
+        pair = Pair(80, 10, history)
+        for i in range(0, len(data), 1000):
+            pair.feed(data[i : i + 1000])
+            assert pair.fast.buffer.deferred  # (the feed left its rows unbuilt)
+        assert built == []
+        pair.same()
+        assert 0 < sum(built) <= 9  # the rows on the screen, built once read
+
+
+def test_reading_a_row_builds_only_its_stretch(monkeypatch: Any) -> None:
+    built = _count_builds(monkeypatch)
+    screen = temu.Screen(40, 10, history=100)
+    stream = temu.ByteStream(screen)
+    stream.feed(_ls_lines(20).encode())  # a first stretch: the 9 rows above the bottom one
+    stream.feed(b"\x1b[1mbold part")  # a row of its own on the bottom row
+    stream.feed(b"\r\n" + _ls_lines(3).encode())  # and a second stretch below it
+    assert len(screen.buffer.deferred) == 2
+    assert screen.buffer.peek(screen.buffer.deferred[1].first) is not None
+    assert built == [3]  # only the stretch that row is in
+    assert len(screen.buffer.deferred) == 1
+
+
+def test_deferred_rows_partly_scrolled_keep_their_attributes() -> None:
+    """Attributes carried from line to line without a reset, a stretch of deferred rows scrolled
+    out a few rows at a time (line feeds and short blocks): the rows left start from the state
+    after those that went."""
+    lines = "".join(f"\x1b[3{i % 8}mfg{i}\r\n{'plain' * (i % 3)}\r\n\x1b[1;4{i % 7}mbg\r\n" for i in range(12))
+    for history in (0, 10000):
+        for cut in (7, 31, 64, 1 << 20):
+            pair = Pair(30, 8, history)
+            data = (lines + "x\r\ny\r\n\x1b[0m\r\n" + lines).encode()
+            for i in range(0, len(data), cut):
+                pair.feed(data[i : i + cut])
+            pair.same()
+
+
+def test_deferred_rows_under_a_scroll_region_change_and_edits() -> None:
+    """What reads or edits rows builds the deferred ones first: erase, insert lines, a scroll
+    region set, the alternate screen, a resize."""
+    edits = (b"\x1b[2;5r\r\nmore\r\n", b"\x1b[3A\x1b[K", b"\x1b[2L", b"\x1b[?1049hx\x1b[?1049l", b"\x1b[S", b"\x1bM")
+    for extra in edits:
+        pair = Pair(40, 8, 10000)
+        pair.feed(_ls_lines(20).encode() + extra + _ls_lines(5).encode())
+        pair.same()
+    pair = Pair(40, 8, 10000)
+    pair.feed(_ls_lines(20).encode())
+    pair.resize(6, 30)
+    pair.feed(_ls_lines(3).encode())
+    pair.same()
