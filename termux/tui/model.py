@@ -56,6 +56,8 @@ TYPING_MARK_PERIOD = 1.0
 # The panes beside the focused one are drawn at most this often: a person watches them, but a
 # flood in one must not cost the TUI a frame every 1/60 s while a key's echo waits for the loop.
 PANE_FRAME_PERIOD = 1 / 20
+# A session that exited stays so: a reply taken before its exit event may be read after it.
+EXIT_FIELDS = ("state", "exit_code", "exit_signal", "signal_name")
 
 
 @dataclass
@@ -290,7 +292,11 @@ class SessionModel:
     def snapshot_reply(self, sid: str, reply: SnapshotResult) -> Changes:
         """A `session.snapshot` reply: the session's info as of now, and its screen."""
         if sid in self.infos:
-            self.infos[sid].update(msgspec.structs.asdict(reply.session))
+            info = self.infos[sid]
+            ended = {k: info[k] for k in EXIT_FIELDS if k in info} if info.get("state") == "exited" else None
+            info.update(msgspec.structs.asdict(reply.session))
+            if ended:  # the reply was sent before the exit event its coroutine runs after: exited stays
+                info.update(ended)
             self.rows[sid].name = reply.session.name
             self._apply_state(sid)
         return self.reset_from(sid, reply)  # a SnapshotResult is a Snapshot
