@@ -179,6 +179,15 @@ def test_rename_title_and_a_session_created_elsewhere() -> None:
     assert "queued meanwhile" in "".join(model.feeder.shadows["%7"].screen.display)
 
 
+def test_a_snapshot_reply_read_after_the_exit_event_does_not_bring_the_session_back() -> None:
+    """The server answers a snapshot request, then the session exits: the exit event is handled as
+    it is read, the reply's coroutine a turn later. The reply says "running"; exited stays."""
+    model, _ = attached("a", "b")
+    model.push(event("session.exited", "%1", exit_code=3))
+    model.snapshot_reply("%1", wire(SnapshotResult, {"session": info("%1", "b"), **snap(b"before", 0)}))
+    assert model.rows["%1"].state == "exited" and model.rows["%1"].exit_code == 3
+
+
 def test_an_event_for_an_unknown_session_changes_nothing() -> None:
     model, _ = attached("a")
     assert model.push(event("session.exited", "%9", exit_code=1)) == Changes()
