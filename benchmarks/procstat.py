@@ -59,3 +59,18 @@ def cpu_ns(pid: int) -> int:
         except (FileNotFoundError, ProcessLookupError):  # a thread ended while we looked
             continue
     return total
+
+
+def thread_wakeups(pid: int) -> dict[str, int]:
+    """Voluntary context switches (a thread blocked, then was woken) of each of the process's
+    threads so far, by thread name (/proc/PID/task/*/comm; threads of one name are summed)."""
+    out: dict[str, int] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+            with open(task / "status") as f:
+                count = next(int(line.split()[1]) for line in f if line.startswith("voluntary_ctxt_switches:"))
+        except (FileNotFoundError, ProcessLookupError, StopIteration):  # a thread ended while we looked
+            continue
+        out[name] = out.get(name, 0) + count
+    return out

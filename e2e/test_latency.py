@@ -46,7 +46,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from benchmarks.procstat import cpu_ns, usage
+from benchmarks.procstat import cpu_ns, thread_wakeups, usage
 from benchmarks.report import baseline_checkout, markdown_table, ms, summary
 from e2e.isolated import IsolatedServer, TmuxServer, descendants
 from e2e.terminal import Terminal, TerminalClosed
@@ -97,6 +97,8 @@ class PhaseResult:
     saturated: bool = False
     diagnosis: str | None = None  # what the multiplexer said about itself at the end of the phase
     cpu: dict[str, float] = field(default_factory=dict)  # process -> share of a core while keys were typed
+    cpu_seconds: dict[str, float] = field(default_factory=dict)  # process -> CPU seconds while keys were typed
+    wakeups: dict[str, dict[str, int]] = field(default_factory=dict)  # process -> thread -> times it woke
     windows: list[tuple[float, float]] = field(default_factory=list)  # each key: (written, echo seen)
     programs_cpu: float | None = None  # CPUs the sessions' programs (floods, echo) took while keys were typed
 
@@ -462,6 +464,7 @@ def run_phase(mux: Multiplexer, typist: Typist, phase: Phase, cfg: Settings) -> 
             time.sleep(cfg.warmup)
         pids = mux.processes()
         cpu_before = {name: cpu_ns(pid) for name, pid in pids.items()}
+        wakes_before = {name: thread_wakeups(pid) for name, pid in pids.items()}
         root = mux.root_pid()
         began, programs_before = time.monotonic(), programs_cpu(root)
         for _ in range(cfg.keys):
@@ -473,7 +476,11 @@ def run_phase(mux: Multiplexer, typist: Typist, phase: Phase, cfg: Settings) -> 
             result.samples.append(latency)
             result.windows.append(typist.windows[-1])
         elapsed = time.monotonic() - began
-        result.cpu = {name: (cpu_ns(pid) - cpu_before[name]) / 1e9 / elapsed for name, pid in pids.items()}
+        result.cpu_seconds = {name: (cpu_ns(pid) - cpu_before[name]) / 1e9 for name, pid in pids.items()}
+        result.cpu = {name: seconds / elapsed for name, seconds in result.cpu_seconds.items()}
+        for name, pid in pids.items():
+            before, after = wakes_before[name], thread_wakeups(pid)
+            result.wakeups[name] = {t: n - before.get(t, 0) for t, n in after.items() if n > before.get(t, 0)}
         result.programs_cpu = (programs_cpu(root) - programs_before) / elapsed
         result.diagnosis = mux.diagnose()
     finally:
@@ -566,6 +573,7 @@ def render(results: Sequence[MuxResult], cfg: Settings) -> str:
         taken = [f"{name} {p.programs_cpu:.2f}" for name, p in r.phases.items() if p.programs_cpu is not None]
         if taken:
             notes.append(f"{r.name}: CPUs its sessions' programs took while keys were typed: " + ", ".join(taken) + ".")
+    notes += [line for r in results if (line := _per_key(r))]
     out = markdown_table(header, rows) + "\n\n" + "\n".join(notes) + "\n"
     if cfg.trace:
         out += render_stages(results)
@@ -584,6 +592,24 @@ def render_stages(results: Sequence[MuxResult]) -> str:
         out += f"\n### {r.name}: where a keystroke's time goes (ms)\n\n"
         out += stage_table(phases, read_stamps(r.trace)) + "\n"
     return out
+
+
+def _per_key(r: MuxResult) -> str:
+    """What one keystroke cost the multiplexer's processes, per phase: CPU milliseconds (in the
+    idle phase that is all the keys' own) and the times each of its threads was woken."""
+    parts = []
+    for name, p in r.phases.items():
+        keys = len(p.samples)
+        if not keys or not p.cpu_seconds:
+            continue
+        cpu = " + ".join(f"{proc} {s * 1e3 / keys:.2f}" for proc, s in p.cpu_seconds.items())
+        woken = "; ".join(
+            f"{proc} " + ", ".join(f"{thread} {n / keys:.1f}" for thread, n in sorted(threads.items()))
+            for proc, threads in p.wakeups.items()
+            if threads
+        )
+        parts.append(f"{name}: CPU ms {cpu}; wake-ups {woken or 'none'}")
+    return f"{r.name}, per key: " + " | ".join(parts) + "." if parts else ""
 
 
 def _cpu(phase: PhaseResult) -> str:

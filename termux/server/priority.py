@@ -30,6 +30,17 @@ SCHED_OTHER tasks are lowered, and each gets back what it had; one started while
 lowered gets SCHED_OTHER. The kernel counts leaving SCHED_IDLE as raising the priority: allowed
 with CAP_SYS_NICE or an RLIMIT_NICE that permits nice 0, else never (`may_leave_idle`). Without
 either the lever is not used, since a session put there could not be given its CPU back.
+
+SCHED_IDLE alone does not do it across groups: the kernel decides a wake-up's preemption between
+the two groups' entities, and an autogroup is not idle whatever policy its tasks have, so a
+keystroke's process waits behind a background session's busy loop until the next tick all the
+same. A CPU cgroup marked idle (`cpu.idle`) is: where the machine lets the server make one under
+its own CPU cgroup (`IdleCgroup.make`: a cgroup v1 cpu hierarchy, or a cgroup v2 one whose cpu
+controller is on for children), the processes of a session no view shows are moved into it, and
+back when a view shows the session (what they start meanwhile is born in it). Moving a process
+between cgroups may wait for the kernel (an RCU grace period, milliseconds), so the moves run on
+one worker thread (`Mover`), never in the loop. A process the user put in another cgroup is left
+there. The cgroup goes when the server stops.
 """
 
 from __future__ import annotations
@@ -37,8 +48,10 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import queue
 import resource
-from collections.abc import Callable, Collection
+import threading
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,10 +125,11 @@ def may_leave_idle(status: Path = Path("/proc/self/status"), nice_limit: int | N
     return False
 
 
-def session_tasks(leaders: Collection[int], proc: Path = Path("/proc")) -> dict[int, list[int]]:
-    """The threads of every process of the sessions led by `leaders`, by leader: the processes
-    whose session id is a leader's pid (one pass over /proc, whatever the number of sessions)."""
-    found: dict[int, list[int]] = {leader: [] for leader in leaders}
+def session_tasks(leaders: Collection[int], proc: Path = Path("/proc")) -> dict[int, dict[int, list[int]]]:
+    """The processes of the sessions led by `leaders`, each with its threads, by leader: the
+    processes whose session id is a leader's pid (one pass over /proc, whatever the number of
+    sessions)."""
+    found: dict[int, dict[int, list[int]]] = {leader: {} for leader in leaders}
     for entry in os.scandir(proc):
         if not entry.name.isdigit():
             continue
@@ -124,10 +138,163 @@ def session_tasks(leaders: Collection[int], proc: Path = Path("/proc")) -> dict[
                 line = stat.read()
             sid = int(line[line.rindex(b")") + 2 :].split(maxsplit=4)[3])  # state ppid pgrp session
             if sid in found:
-                found[sid].extend(int(tid) for tid in os.listdir(f"{entry.path}/task"))
+                found[sid][int(entry.name)] = [int(tid) for tid in os.listdir(f"{entry.path}/task")]
         except (OSError, ValueError, IndexError):
             continue  # gone meanwhile
     return found
+
+
+IDLE_CGROUP_PREFIX = "termux-idle-"
+
+
+def _cpu_hierarchy(proc: Path) -> tuple[Path, str, bool] | None:
+    """This process's CPU cgroup: (its directory, its path as /proc/PID/cgroup says it, whether
+    it is cgroup v2), or None where no CPU cgroup hierarchy is mounted."""
+    try:
+        lines = (proc / "self/cgroup").read_text().splitlines()
+        mounts = (proc / "self/mountinfo").read_text().splitlines()
+    except OSError:
+        return None
+    v1 = v2 = None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "cpu" in controllers.split(","):
+            v1 = path
+        elif controllers == "":
+            v2 = path
+    for mount in mounts:
+        fields = mount.split()
+        try:
+            root, point = fields[3], fields[4]
+            fstype, options = fields[fields.index("-") + 1], fields[-1].split(",")
+        except (IndexError, ValueError):
+            continue
+        unified = fstype == "cgroup2"
+        own = v1 if fstype == "cgroup" and "cpu" in options else v2 if unified and v1 is None else None
+        if own is not None and (own == root or own.startswith(root.rstrip("/") + "/")):
+            return Path(point) / own[len(root) :].strip("/"), own, unified
+    return None
+
+
+def cgroup_of(pid: int, unified: bool) -> str | None:
+    """The path of `pid`'s CPU cgroup in its hierarchy (v1: the cpu controller's; v2: the one)."""
+    try:
+        for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            if (controllers == "") if unified else ("cpu" in controllers.split(",")):
+                return path
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+class IdleCgroup:
+    """A CPU cgroup marked idle under the server's own (`home`): its tasks run only on CPU time
+    no other task wants, and any other task that wakes preempts them at once."""
+
+    def __init__(self, home_dir: Path, home: str, name: str, unified: bool) -> None:
+        self.unified = unified
+        self.home = home  # paths in the hierarchy, as /proc/PID/cgroup says them
+        self.path = f"{home.rstrip('/')}/{name}"
+        self._home_dir = home_dir
+        self.directory = home_dir / name
+
+    @classmethod
+    def make(cls, proc: Path = Path("/proc")) -> IdleCgroup | None:
+        """The idle cgroup of this process (made now), or None where the machine offers none: no
+        CPU hierarchy, no right to make a cgroup in its own, or (v2) no cpu controller for it."""
+        found = _cpu_hierarchy(proc)
+        if found is None:
+            return None
+        home_dir, home, unified = found
+        group = cls(home_dir, home, f"{IDLE_CGROUP_PREFIX}{os.getpid()}", unified)
+        try:
+            if unified and "cpu" not in (group._home_dir / "cgroup.subtree_control").read_text().split():
+                return None
+            group.directory.mkdir(exist_ok=True)
+            (group.directory / "cpu.idle").write_text("1")
+        except OSError as exc:
+            log.debug("no idle cgroup: %s", exc.strerror)
+            group.remove()
+            return None
+        group.sweep()
+        return group
+
+    def move(self, pids: Iterable[int], idle: bool) -> int:
+        """Move each of `pids` that is in the server's cgroup into the idle one (`idle`), or each
+        that is in the idle one back; a process elsewhere (the user moved it) stays. Returns the
+        processes moved. Blocking: on the mover's thread."""
+        source, target = (self.home, self.directory) if idle else (self.path, self._home_dir)
+        moved = 0
+        for pid in pids:
+            if cgroup_of(pid, self.unified) != source:
+                continue
+            try:
+                (target / "cgroup.procs").write_text(str(pid))
+                moved += 1
+            except OSError as exc:  # gone meanwhile, or not ours to move
+                if exc.errno != errno.ESRCH:
+                    log.debug("process %d: not moved to %s: %s", pid, target, exc.strerror)
+        return moved
+
+    def sweep(self) -> None:
+        """Remove the idle cgroups of servers that are gone (an empty cgroup is removed, one with
+        tasks left refuses)."""
+        try:
+            entries = list(os.scandir(self._home_dir))
+        except OSError:
+            return
+        for entry in entries:
+            pid = entry.name.removeprefix(IDLE_CGROUP_PREFIX)
+            if entry.name.startswith(IDLE_CGROUP_PREFIX) and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                try:
+                    os.rmdir(entry.path)
+                except OSError:
+                    pass
+
+    def remove(self) -> None:
+        """Every task left in it back to the server's cgroup, and the cgroup removed."""
+        try:
+            pids = [int(p) for p in (self.directory / "cgroup.procs").read_text().split()]
+        except OSError:
+            pids = []
+        self.move(pids, idle=False)
+        try:
+            os.rmdir(self.directory)
+        except OSError:
+            pass
+
+
+class Mover:
+    """One daemon thread that runs cgroup moves in order, off the loop (a move may wait for the
+    kernel); started with the first job, ended by `close` after the jobs queued before it."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], object] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self.pending = 0  # jobs queued and not done (server.stats)
+
+    def submit(self, job: Callable[[], object]) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="termux-cgroup", daemon=True)
+            self._thread.start()
+        self.pending += 1
+        self._jobs.put(job)
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            try:
+                job()
+            except Exception:  # a bug in a move must not end the worker
+                log.exception("cgroup move failed")
+            finally:
+                self.pending -= 1
+
+    def close(self, timeout: float = 2.0) -> None:
+        if self._thread is not None:
+            self._jobs.put(None)
+            self._thread.join(timeout)
+            self._thread = None
 
 
 def set_policy(tid: int, policy: int) -> None:
@@ -183,10 +350,17 @@ class CpuPriority:
         write: Callable[[int, int], None] = write_group_nice,
         read: Callable[[int], int | None] = read_group_nice,
         idle: bool | None = None,
+        cgroup: Callable[[], IdleCgroup | None] | None = None,
+        submit: Callable[[Callable[[], object]], None] | None = None,
     ) -> None:
         self.mechanism = mechanism if mechanism is not None else (AUTOGROUP if autogroup_in_effect() else NONE)
         # SCHED_IDLE for the sessions no view shows, where it can be undone (None: find out)
         self.idle = may_leave_idle() if idle is None else idle
+        # and the idle cgroup, where the machine offers one: `cgroup` makes it when a session first
+        # asks for it; its moves go to `submit` (else inline)
+        self._make_cgroup = cgroup
+        self.cgroup: IdleCgroup | None = None
+        self._submit = submit or (lambda job: job())
         self._call_later = call_later
         self._write = write
         self._read = read
@@ -195,11 +369,14 @@ class CpuPriority:
         self._retry: Any = None  # the timer handle, only while writes wait
         self.writes = 0  # group writes done (tests, stats)
         self.policy_changes = 0  # tasks whose scheduling policy was set (tests, stats)
+        self.cgroup_moves = 0  # batches of cgroup moves submitted (stats)
 
     def add(self, session_id: str, pid: int, background: int, idle: bool = False) -> Group | None:
         """Manage the group of the session led by `pid` (None where nothing can be managed);
         `idle`: its tasks go under SCHED_IDLE while no view shows it (where this process may)."""
-        idle = idle and self.idle
+        if idle and self._make_cgroup is not None:
+            self.cgroup, self._make_cgroup = self._make_cgroup(), None
+        idle = idle and (self.idle or self.cgroup is not None)
         nice = self._read(pid) if self.mechanism != NONE else None
         if nice is None and not idle:
             return None
@@ -207,6 +384,11 @@ class CpuPriority:
         background = background if nice is not None else base  # no group nice to change
         group = self.groups[session_id] = Group(pid, base, background, base, idle, nice is not None)
         return group
+
+    def use_cgroup(self, make: Callable[[], IdleCgroup | None]) -> None:
+        """The idle cgroup comes from `make`, called when a session first asks for it."""
+        if self.cgroup is None:
+            self._make_cgroup = make
 
     def forget(self, session_id: str) -> None:
         self.groups.pop(session_id, None)
@@ -246,13 +428,22 @@ class CpuPriority:
         if not changing:
             return
         tasks = session_tasks({self.groups[sid].pid for sid in changing})
+        moves: list[tuple[list[int], bool]] = []
         for sid in sorted(changing, key=lambda s: s in lower):  # raising first
             group = self.groups[sid]
+            processes = tasks[group.pid]
+            threads = [tid for tids in processes.values() for tid in tids]
             if sid in lower:
-                group.lowered = self._lower(tasks[group.pid])
+                group.lowered = self._lower(threads) if self.idle else {}
             else:
-                self._raise(tasks[group.pid], group.lowered or {})
+                if self.idle:
+                    self._raise(threads, group.lowered or {})
                 group.lowered = None
+            moves.append((list(processes), sid in lower))
+        if self.cgroup is not None:
+            cgroup = self.cgroup
+            self.cgroup_moves += 1
+            self._submit(lambda: [cgroup.move(pids, idle) for pids, idle in moves])
 
     def _lower(self, tids: list[int]) -> dict[int, int]:
         lowered: dict[int, int] = {}
@@ -303,6 +494,8 @@ class CpuPriority:
         if self._retry is not None:
             self._retry.cancel()
             self._retry = None
+        if self.cgroup is not None:
+            self._submit(self.cgroup.remove)
 
     def waiting(self) -> list[str]:
         """Sessions whose group waits for a write, in the order they will get it."""

@@ -31,8 +31,15 @@ from termux.slicing import PARSE_CHUNK as PARSE_CHUNK  # (the server's name for 
 # session's output last parsed (`ParseRate`, termux/slicing.py, shared with the TUI's feeder): the
 # emulator's cost per feed is high (large pieces parse several times faster per byte than small
 # ones: `python -m benchmarks.emulator`), so pieces are as large as the budget allows, and never
-# larger. A session's first piece, its speed unknown, is PARSE_CHUNK.
+# larger. A session's first piece, its speed unknown, is PARSE_CHUNK. A piece is at most
+# PIECE_TIME's worth (16 KiB pieces parse as fast per byte as 64 KiB ones but for full-screen
+# redraws), and after each the slice ends if a request (a key) waits unread on a client's socket
+# (`interrupted`): a key that comes in the middle of a long slice (the first key after a pause,
+# when slices are long) waits for one piece, not the slice. The slice is still forwarded as one
+# chunk.
 SLICE_BYTES = 64 * 1024
+PIECE_TIME = BACKGROUND_BUDGET / 2
+SLACK = 1e-6  # a slice this close to its deadline is done (the pieces' float sums)
 # With nobody typing no keystroke can wait behind a slice, so background slices are as long as
 # focused ones: larger pieces, which the emulator parses several times faster per byte.
 QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
@@ -64,6 +71,15 @@ BATCH_BUDGET = BACKGROUND_BUDGET
 # resting session (a sudden burst waits at most one tick, then it is read at once).
 READ_REST = 0.05
 SMALL_READ = 4096
+# One pass of the loop reads at most READ_PASS_BUDGET bytes from the PTYs of sessions that drain
+# (read on until the PTY is empty: Session._on_readable) and that no view focuses; past it, each
+# reads once per wake-up until the next pass. Many floods drained in one pass would hold the loop
+# (READ_SIZE each), and a key arriving then, the first after a pause, waits for all of them. What
+# is left waits in the PTYs for the next pass, and the parser takes less than that per pass anyway.
+READ_PASS_BUDGET = 64 * 1024
+# The sessions whose rest ends at a tick are woken (read) WAKE_BATCH per pass of the loop, the
+# next ones in the passes after, so that a request or a key's echo waits for one batch, not all.
+WAKE_BATCH = 8
 # The same for the session a view focuses, on a faster clock, while nobody types: once it prints a
 # little at a time (less than SMALL_READ in each of two FRAME_REST windows), a read rests its
 # reading until the next FRAME_REST tick, and what it printed meanwhile is read, parsed and pushed
@@ -97,8 +113,10 @@ class OutputPump:
         slice_bytes: int = SLICE_BYTES,
         clock: Callable[[], float] = time.perf_counter,
         batch: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
+        interrupted: Callable[[], bool] = lambda: False,
     ) -> None:
         self.order = SliceOrder()
+        self._interrupted = interrupted  # a request waits: the slice ends after its piece
         self.slice_bytes = slice_bytes
         self._clock = clock
         self._lookup = lookup
@@ -111,6 +129,7 @@ class OutputPump:
         self.slices = 0
         self.batches = 0
         self.at_once = 0  # batches run from notify (a focused session's output while typing)
+        self.interrupted = 0  # slices ended early for a request waiting (server.stats)
         self._batching = False
 
     def notify(self, session_id: str) -> None:
@@ -162,14 +181,19 @@ class OutputPump:
         parts: list[bytes] = []
         parsed = 0
         offset = -1
+        piece_time = min(budget, PIECE_TIME)
         while True:
-            at, piece = session.parse_slice(self.rates.piece(session_id, deadline - now, self.slice_bytes - parsed))
+            seconds = min(deadline - now, piece_time)
+            at, piece = session.parse_slice(self.rates.piece(session_id, seconds, self.slice_bytes - parsed))
             offset = at if offset < 0 else offset
             before, now = now, self._clock()
-            self.rates.parsed(session_id, len(piece), now - before, budget)
+            self.rates.parsed(session_id, len(piece), now - before, piece_time)
             parts.append(piece)
             parsed += len(piece)
-            if parsed >= self.slice_bytes or not session.has_backlog or now >= deadline:
+            if parsed >= self.slice_bytes or not session.has_backlog or deadline - now < SLACK:
+                break
+            if self._interrupted():
+                self.interrupted += 1
                 break
         chunk = parts[0] if len(parts) == 1 else b"".join(parts)
         self.slices += 1
@@ -195,7 +219,7 @@ class OutputPump:
                     return None
                 self.batches += 1
                 until = self._clock() + BATCH_BUDGET - done.seconds
-                while not self._ends_batch(done) and self._clock() < until and self.order:
+                while not self._ends_batch(done) and self._clock() < until and self.order and not self._interrupted():
                     done = self.step(until) or done
                 return done
         finally:

@@ -8,8 +8,8 @@ the pump.
 
 The loop's priorities (docs/architecture.md, "Priorities"):
 
-1. Input. Keys and pastes come from the driver's input thread straight onto the event loop
-   (`TermuxDriver.input_hook`, `call_soon_threadsafe`), ahead of Textual's message queue, and are
+1. Input. The driver reads the terminal on the event loop and hands keys and pastes on in the
+   callback that read them (`TermuxDriver.input_hook`), ahead of Textual's message queue, and they are
    written to the socket at once (`send_nowait`). Textual's bindings never see a key meant for a
    session: while no modal screen is open, `route_key` takes every key.
 2. The visible sessions. The pump (`_pump`) parses their queued output first.
@@ -28,6 +28,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
+from rich.style import Style
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
@@ -52,14 +53,13 @@ from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
 from termux.tui.layout import Direction, Layout, LayoutError, Orientation
-from termux.tui.model import MARK_PERIOD, Changes, SessionModel
+from termux.tui.model import MARK_PERIOD, Changes, SessionModel, SessionRow, find_session
 from termux.tui.panes import PaneArea, PaneLabel, border_position
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen
-from termux.tui.widgets import KeptVertical, Sidebar, StatusLine, TerminalView
+from termux.tui.widgets import KeptVertical, Sidebar, StatusLine, TerminalView, fitted_width
 
-PUSH_BATCH = 64  # pushed lines taken from the client's queue before yielding to the loop
 # Rests shorter than this are owed rather than taken: a timer per small slice would cost more than
 # the slice itself.
 MIN_REST = 0.001
@@ -67,8 +67,13 @@ MIN_REST = 0.001
 # it (the sidebar's previews and marks, the grid's tiles) is applied once a mark period anyway, and
 # a feed of many queued lines costs far less per line than a feed of a few.
 BACKGROUND_BATCH = MARK_PERIOD
+# Sidebar rows redrawn per loop turn when the marks are applied: a key read meanwhile waits for
+# these rows, not for every changed row (the rest follow on the next turns).
+MARK_ROWS_PER_TURN = 2
+MARKS_EARLY = 0.001  # a marks timer this early (clocks differ) applies them
 MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it padded
 ACTIONS = action_names()  # what a binding may run (termux/commands.py), by every name it goes by
+FIRST_PAINT_BASE = Style(color="default", bgcolor="default")  # TerminalView's ansi_default colours
 NO_SESSIONS = "No sessions are running.\n\nPress c (or Enter) to start a new one, q to leave."
 
 
@@ -124,6 +129,24 @@ class MainScreen(Screen[None]):
         self.panes.display = not shown
 
 
+def attach_request(client: Any, config: Config, detach_others: bool) -> asyncio.Future[AttachResult]:
+    """Send `client.attach` (the TUI's entry does, before it makes the app: its reply comes while
+    the app is made). It carries no size: the panes offer theirs with client.view once the
+    layout is known."""
+    # coalesce: background sessions come within a byte budget, as snapshots past it; the
+    # sidebar and the activity view need their latest screens, not every byte of a flood.
+    return asyncio.ensure_future(
+        client.request_as(
+            AttachResult,
+            "client.attach",
+            coalesce=True,
+            window_size=config.window_size,
+            set_clipboard=config.set_clipboard,
+            **({"detach_others": True} if detach_others else {}),
+        )
+    )
+
+
 DETACHED_BY_ANOTHER = "detached (by another client's attach -d)"
 
 
@@ -145,6 +168,7 @@ class TermuxApp(App[str]):
         layout: Layout | None = None,
         preset: str | None = None,
         detach_others: bool = False,
+        attaching: asyncio.Future[AttachResult] | None = None,
     ) -> None:
         super().__init__(driver_class=driver_class, ansi_color=True)
         self.stylesheet = shared_stylesheet(self.stylesheet)  # before anything is added to it
@@ -155,7 +179,9 @@ class TermuxApp(App[str]):
         self.model.observe_activity = self.config.activity
         self.router = InputRouter(self.config.prefix, self.config.bindings)
         self.initial_focus = focus
-        self._attaching: asyncio.Future[AttachResult] | None = None  # the client.attach request
+        self._attaching = attaching  # the client.attach request (`attach_request`), once sent
+        # The reply and the session to focus, once the model took them (`take_attach`).
+        self._attached_reply: tuple[AttachResult, str | None] | None = None
         # The panes (termux/tui/layout.py): given (`--layout`), else restored from the server's
         # last layout on attach, else one pane; None while no session is shown.
         self.layout: Layout | None = layout
@@ -169,7 +195,10 @@ class TermuxApp(App[str]):
         self._rest = Rest()  # the pump's rest; visible output ends it
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
         self.echoes_at_once = 0  # focused output parsed as it was received (_echo_now), not by the pump
+        self.pump_runs = 0  # times the pump woke up for work (tests count them)
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
+        self._marks_rows: dict[str, None] = {}  # sessions whose marks were taken, rows not drawn yet (in order)
+        self._marks_turn: asyncio.Handle | None = None  # the next turn that draws them (call_soon)
         self._background_timer: asyncio.TimerHandle | None = None  # armed by unparsed background output
         self._tasks: set[asyncio.Task[Any]] = set()
         self._main = MainScreen(self.config)
@@ -195,6 +224,8 @@ class TermuxApp(App[str]):
     # -- set-up ---------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if TRACE.on:
+            TRACE.mark("app.mount")
         self.push_screen(self._main)
         self._spawn(self._attach_server())
 
@@ -216,6 +247,8 @@ class TermuxApp(App[str]):
             # a refused request (a name taken, a command not found, a session gone): say so, go on
             self.status.message = f"{exc.message} ({exc.code})"
             return
+        if self.exit_reason:
+            return  # leaving already (a detach): what a task met on the way out is not the reason
         self.exit_reason = f"error: {type(exc).__name__}: {exc}"
         self.exit(self.exit_reason)
 
@@ -224,36 +257,84 @@ class TermuxApp(App[str]):
         while Textual starts, and the first frame is drawn with the sessions in it. It carries no
         size: the panes offer theirs with client.view once the layout is known."""
         if self._attaching is None:
-            # coalesce: background sessions come within a byte budget, as snapshots past it; the
-            # sidebar and the activity view need their latest screens, not every byte of a flood.
-            self._attaching = asyncio.ensure_future(
-                self.client.request_as(
-                    AttachResult,
-                    "client.attach",
-                    coalesce=True,
-                    window_size=self.config.window_size,
-                    set_clipboard=self.config.set_clipboard,
-                    **({"detach_others": True} if self.detach_others else {}),
-                )
-            )
+            self._attaching = attach_request(self.client, self.config, self.detach_others)
 
-    async def _attach_server(self) -> None:
-        """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
+    async def take_attach(self) -> None:
+        """Wait for the `client.attach` reply and give it to the model (only the focused screen is
+        parsed), before Textual starts when the TUI's entry calls it: the first paint
+        (`first_paint`) draws that screen while Textual makes its widgets. A target given by
+        name or id is found in the reply as the server finds one; one it does not name is asked
+        of the server (`session.get`: its error says what is wrong)."""
+        if self._attached_reply is not None:
+            return
         self.begin_attach()
         assert self._attaching is not None
         reply = await self._attaching
+        if TRACE.on:
+            TRACE.mark("attach.reply")
+        target = self.initial_focus
+        if target is not None and self.layout is None:
+            found = find_session(reply.sessions, target)
+            if found is not None:
+                self.initial_focus = found.id
+            else:
+                self.initial_focus = (await self.client.request("session.get", target=target))["session"]["id"]
         wanted = self.layout.focus if self.layout is not None else self.initial_focus
-        focus = self.model.attach(reply, wanted)
-        self.layout = self._first_layout(reply.last_layout, focus)
+        self._attached_reply = (reply, self.model.attach(reply, wanted))
+
+    def first_paint(self, columns: int, lines: int) -> str | None:
+        """The focused session's screen, drawn where its pane will be on a terminal of that
+        size, for the driver to write as soon as the terminal is the TUI's (before Textual's
+        first frame, which draws the same lines and everything around them); None when there
+        is nothing to draw yet or its place is not known before Textual lays the screen out.
+        Its lines are the view's own (`TerminalView`'s renderer and padding)."""
+        if self._attached_reply is None or self.layout is not None:
+            return None  # (a layout given is laid out by Textual first)
+        if self.config.activity or os.environ.get("NO_COLOR"):
+            return None  # (the activity view takes room; NO_COLOR: Textual filters every line)
+        reply, focus = self._attached_reply
+        shadow = self.model.shadow(focus) if focus is not None else None
+        left = fitted_width(self.config.sidebar_width, columns) if self.config.sidebar else 0
+        width, height = columns - left, lines - 1  # (the status line under the panes)
+        if shadow is None or width <= 0 or height <= 0:
+            return None
+        layout = self._first_layout(reply.last_layout, focus, width, height)
+        box = layout.geometry().box(layout.focus) if layout is not None else None
+        if box is None or layout is None or layout.focus != focus:
+            return None
+        area = box.content
+        screen = shadow.screen
+        view = TerminalView(self.panes.palette)
+        view.screen_ = screen
+        view._base_style = FIRST_PAINT_BASE  # its CSS's (it is not mounted yet)
+        view.renderer.take_dirty(screen, show_cursor=not screen.cursor.hidden)
+        console = self.console
+        top, x = area.y + 1, left + area.x + 1
+        return "".join(
+            f"\x1b[{top + y};{x}H{view.line_for(y, area.width).render(console)}" for y in range(area.height)
+        )
+
+    async def _attach_server(self) -> None:
+        """One round trip: sessions, a snapshot of each, and the offsets output continues from
+        (taken before Textual started, when the TUI's entry did)."""
+        await self.take_attach()
+        # The reply comes before Textual composed the screen now: the panes need their area.
+        # (It may come before the layout: the panes are sized by PaneArea.Resized then.)
+        await self.panes.composed.wait()
+        assert self._attached_reply is not None
+        reply, focus = self._attached_reply
+        self.layout = self._first_layout(reply.last_layout, focus, self.panes.size.width, self.panes.size.height)
         if self.layout is not None:
             focus = self.layout.focus
         self._refresh_sidebar()
-        self._spawn(self._read_pushes())
+        self._take_pushes()
         self._spawn(self._watch_server())
         # The pump starts once the focused screen is drawn: the other sessions' snapshots it
         # replays would take turns with the first frame (pushed output waits in the feeder).
         self.call_after_refresh(self._start_pump)
         self.focus_session(focus)
+        if TRACE.on:
+            TRACE.mark("attach.focused")
         self.attached.set()
         for key, character in self.router.attached():
             self.route_key(events.Key(key, character))
@@ -261,10 +342,10 @@ class TermuxApp(App[str]):
     def _start_pump(self) -> None:
         self._spawn(self._pump())  # (returns nothing: Textual would await a task it was given)
 
-    def _first_layout(self, saved: Any, focus: str | None) -> Layout | None:
-        """The panes to start with: the ones given, else the last layout a view saved (panes of
-        gone sessions left out; a target asked for is shown in it), else `focus` alone."""
-        width, height = self.panes.size.width, self.panes.size.height
+    def _first_layout(self, saved: Any, focus: str | None, width: int, height: int) -> Layout | None:
+        """The panes to start with on an area of that size: the ones given, else the last layout
+        a view saved (panes of gone sessions left out; a target asked for is shown in it), else
+        `focus` alone."""
         if self.layout is not None:
             self.layout.resize_area(width, height)
             if self._preset is not None:
@@ -298,7 +379,7 @@ class TermuxApp(App[str]):
             view = self.panes.views.get(sid)
             if view is not None:
                 shadow = model.shadow(sid)
-                view.show(shadow.screen if shadow is not None else None)
+                view.show(shadow.screen if shadow is not None else None, paint=True)
         if changes.name and model.focused in model.rows:
             self.status.session = model.rows[model.focused].name
         if changes.message is not None:
@@ -332,18 +413,15 @@ class TermuxApp(App[str]):
 
     # -- pushes ---------------------------------------------------------------------------------
 
-    async def _read_pushes(self) -> None:
-        """Move pushed lines into the feeder (queuing is cheap; parsing is the pump's), a bounded
-        batch at a time so that keys queued meanwhile are not kept waiting by a flood."""
-        pushes: asyncio.Queue[Push] = self.client.pushes
-        while True:
-            self.handle_push(await pushes.get())
-            taken = 1
-            while taken < PUSH_BATCH and not pushes.empty():
-                self.handle_push(pushes.get_nowait())
-                taken += 1
-            if taken == PUSH_BATCH:
-                await asyncio.sleep(0)
+    def _take_pushes(self) -> None:
+        """From now on the client hands each push to `handle_push` in the loop callback that read
+        it (queuing is cheap; parsing is the pump's), a bounded batch a turn so that keys read
+        meanwhile are not kept waiting by a flood (`AsyncClient.on_push`); what came before the
+        attach reply first."""
+        pushes = self.client.pushes
+        while not pushes.empty():
+            self.handle_push(pushes.get_nowait())
+        self.client.on_push = self.handle_push
 
     async def _watch_server(self) -> None:
         await self.client.closed.wait()
@@ -408,6 +486,7 @@ class TermuxApp(App[str]):
         while True:
             await self._work.wait()
             self._work.clear()
+            self.pump_runs += 1
             if self._background_timer is not None:  # this run parses what it was armed for
                 self._background_timer.cancel()
                 self._background_timer = None
@@ -500,24 +579,54 @@ class TermuxApp(App[str]):
     # -- background marks: the sidebar's rows and the activity view, at a bounded rate -----------
 
     def _arm_marks(self, delay: float = 0.0) -> None:
-        """One timer while marks are pending, due a mark period after the last application."""
+        """One timer while marks are pending, due a mark period after the last application (a
+        longer one while someone types: `SessionModel.marks_delay`)."""
         if self._marks_timer is None:
             loop = asyncio.get_running_loop()
-            self._marks_timer = loop.call_later(max(delay, self.model.marks_pacer.delay()), self._apply_marks)
+            self._marks_timer = loop.call_later(max(delay, self.model.marks_delay()), self._marks_due)
+
+    def _marks_due(self) -> None:
+        self._marks_timer = None
+        wait = self.model.marks_delay()
+        if wait > MARKS_EARLY:  # someone started typing since it was armed: the longer period
+            self._marks_timer = asyncio.get_running_loop().call_later(wait, self._marks_due)
+            return
+        self._apply_marks()
 
     def _apply_marks(self) -> None:
-        """Redraw the rows whose content changed since the last time and harvest activity words."""
+        """Harvest activity words and redraw the rows whose content changed since the last time,
+        a few rows per loop turn (`_draw_marks`)."""
         if self._marks_timer is not None:
             self._marks_timer.cancel()
             self._marks_timer = None
         rows, tails = self.model.take_marks()
         for row in rows:
-            self.sidebar.update_row(row)  # a no-op when the row shows nothing new
+            self._marks_rows[row.id] = None  # (drawn as the model has it when its turn comes)
         if isinstance(self.screen, GridScreen):
             self.screen.touched(row.id for row in rows)  # (their tiles, if in view)
         for sid, tail in tails.items():
             self.activity.observe(sid, tail)
         self._count_marks()
+        if self._marks_turn is None:
+            self._draw_marks()
+
+    def _draw_marks(self) -> None:
+        """Redraw up to MARK_ROWS_PER_TURN of the rows taken; the next turn does the next ones,
+        after whatever the loop has ready (a key, its echo) ran."""
+        self._marks_turn = None
+        rows = self._marks_rows
+        model = self.model.rows
+        turn: list[SessionRow] = []
+        redrawn = 0  # rows that show nothing new, or are scrolled out of view, cost a comparison
+        while rows and redrawn < MARK_ROWS_PER_TURN:
+            sid = next(iter(rows))
+            del rows[sid]
+            if (row := model.get(sid)) is not None:  # (gone meanwhile: nothing to draw)
+                redrawn += self.sidebar.shows_new(row)
+                turn.append(row)
+        self.sidebar.update_rows(turn)  # one write
+        if rows:
+            self._marks_turn = asyncio.get_running_loop().call_soon(self._draw_marks)
 
     def _count_marks(self) -> None:
         """The status line's counts of sessions with unseen output and bells, if it shows them."""
@@ -549,7 +658,8 @@ class TermuxApp(App[str]):
         if sid is None:
             self.view.show(None)
         self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
-        self.view.focus()
+        if not self.view.has_focus:  # (Textual's focus() draws the widget again even so)
+            self.view.focus()
         self.status.index = self.model.number(sid)
         self._count_marks()
         self._apply(changes)
@@ -566,13 +676,14 @@ class TermuxApp(App[str]):
             return set()
         geometry = layout.geometry()
         before = set(panes.views)
-        panes.place(geometry, self._labels(), layout.focus)
+        moved = panes.place(geometry, self._labels(), layout.focus)
         shown = set()
         for box in geometry.panes:
             view = panes.views[box.session]
             if box.session not in before or view.screen_ is None:
                 shadow = self.model.shadow(box.session)
-                view.show(shadow.screen if shadow is not None else None)
+                # Written at once where it is (a switch: one write), drawn by Textual where it moves.
+                view.show(shadow.screen if shadow is not None else None, paint=not moved)
                 shown.add(box.session)
         self.model.show({box.session for box in geometry.panes})
         self._send_view()
@@ -670,7 +781,7 @@ class TermuxApp(App[str]):
     # -- input ----------------------------------------------------------------------------------
 
     def input_from_driver(self, message: Message) -> None:
-        """Keys and pastes from the driver's input thread, on the loop, ahead of Textual's queue
+        """Keys and pastes from the driver, on the loop, ahead of Textual's queue
         (TermuxDriver calls it)."""
         if not (self._passthrough() and self._routed(message)):
             self.post_message(message)
@@ -719,12 +830,13 @@ class TermuxApp(App[str]):
         sid = self.model.focused
         if sid is None:
             return
-        if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
-            TRACE.stamp("tui.sent", sid)
-        self.client.send_nowait("session.send", target=sid, data=data)
         self.model.pacer.key_sent()
         self.sent.append(data)
         del self.sent[:-64]
+        if TRACE.on:  # before the write: the server may stamp its receipt before this process runs again
+            TRACE.stamp("tui.sent", sid)
+        # Last: the server may be woken on this CPU and wait for what this turn still does.
+        self.client.send_nowait("session.send", target=sid, data=data)
 
     def on_terminal_view_input(self, message: TerminalView.Input) -> None:
         self.send_bytes(message.data)
@@ -1074,10 +1186,10 @@ class TermuxApp(App[str]):
         self._count_marks()
 
     async def on_unmount(self) -> None:
-        for timer in (self._frame_timer, self._marks_timer, self._background_timer, self._pane_timer):
+        for timer in (self._frame_timer, self._marks_timer, self._background_timer, self._pane_timer, self._marks_turn):
             if timer is not None:
                 timer.cancel()
-        self._frame_timer = self._marks_timer = self._background_timer = self._pane_timer = None
+        self._frame_timer = self._marks_timer = self._background_timer = self._pane_timer = self._marks_turn = None
         for task in list(self._tasks):
             task.cancel()
 

@@ -4,13 +4,17 @@
    `ESCDELAY`, read once at import) after an ESC for the rest of a sequence, and the stock input
    thread only notices that deadline when its `select(0.1)` poll comes back, so a lone ESC reaches
    the app 100–200 ms late. Here each parser waits the configured delay (short: terminals write a
-   whole sequence at once), and the input thread's select sleeps exactly until its deadline.
-2. No polling. The stock input thread wakes ten times a second while idle. This one blocks in
-   select with no timeout unless an escape sequence is pending, and is woken by a pipe to stop.
+   whole sequence at once), on one loop timer armed only while an escape sequence is pending.
+2. No polling, no input thread. The stock input thread wakes ten times a second while idle, and
+   each key crosses from it to the loop (a thread wake-up and a scheduler turn per key, the more
+   when the CPUs are taken). Here the terminal is read on the event loop itself (`add_reader`):
+   the bytes are parsed and a key is routed in the same callback that read it, and nothing runs
+   while no byte comes. Textual's own input thread is started by its driver and returns at once.
 3. Lossy key names. Textual reads ESC DEL (alt+backspace) as ctrl+w; the parser is told otherwise.
-4. Input first. Keys and pastes are handed to the app's `input_hook` on the event loop with
-   `call_soon_threadsafe`, ahead of Textual's message queue, so a keystroke waits at most for the
-   slice of work that is running when it arrives (see termux/tui/app.py).
+4. Input first. Keys and pastes are handed to the app's `input_hook` in the callback that read
+   them, ahead of Textual's message queue, so a keystroke waits at most for the slice of work
+   that is running when it arrives (see termux/tui/app.py); other input (mouse, focus, resize
+   replies) goes through Textual's queue as it does in the stock driver.
 5. Every way out restores the terminal. SIGTERM, SIGHUP, SIGINT and SIGQUIT end the app the
    normal way (the stock driver leaves the alternate screen, raw mode and mouse reporting on when
    a signal kills the process), and so does the terminal going away (end of input). Once writing
@@ -19,7 +23,10 @@
    out as one piece between `CSI ? 2026 h` and `CSI ? 2026 l`, so a terminal that supports
    synchronized updates shows whole frames only, even when the kernel hands a large frame over
    in several reads (a terminal that does not ignores the mode). Textual's own markers, sent only
-   when the terminal answers its query, are dropped: every write is bracketed here.
+   when the terminal answers its query, are dropped: every write is bracketed here, but a lone
+   escape sequence (a mode set, a query), which draws nothing. The modes Textual sets as the
+   application mode starts, one write each, are held and go out in one write with the first
+   paint (9.).
 7. Frames are written on the loop's thread. Textual hands each frame to an output thread; when the
    machine's CPUs are taken, waking that thread costs a scheduler turn per frame, which the
    keystroke latency with busy loops beside it shows (`python -m e2e.test_latency --floods 16
@@ -34,19 +41,23 @@
    rules as read-only: its own cache hands the same ones out again), so the host's children
    reuse what the first TUI parsed.
 
+9. The first paint. As the application mode starts, the app may already hold the attach reply
+   (`TermuxApp.first_paint`): the focused session's screen is written then, where its pane will
+   be, before Textual has made its widgets; Textual's first frame draws the same lines and the
+   rest of the screen around them.
+
 This is the one module that uses Textual's private names (the parser, its deadline, the driver's
-app): `textual_changes()` says which of them a Textual release changed, and the tests run it, so
-an upgrade that moves one fails loudly, naming it, instead of silently bringing the 100 ms Escape
-or a 10 Hz poll back. Everything else in termux uses Textual's public API (a test checks it).
+app, the input thread it starts): `textual_changes()` says which of them a Textual release
+changed, and the tests run it, so an upgrade that moves one fails loudly, naming it, instead of
+silently bringing the 100 ms Escape, a 10 Hz poll or a second reader of the terminal back.
+Everything else in termux uses Textual's public API (a test checks it).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import inspect
 import os
-import selectors
 import signal
 import sys
 import time
@@ -103,36 +114,91 @@ class TermuxParser(XTermParser):
 
 
 class TermuxDriver(LinuxDriver):
-    """LinuxDriver with an idle-silent input thread, a short ESC delay and the input fast path."""
+    """LinuxDriver that reads the terminal on the event loop, with a short ESC delay and the
+    input fast path."""
 
     #: Called on the event loop with each Key/Paste; returns nothing: the app's `input_from_driver`.
     input_hook: Callable[[Message], None] | None = None
-    #: The context the hook runs in (the app's, captured when the driver starts).
-    input_context: contextvars.Context | None = None
 
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
         delay_ms = getattr(getattr(app, "config", None), "escape_delay_ms", None)
         self.escape_delay = max(ESCAPE_DELAY if delay_ms is None else delay_ms / 1000, MIN_ESCAPE_DELAY)
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_r, False)
         self._stopping = False
         self._hung_up = False
+        self._held: list[str] | None = None  # writes held while the application mode starts
         self._event_loop: asyncio.AbstractEventLoop | None = None
-        # The input thread's recent select timeouts (None: asleep until input); tests read it.
-        self.select_timeouts: deque[float | None] = deque(maxlen=64)
+        self._parser: TermuxParser | None = None
+        self._decode: Callable[[bytes], str] = getincrementaldecoder("utf-8")(errors="replace").decode
+        self._reading = False
+        #: The timer that delivers a pending escape sequence's keys at its deadline (None: none pending).
+        self.escape_timer: asyncio.TimerHandle | None = None
+        # The delays the escape timer was armed with, recent first; tests read it.
+        self.escape_waits: deque[float] = deque(maxlen=64)
 
     def start_application_mode(self) -> None:
+        if TRACE.on:
+            TRACE.mark("driver.start")
         self._event_loop = loop = asyncio.get_running_loop()
-        # On the loop, in the app's context: Textual finds the active app through context variables.
-        self.input_context = contextvars.copy_context()
         self.input_hook = getattr(self._app, "input_from_driver", None)
         if hasattr(self._app, "write_to_terminal"):  # escapes of the app's own (OSC 52) go out here
             self._app.write_to_terminal = self.write
         self._stopping = False
         for sig in ENDING_SIGNALS:  # removed when the loop closes
             loop.add_signal_handler(sig, self._end, sig)
-        super().start_application_mode()
+        # Textual's start writes each mode it sets on its own: held, they go out in one write
+        # with the first paint.
+        self._held = []
+        try:
+            super().start_application_mode()
+            self._first_paint()
+        finally:
+            held, self._held = self._held, None
+            if held:
+                self.write("".join(held))
+        self.start_reading(loop)
+
+    def start_reading(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Read the terminal (`fileno`) on `loop` from now on (in the context of the caller: Textual
+        finds the active app through context variables, and the reader runs in a copy of it)."""
+        self._event_loop = loop
+        self._parser = TermuxParser(self._debug, self.escape_delay)
+        self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
+        loop.add_reader(self.fileno, self._on_readable)
+        self._reading = True
+
+    def stop_reading(self) -> None:
+        """Stop reading the terminal; whatever a pending escape sequence held is dropped."""
+        if self._reading and self._event_loop is not None:
+            self._reading = False
+            try:
+                self._event_loop.remove_reader(self.fileno)
+            except (OSError, ValueError, RuntimeError):  # the descriptor or the loop is closed already
+                pass
+        if self.escape_timer is not None:
+            self.escape_timer.cancel()
+            self.escape_timer = None
+        parser, self._parser = self._parser, None
+        if parser is not None:
+            try:
+                for _ in parser.feed(""):
+                    pass
+            except Exception:
+                pass
+
+    def _first_paint(self) -> None:
+        """What the app can draw before Textual's first frame (`TermuxApp.first_paint`: the
+        focused session's screen), written as soon as the terminal is in the TUI's modes."""
+        paint = getattr(self._app, "first_paint", None)
+        if paint is None or self._stopping:
+            return
+        try:
+            size = os.get_terminal_size(self.fileno)
+        except OSError:
+            return
+        text = paint(size.columns, size.lines)
+        if text:
+            self.write(text)
 
     def _end(self, sig: signal.Signals) -> None:
         """An ending signal, on the loop: leave the way a detach does, restoring the terminal. A
@@ -142,67 +208,56 @@ class TermuxDriver(LinuxDriver):
             loop.remove_signal_handler(sig)
         self._app.exit(f"{ENDING_SIGNALS[sig]} ({sig.name})")
 
-    def _terminal_gone(self) -> None:
-        """End of input (on the input thread): the terminal is gone; leave."""
-        loop = self._event_loop
-        if loop is not None and not self._stopping:
-            loop.call_soon_threadsafe(self._app.exit, "lost tty", context=self.input_context)
-
     def disable_input(self) -> None:
         self._stopping = True
-        try:
-            os.write(self._wake_w, b"x")
-        except OSError:
-            pass
+        self.stop_reading()
         super().disable_input()
 
-    def close(self) -> None:
-        super().close()
-        for fd in (self._wake_r, self._wake_w):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
     def run_input_thread(self) -> None:
-        selector = selectors.DefaultSelector()
-        selector.register(self.fileno, selectors.EVENT_READ)
-        selector.register(self._wake_r, selectors.EVENT_READ)
-        parser = TermuxParser(self._debug, self.escape_delay)
-        decode = getincrementaldecoder("utf-8")(errors="replace").decode
+        """Textual's input thread (LinuxDriver starts it): nothing to do, the loop reads."""
+
+    def _on_readable(self) -> None:
+        """The terminal has bytes (on the loop): parse them and hand each key on at once."""
         try:
-            while not self._stopping:
-                deadline = parser.next_timeout()
-                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-                self.select_timeouts.append(timeout)
-                for key, _mask in selector.select(timeout):
-                    if key.fd == self._wake_r:
-                        try:
-                            os.read(self._wake_r, 64)
-                        except OSError:
-                            pass
-                        continue
-                    try:
-                        data = os.read(self.fileno, 4096)
-                    except OSError:  # EIO: the terminal hung up
-                        data = b""
-                    if TRACE.on:
-                        TRACE.stamp("tui.read")
-                    if not data:
-                        self._terminal_gone()
-                        self._stopping = True
-                        break
-                    for message in parser.feed(decode(data)):
-                        self.process_message(message)
-                for message in parser.tick():
-                    self.process_message(message)
-        finally:
-            selector.close()
-            try:
-                for _ in parser.feed(""):
-                    pass
-            except Exception:
-                pass
+            data = os.read(self.fileno, 4096)
+        except BlockingIOError:
+            return
+        except OSError:  # EIO: the terminal hung up
+            data = b""
+        if TRACE.on:
+            TRACE.stamp("tui.read")
+        parser = self._parser
+        if not data or parser is None:
+            self.stop_reading()
+            if not self._stopping:  # end of input: the terminal is gone; leave
+                self._stopping = True
+                self._app.exit("lost tty")
+            return
+        for message in parser.feed(self._decode(data)):
+            self.process_message(message)
+        if self.escape_timer is not None or parser.next_timeout() is not None:
+            self._arm_escape_timer()
+
+    def _arm_escape_timer(self) -> None:
+        """The one timer of the input: due at the pending escape sequence's deadline, if any."""
+        if self.escape_timer is not None:
+            self.escape_timer.cancel()
+            self.escape_timer = None
+        parser, loop = self._parser, self._event_loop
+        deadline = parser.next_timeout() if parser is not None else None
+        if deadline is not None and loop is not None:
+            delay = max(0.0, deadline - time.monotonic())
+            self.escape_waits.append(delay)
+            self.escape_timer = loop.call_later(delay, self._escape_due)
+
+    def _escape_due(self) -> None:
+        self.escape_timer = None
+        if (parser := self._parser) is None:
+            return
+        for message in parser.tick():
+            self.process_message(message)
+        if parser.next_timeout() is not None:
+            self._arm_escape_timer()
 
     def write(self, data: str) -> None:
         out = sys.__stderr__  # where Textual writes (textual_changes checks it)
@@ -210,26 +265,36 @@ class TermuxDriver(LinuxDriver):
             return
         if data in (SYNC_START, SYNC_END):
             return  # Textual's own brackets: every write is bracketed below
+        if self._held is not None:
+            self._held.append(data)
+            return
         if TRACE.on:
             TRACE.stamp("tui.composed")
         try:
-            out.write(f"{SYNC_START}{data}{SYNC_END}")
+            # A lone escape sequence (a mode Textual sets) draws nothing: no bracket.
+            out.write(data if _lone_sequence(data) else f"{SYNC_START}{data}{SYNC_END}")
             out.flush()
         except OSError:  # EIO: it hung up; whatever the app still draws goes nowhere
             self._hung_up = True
         if TRACE.on:
             TRACE.stamp("tui.written")
+            TRACE.mark(f"driver.wrote {len(data)}")
 
     def process_message(self, message: Message) -> None:
         hook = self.input_hook
-        loop = self._event_loop
-        if hook is not None and loop is not None and isinstance(message, (events.Key, events.Paste)):
+        if hook is not None and isinstance(message, (events.Key, events.Paste)):
             message.set_sender(self._app)
-            # In the app's context: Textual finds the active app through context variables.
-            loop.call_soon_threadsafe(hook, message, context=self.input_context)
+            hook(message)  # on the loop already, in the app's context (start_reading)
             return
         super().process_message(message)
 
+
+def _lone_sequence(data: str) -> bool:
+    """`data` is one short escape sequence and nothing else (a mode set or a query)."""
+    return len(data) <= LONE_SEQUENCE and data.startswith("\x1b") and "\x1b" not in data[1:]
+
+
+LONE_SEQUENCE = 32  # characters: Textual's mode sets and queries are shorter
 
 # Parsed stylesheet sources kept for the process (`SharedStylesheet`): a few per widget class and
 # theme. Past the bound the cache starts again empty (a process that keeps changing themes reparses).
@@ -311,6 +376,14 @@ def textual_changes() -> list[str]:
         changed.append("XTermParser._sequence_to_key_events is gone (TermuxParser's alt+backspace)")
     if "self._file = sys.__stderr__" not in inspect.getsource(LinuxDriver.__init__):
         changed.append("LinuxDriver no longer writes to sys.__stderr__ (TermuxDriver.write)")
+    if "Thread(target=self._run_input_thread" not in inspect.getsource(LinuxDriver.start_application_mode):
+        changed.append("LinuxDriver no longer starts its input thread on _run_input_thread (TermuxDriver reads)")
+    if "self.run_input_thread()" not in inspect.getsource(LinuxDriver._run_input_thread):
+        changed.append("LinuxDriver's input thread no longer runs run_input_thread (it would read the terminal too)")
+    if "self.fileno = sys.__stdin__.fileno()" not in inspect.getsource(LinuxDriver.__init__):
+        changed.append("LinuxDriver reads another descriptor than fileno (TermuxDriver.start_reading)")
+    if 'self.write("\\x1b[?1049h")' not in inspect.getsource(LinuxDriver.start_application_mode):
+        changed.append("LinuxDriver.start_application_mode no longer writes its modes through self.write (held)")
     init = inspect.getsource(Driver.__init__)
     if "self._app = app" not in init or "self._debug = debug" not in init:
         changed.append("Driver no longer keeps its app in _app and debug in _debug")

@@ -317,6 +317,9 @@ class Feeder:
                 offset, taken = offset + len(data), taken + len(data)
             piece = parts[0] if len(parts) == 1 else b"".join(parts)
             shadow.stream.feed(piece)
+            if deadline is not None:
+                before, now = now, self.clock()
+                self.rates.parsed(shadow.id, taken, now - before, seconds or 0.0)
             last = piece
             fed += taken
             shadow.backlog_bytes -= taken
@@ -351,9 +354,11 @@ class FramePacer:
         self.clock = clock
         self.last_frame = float("-inf")
         self.key_pending = False
+        self.last_key = float("-inf")  # when the last key was sent (someone is typing)
 
     def key_sent(self) -> None:
         self.key_pending = True
+        self.last_key = self.clock()
 
     def delay(self) -> float:
         """Seconds until pending output may be drawn; 0 means draw now."""

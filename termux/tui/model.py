@@ -48,6 +48,11 @@ MAX_REST = 0.02
 # What background output changes in the sidebar (previews, the * and ! marks) and the activity
 # view's harvest are applied at most this often, whatever the rate of chunks.
 MARK_PERIOD = 0.25
+# While someone types (a key sent within TYPING_HOLD), they are applied at most once per
+# TYPING_MARK_PERIOD: the background's rows then take a quarter of the terminal writes that
+# compete with the echoes, and the previews still move.
+TYPING_HOLD = 1.0
+TYPING_MARK_PERIOD = 1.0
 # The panes beside the focused one are drawn at most this often: a person watches them, but a
 # flood in one must not cost the TUI a frame every 1/60 s while a key's echo waits for the loop.
 PANE_FRAME_PERIOD = 1 / 20
@@ -96,6 +101,13 @@ class Changes:
 Refocus = tuple[Literal["stay", "focus", "banner"], str | None]
 
 
+def find_session(infos: list[SessionInfo], target: str) -> SessionInfo | None:
+    """The session `target` names among `infos` (in the server's order) as the server finds it
+    (`Server.find`): by id, else the first by name."""
+    by_id = next((i for i in infos if i.id == target), None)
+    return by_id or next((i for i in infos if i.name == target), None)
+
+
 class SessionModel:
     def __init__(self, feeder: Feeder | None = None, clock: Callable[[], float] | None = None) -> None:
         self.feeder = feeder or Feeder()
@@ -140,7 +152,7 @@ class SessionModel:
         the one asked for (an id or a name), else the one a view focused last (as tmux re-attaches
         to the most recently used session) if it runs, else the first running one."""
         infos = reply.sessions
-        chosen = next((i for i in infos if wanted in (i.id, i.name)), None) if wanted else None
+        chosen = find_session(infos, wanted) if wanted else None
         running = [i for i in infos if i.state == "running"]
         last = reply.last_focus
         chosen = chosen or next((i for i in running if i.id == last), None) or next(iter(running), None)
@@ -362,16 +374,27 @@ class SessionModel:
         self.touched.add(sid)
         changes.mark(delay)
 
+    def marks_delay(self) -> float:
+        """Seconds until the marks may be applied: a mark period after the last application, a
+        longer one while someone types."""
+        marks = self.marks_pacer
+        now = marks.clock()
+        period = marks.period
+        if now - self.pacer.last_key < TYPING_HOLD:
+            period = max(period, TYPING_MARK_PERIOD)
+        return max(0.0, marks.last_frame + period - now)
+
     def take_marks(self) -> tuple[list[SessionRow], dict[str, bytes]]:
         """The rows that may show something new (previews brought up to date) and the output
         tails for the activity view, since the last time."""
         self.marks_pacer.drawn()
         touched, self.touched = self.touched, set()
         rows = []
-        for sid in touched:
-            if sid in self.rows:
-                self.refresh_preview(sid)
-                rows.append(self.rows[sid])
+        # In the sidebar's order, not the set's (which changes with the hash seed): the rows
+        # drawn first, a few a turn, are the top ones.
+        for sid in [sid for sid in self.rows if sid in touched] if touched else ():
+            self.refresh_preview(sid)
+            rows.append(self.rows[sid])
         tails, self.activity_tails = self.activity_tails, {}
         return rows, {sid: tail for sid, tail in tails.items() if sid in self.rows}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,7 @@ from termux.server.priority import (
     CAP_SYS_NICE,
     RETRY_AFTER,
     CpuPriority,
+    _cpu_hierarchy,
     autogroup_in_effect,
     may_leave_idle,
     raise_own_priority,
@@ -283,3 +285,125 @@ def test_without_autogroup_sched_idle_alone_is_managed_and_no_group_nice_is_writ
     assert cpu.add("%1", 101, 10, idle=False) is None  # nothing to manage
     cpu.follow({"%1"}, viewed=False)
     assert kernel.writes == [] and group.applied == group.base
+
+
+# -- the idle CPU cgroup -------------------------------------------------------------------------
+
+
+def test_the_cpu_cgroup_is_found_in_the_cpu_hierarchy_the_process_is_in(tmp_path: Path) -> None:
+    (tmp_path / "self").mkdir()
+    cgroup, mounts = tmp_path / "self/cgroup", tmp_path / "self/mountinfo"
+    # cgroup v1, mounted from a sub-cgroup (as in a container): the path is taken relative to it
+    cgroup.write_text("3:cpuset:/\n2:cpu,cpuacct:/box/app\n0::/\n")
+    mounts.write_text(
+        "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+        "32 31 0:29 /box /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct\n"
+        "40 31 0:31 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+    )
+    assert _cpu_hierarchy(tmp_path) == (Path("/sys/fs/cgroup/cpu,cpuacct/app"), "/box/app", False)
+    # cgroup v2 alone: the unified hierarchy
+    cgroup.write_text("0::/user.slice/term.scope\n")
+    assert _cpu_hierarchy(tmp_path) == (
+        Path("/sys/fs/cgroup/unified/user.slice/term.scope"),
+        "/user.slice/term.scope",
+        True,
+    )
+    mounts.write_text("31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n")  # nothing mounted
+    assert _cpu_hierarchy(tmp_path) is None
+
+
+class FakeCgroup:
+    def __init__(self) -> None:
+        self.moves: list[tuple[list[int], bool]] = []
+
+    def move(self, pids: list[int], idle: bool) -> int:
+        self.moves.append((sorted(pids), idle))
+        return len(pids)
+
+    def remove(self) -> None:
+        pass
+
+
+def _session_leader(argv: list[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL)
+
+
+def test_the_processes_of_a_session_no_view_shows_are_moved_off_the_loop_raised_first() -> None:
+    kernel, fake, jobs = FakeKernel(), FakeCgroup(), []
+    made: list[int] = []
+
+    def make() -> Any:
+        made.append(1)
+        return fake
+
+    cpu = CpuPriority(
+        kernel.call_later, mechanism=AUTOGROUP, write=kernel.write, read=lambda pid: 0, idle=False,
+        cgroup=make, submit=jobs.append,
+    )  # fmt: skip
+    procs = [_session_leader(["sleep", "60"]) for _ in range(3)]
+    plain, one, two = (p.pid for p in procs)
+    try:
+        assert cpu.add("%0", plain, 10, idle=False) is not None and made == []  # not asked for: not made
+        first, second = cpu.add("%1", one, 10, idle=True), cpu.add("%2", two, 10, idle=True)
+        assert first is not None and first.idle and made == [1]  # the cgroup alone lets them be lowered
+        cpu.follow({"%1"}, viewed=True)
+        assert second is not None and second.lowered == {} and fake.moves == []  # a job waits, nothing moved
+        jobs.pop()()
+        assert fake.moves == [([two], True)]
+        assert os.sched_getscheduler(two) == os.SCHED_OTHER  # no SCHED_IDLE where not permitted
+        cpu.follow({"%2"}, viewed=True)  # one job: the newly shown session first
+        jobs.pop()()
+        assert fake.moves[1:] == [([two], False), ([one], True)] and second.lowered is None
+        cpu.follow({"%2"}, viewed=True)
+        assert jobs == []  # nothing changed: nothing to do
+        cpu.close()
+        assert jobs == [fake.remove]  # the cgroup's removal, queued behind the moves
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+
+
+def _cpu_cgroup(pid: int) -> str:
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "cpu" in controllers.split(",") or controllers == "":
+            return path
+    raise AssertionError(f"{pid} is in no CPU cgroup")
+
+
+def _moved(server: RunningServer) -> dict[str, Any]:
+    """server.stats's cpu_priority once the moves asked for so far are done."""
+    deadline = time.monotonic() + 30
+    while (stats := json.loads(server.run("stats", "--json").stdout)["cpu_priority"])["cgroup_moves_pending"]:
+        assert time.monotonic() < deadline, "the cgroup moves never ended"
+        time.sleep(0.01)
+    return dict(stats)
+
+
+needs_cgroup = pytest.mark.skipif(
+    os.geteuid() != 0 or _cpu_hierarchy(Path("/proc")) is None, reason="no CPU cgroup this user may make here"
+)
+
+
+@needs_cgroup
+def test_the_processes_of_a_session_no_view_shows_go_into_the_idle_cgroup_and_back(server: RunningServer) -> None:
+    with server.client() as c:
+        shell = c.request("session.new", name="shell", command=["/bin/sh"])["session"]
+        c.request("session.new", name="other", command=["/bin/cat"])
+    server.run("send", "-t", "shell", "sleep 300 & echo started-$!-", "Enter")
+    started = server.run("wait", "-t", "shell", "--match", "started-[0-9]+-", "--timeout", "30").stdout
+    sleeper = _execed(int(started.split("-")[1]), "sleep")
+    home = _cpu_cgroup(server.pid)
+    with server.client() as view:
+        view.request("client.attach", focus="other")
+        stats = _moved(server)
+        idle = stats["cgroup"]
+        assert idle is not None and Path(idle, "cpu.idle").read_text().strip() == "1"
+        assert _cpu_cgroup(shell["pid"]) == _cpu_cgroup(sleeper) == f"{home.rstrip('/')}/{Path(idle).name}"
+        assert _cpu_cgroup(_listed(server)["other"]["pid"]) == home
+        view.request("client.focus", target="shell")
+        _moved(server)
+        assert _cpu_cgroup(shell["pid"]) == _cpu_cgroup(sleeper) == home
+    server.stop()
+    assert not Path(idle).exists()  # removed with the server

@@ -14,7 +14,7 @@ from textual import events
 
 from termux.client import AsyncClient
 from termux.protocol.pushes import OutputPush
-from termux.tui.app import DETACHED_BY_ANOTHER, TermuxApp, current_directory
+from termux.tui.app import DETACHED_BY_ANOTHER, MARK_ROWS_PER_TURN, TermuxApp, current_directory
 from termux.tui.config import Config
 from termux.tui.feed import Feeder, ShadowSlice
 from termux.tui.screens import HelpScreen
@@ -382,11 +382,15 @@ async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(serve
         await wait_until(pilot, lambda: "from-a-script" in shadow_text(app))
         assert app._frame_timer is not None  # one timer for the pending frame
         assert app.model.feeder.shadows[sid].screen.dirty  # parsed, not drawn yet
+        await pilot.pause()
+        runs = app.pump_runs
         await pilot.press("k")
         await wait_until(pilot, lambda: "from-a-scriptk" in shadow_text(app))
         assert app._frame_timer is None and not app.model.feeder.shadows[sid].screen.dirty  # the echo drew it all
         assert not app.model.pacer.key_pending
         assert app.echoes_at_once == 1  # and parsed as it was received: no hop through the pump's task
+        await pilot.pause()
+        assert app.pump_runs == runs  # nor a pass of the pump's task after it, with nothing left to parse
         app.model.pacer.period = 0.05  # streamed output is drawn when its frame comes
         with server.client() as c:
             c.request("session.send", target=sid, data=b"-more")
@@ -472,15 +476,26 @@ async def test_background_output_redraws_the_sidebar_at_a_bounded_rate(server: R
         assert app._marks_timer.when() - asyncio.get_running_loop().time() > 3000
         assert set(background) <= app.model.touched
         assert not app.activity.harvester.pool  # harvested with the marks, not per chunk
+        drawn = app.sidebar.rows_drawn
         app._apply_marks()  # what the timer does when it fires
-        assert len(refreshes) == len(background)  # one redraw per changed row
+        # a few rows in this loop turn (a key read meanwhile waits for no more), the rest on the
+        # next turns, without a timer
+        assert len(refreshes) == MARK_ROWS_PER_TURN
+        assert app._marks_timer is None and app._marks_turn is not None
+        assert set(app.activity.harvester.pool) == set(background)  # harvested at once
+        await wait_until(pilot, lambda: not app._marks_rows)
+        await pilot.pause()  # (Textual paints the regions refreshed)
+        assert app._marks_turn is None
+        assert app.sidebar.rows_drawn - drawn == len(background)  # each changed row drawn once
+        assert len(refreshes) <= len(background)
         assert all(
             app.model.rows[sid].preview == "building line 49" and app.model.rows[sid].unseen for sid in background
         )
-        assert set(app.activity.harvester.pool) == set(background)
         assert app._marks_timer is None  # nothing pending: no timer
+        refreshed = len(refreshes)
         app._apply_marks()
-        assert len(refreshes) == len(background)  # rows that show nothing new are not redrawn
+        await pilot.pause()
+        assert len(refreshes) == refreshed  # rows that show nothing new are not redrawn
 
 
 async def test_a_prefix_spelt_as_tmux_does_matches_the_key_the_terminal_sends(server: RunningServer) -> None:
@@ -807,6 +822,51 @@ async def test_switching_session_draws_the_new_screen_once(server: RunningServer
         app.prefix_next()  # what prefix n runs
         assert app.model.rows[app.model.focused or ""].name == "s1"
         assert view.renderer.rendered - before == view.screen_.lines  # each line once
+    await client.close()
+
+
+async def test_a_switch_writes_the_new_screen_at_once_and_textual_draws_no_frame_of_it(
+    server: RunningServer,
+) -> None:
+    """`prefix n` in a pane alone: the new screen is one write of the view (TerminalView.paint),
+    which a reference emulator shows as the shadow has it; the view's widget stays where it is
+    (nothing laid out, moved or refocused), so Textual draws neither the view nor the pane area."""
+    cols, rows = SIZE[0] - 28, SIZE[1] - 1  # the view's size: no resize, no snapshot after
+    with server.client() as c:
+        for n in range(2):
+            command = ["sh", "-c", f"echo switched-{n}; exec cat"]
+            c.request("session.new", name=f"s{n}", command=command, cols=cols, rows=rows)
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        await wait_until(pilot, lambda: "switched-1" in shadow_text(app, app.model.numbered(1)))
+        await pilot.pause(0.1)
+        view, panes = app.view, app.panes
+        drawn: list[str] = []  # the widgets Textual's compositor asked for lines
+        for widget in (view, panes):
+            render = widget.render_lines
+
+            def counted(crop: Any, render: Any = render, name: str = type(widget).__name__) -> Any:
+                drawn.append(name)
+                return render(crop)
+
+            widget.render_lines = counted  # type: ignore[method-assign]
+        writes: list[str] = []
+        app.write_to_terminal = writes.append
+        app.prefix_next()  # what prefix n runs
+        assert app.model.rows[app.model.focused or ""].name == "s1"
+        assert app.view is view and view.has_focus
+        left = view.region.x
+        at_view = f"\x1b[1;{left + 1}H"  # (the sidebar's rows are written too: the mark moved)
+        screens = [w for w in writes if w.startswith(at_view)]
+        assert len(screens) == 1
+        outer = pyte.Screen(*SIZE)
+        pyte.Stream(outer).feed(screens[0])
+        shadow = app.model.feeder.shadows[app.model.focused or ""].screen
+        assert [line[left:] for line in outer.display[:rows]] == shadow.display
+        await pilot.pause(0.1)
+        assert drawn == []  # no frame of the view or of the area around it
+        assert [w for w in writes if w.startswith(at_view)] == screens  # and not written again
     await client.close()
 
 

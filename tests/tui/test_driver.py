@@ -1,4 +1,4 @@
-"""The input driver: a lone Escape is not held, the input thread never polls while idle."""
+"""The input driver: the terminal is read on the loop, a lone Escape is not held, nothing polls."""
 
 from __future__ import annotations
 
@@ -16,70 +16,112 @@ from termux.tui.driver import ESCAPE_DELAY, TermuxDriver, TermuxParser
 
 
 class Harness:
-    """A TermuxDriver reading the slave side of a real pty; keys land in `received`."""
+    """A TermuxDriver reading the slave side of a real pty on the running loop; keys land in
+    `received`, with the thread that handed each over."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.master, self.slave = pty.openpty()
         tty.setraw(self.slave)  # as Textual sets its terminal: bytes arrive as typed
-        self.driver = TermuxDriver(_FakeApp())
+        self.app = _FakeApp()
+        self.driver = TermuxDriver(self.app)
         self.driver.fileno = self.slave
-        self.driver._event_loop = loop
         self.received: asyncio.Queue[Message] = asyncio.Queue()
-        self.driver.input_hook = self.received.put_nowait
-        self.thread = threading.Thread(target=self.driver.run_input_thread, daemon=True)
-        self.thread.start()
+        self.threads: list[int] = []
+        self.driver.input_hook = self._hook
+        self.driver.start_reading(loop)
+
+    def _hook(self, message: Message) -> None:
+        self.threads.append(threading.get_ident())
+        self.received.put_nowait(message)
 
     async def key(self, timeout: float = 10.0) -> Message:
         return await asyncio.wait_for(self.received.get(), timeout)
 
     def stop(self) -> None:
-        self.driver._stopping = True
-        os.write(self.driver._wake_w, b"x")
-        self.thread.join(10)
-        assert not self.thread.is_alive()
+        self.driver.stop_reading()
         os.close(self.master)
         os.close(self.slave)
 
 
 class _FakeApp:
-    """Just enough of an App for the driver's constructor (the thread only uses the hook)."""
+    """Just enough of an App for the driver (the reader only uses the hook, and exit)."""
+
+    def __init__(self) -> None:
+        self.exits: list[str] = []
+
+    def exit(self, reason: str) -> None:
+        self.exits.append(reason)
 
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(name)
 
 
-async def test_lone_escape_is_delivered_after_the_short_delay_not_a_poll() -> None:
+async def test_lone_escape_is_delivered_after_the_short_delay_on_the_one_input_timer() -> None:
     harness = Harness(asyncio.get_running_loop())
+    driver = harness.driver
     try:
         os.write(harness.master, b"a")
         key = await harness.key()
         assert isinstance(key, events.Key) and key.key == "a"
-        # idle: the thread sleeps in select with no timeout (no 10 Hz poll)
-        assert harness.driver.select_timeouts[-1] is None
-        assert all(t is None for t in harness.driver.select_timeouts)
+        # a plain key arms no timer: nothing runs while no byte comes (no poll)
+        assert driver.escape_timer is None and not driver.escape_waits
         os.write(harness.master, b"\x1b")
         key = await harness.key()
         assert isinstance(key, events.Key) and key.key == "escape" and key.character == "\x1b"
-        timeouts = list(harness.driver.select_timeouts)
-        # exactly one bounded wait, for the rest of a possible sequence, no longer than the delay
-        bounded = [t for t in timeouts if t is not None]
-        assert len(bounded) >= 1 and all(t <= ESCAPE_DELAY for t in bounded)
+        # one bounded wait for the rest of a possible sequence, no longer than the delay
+        assert len(driver.escape_waits) >= 1 and all(t <= ESCAPE_DELAY for t in driver.escape_waits)
         assert ESCAPE_DELAY <= 0.01
-        # a whole sequence written at once is one key, not ESC + text
+        assert driver.escape_timer is None  # delivered: nothing armed any more
+        # a whole sequence written at once is one key, not ESC + text, and leaves no timer behind
         os.write(harness.master, b"\x1b[A")
         key = await harness.key()
         assert isinstance(key, events.Key) and key.key == "up"
         os.write(harness.master, b"\x1bx")
         key = await harness.key()
         assert isinstance(key, events.Key) and key.key == "alt+x"
-        # once the sequence is delivered the thread goes back to sleeping without a timeout
-        for _ in range(500):
-            if harness.driver.select_timeouts[-1] is None:
-                break
-            await asyncio.sleep(0.002)
-        assert harness.driver.select_timeouts[-1] is None
+        assert driver.escape_timer is None
     finally:
         harness.stop()
+
+
+async def test_a_key_is_handled_on_the_loop_thread_in_the_callback_that_read_it() -> None:
+    """No thread hop: the hook runs on the loop's thread, before the loop runs anything else."""
+    loop = asyncio.get_running_loop()
+    harness = Harness(loop)
+    order: list[str] = []
+    real_hook = harness._hook
+
+    def hook(message: Message) -> None:
+        order.append("key")
+        # anything scheduled from here runs after the hook: the key did not wait for a turn
+        loop.call_soon(order.append, "next")
+        real_hook(message)
+
+    harness.driver.input_hook = hook
+    try:
+        os.write(harness.master, b"xy")
+        first, second = await harness.key(), await harness.key()
+        assert [first.key, second.key] == ["x", "y"]  # type: ignore[attr-defined]
+        assert harness.threads == [threading.get_ident()] * 2
+        assert order[:2] == ["key", "key"]  # both keys of one read, in one callback
+        assert not [t for t in threading.enumerate() if t.name == "textual-input" and t.is_alive()]
+    finally:
+        harness.stop()
+
+
+async def test_the_terminal_hanging_up_ends_the_app_and_stops_reading() -> None:
+    harness = Harness(asyncio.get_running_loop())
+    try:
+        os.close(harness.master)  # the terminal goes away: the slave reads EIO
+        for _ in range(500):
+            if harness.app.exits:
+                break
+            await asyncio.sleep(0.002)
+        assert harness.app.exits == ["lost tty"]
+        assert not harness.driver._reading
+    finally:
+        harness.driver.stop_reading()
+        os.close(harness.slave)
 
 
 def test_parser_keeps_alt_backspace() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from termux.protocol.pushes import Push
 from termux.protocol.results import AttachResult
 from termux.tui.feed import Feeder
@@ -58,3 +60,22 @@ def test_a_session_quiet_before_the_attach_says_since_when() -> None:
     }
     model.attach(wire(AttachResult, reply), None)
     assert model.rows["%0"].quiet_since == 1234.5 and model.rows["%1"].quiet_since is None
+
+
+def test_the_marks_wait_longer_while_someone_types() -> None:
+    """A mark period after the last application; while keys are being sent (within TYPING_HOLD
+    of the last one), the longer TYPING_MARK_PERIOD; the normal one again once typing stops."""
+    from termux.tui.model import MARK_PERIOD, TYPING_HOLD, TYPING_MARK_PERIOD
+
+    now = [100.0]
+    model, _ = attached("a", "b")
+    model.pacer.clock = model.marks_pacer.clock = lambda: now[0]
+    model.take_marks()  # applied at 100
+    assert model.marks_delay() == pytest.approx(MARK_PERIOD)
+    now[0] += 0.1
+    model.pacer.key_sent()  # someone types
+    model.pacer.drawn()  # (its echo drawn: typing is about keys, not a pending echo)
+    assert model.marks_delay() == pytest.approx(TYPING_MARK_PERIOD - 0.1)
+    now[0] += TYPING_HOLD  # no key since: the normal period, long past
+    assert model.marks_delay() == 0.0
+    assert TYPING_MARK_PERIOD > MARK_PERIOD

@@ -390,3 +390,31 @@ async def test_a_changed_sidebar_row_is_written_alone_and_an_unchanged_one_not_a
         ]
         assert "1:b *" in outer.display[2] and "tests passed" in outer.display[3]
         assert all(not line.strip() for y, line in enumerate(outer.display) if y not in (2, 3))
+
+
+async def test_changed_sidebar_rows_write_only_their_changed_lines_in_one_write() -> None:
+    """Rows whose preview changed (and nothing else) write their preview lines only, every row of
+    one update in one write, where a reference emulator shows them as the sidebar draws them."""
+    import pyte
+
+    from termux.tui.model import SessionRow
+    from termux.tui.widgets import Sidebar
+
+    app = SideBySide(Screen(40, 10))
+    async with app.run_test(size=(70, 10)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        sidebar.set_rows([SessionRow("%1", "b"), SessionRow("%2", "c")], "%1")
+        await pilot.pause()
+        writes: list[str] = []
+        app.write_to_terminal = writes.append  # type: ignore[attr-defined]
+        assert sidebar.update_rows([SessionRow("%1", "b", preview="one"), SessionRow("%2", "c", preview="two")]) == 2
+        assert len(writes) == 1  # both rows, one write
+        outer = pyte.Screen(70, 10)
+        pyte.Stream(outer).feed(writes[0])
+        width = sidebar.outer_size.width
+        written = [y for y, line in enumerate(outer.display) if line.strip()]
+        assert written == [1, 3]  # the preview lines; the name lines show what they showed
+        assert [outer.display[y][:width] for y in written] == [
+            "".join(strip.text for strip in sidebar.render_lines(Region(0, y, width, 1))) for y in written
+        ]
+        assert "one" in outer.display[1] and "two" in outer.display[3]
