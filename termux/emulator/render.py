@@ -314,10 +314,14 @@ def _draw_buffer(buffer: Any, columns: int, lines: int) -> list[str]:
 
 def _draw_runs(row: Packed, y: int, columns: int, pen: _Pen) -> None:
     """A row of runs (single-width characters only): each run's text at once, default-looking
-    blanks skipped (the replaying screen is blank there already)."""
+    blanks before the row's first text and after its last skipped (the replaying screen is blank
+    there already). Blanks between texts are written, not jumped over: the replaying fast Screen
+    then keeps the row as runs too (a row with a gap becomes cells, slower to draw on and to
+    render)."""
     out = pen.out
     x = row.start
     at = -1  # where the cursor is now in this line (-1: not positioned yet)
+    blank_from = -1  # default-looking blanks drawn nowhere yet run from here up to x (-1: none)
     for text, cells in zip(row.texts, row.cells, strict=True):
         if x >= columns:
             break
@@ -330,12 +334,18 @@ def _draw_runs(row: Packed, y: int, columns: int, pen: _Pen) -> None:
             stripped = text.lstrip(" ")
             start += len(text) - len(stripped)
             text = stripped.rstrip(" ")
+            if blank_from < 0 and at >= 0:
+                blank_from = x  # after a text: written if another text follows
         if text:
-            if start != at:
+            if blank_from >= 0 and blank_from == at:
+                pen.use(DEFAULT_CHAR)
+                out.append(" " * (start - at))
+            elif start != at:
                 out.append(f"\x1b[{y + 1};{start + 1}H")
             pen.use(cells.style)
             out.append(text)
             at = start + len(text)
+            blank_from = at if at < end else -1  # (its own trailing blanks)
         x = end
 
 

@@ -75,6 +75,22 @@ def test_snapshot_round_trips_exactly(data: bytes) -> None:
     assert copy.display == screen.display
 
 
+def test_a_snapshot_replays_rows_of_runs_as_rows_of_runs() -> None:
+    """Blanks between a row's texts are written, not jumped over: the replaying screen keeps the
+    row as runs (a gap would make it cells), in the same state; blanks before the first text and
+    after the last are still skipped."""
+    # An agent's row: texts in colours with default blanks between them, and blanks at both ends.
+    row = "   12 \x1b[33mreading\x1b[m   \x1b[2m....\x1b[m \x1b[32m04711\x1b[m      "
+    screen = feed(Screen(40, 3), f"\x1b[2;1H{row}\x1b[3;1Hplain   text   \x1b[1;1H")
+    assert all(screen.buffer.peek(y).__class__ is Packed for y in (1, 2))
+    data = snapshot(screen)
+    copy = feed(Screen(40, 3), data)
+    assert all(copy.buffer.peek(y).__class__ is Packed for y in (1, 2))  # runs, not cells
+    assert full_state(copy) == full_state(screen)
+    assert b"\x1b[2;4H12 " in data and b"plain   text" in data  # each row's text from its first
+    assert data.count(b"\x1b[2;") == 1 and data.count(b"\x1b[3;") == 1
+
+
 def test_snapshot_of_alternate_screen_keeps_main_screen_underneath() -> None:
     screen = feed(Screen(20, 4), "\x1b[32mshell$ \x1b[0m\x1b[?1049h\x1b[1;1H\x1b[7mvim\x1b[?1h\x1b[?2004h")
     copy = feed(Screen(20, 4), snapshot(screen))
