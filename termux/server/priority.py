@@ -188,6 +188,13 @@ def cgroup_of(pid: int, unified: bool) -> str | None:
     return None
 
 
+def _session_of(pid: int) -> int | None:
+    try:
+        return os.getsid(pid)
+    except OSError:  # gone meanwhile
+        return None
+
+
 class IdleCgroup:
     """A CPU cgroup marked idle under the server's own (`home`): its tasks run only on CPU time
     no other task wants, and any other task that wakes preempts them at once."""
@@ -235,6 +242,22 @@ class IdleCgroup:
             except OSError as exc:  # gone meanwhile, or not ours to move
                 if exc.errno != errno.ESRCH:
                     log.debug("process %d: not moved to %s: %s", pid, target, exc.strerror)
+        return moved
+
+    def move_back(self, leader: int, passes: int = 4) -> int:
+        """Every process of the session led by `leader` in the idle cgroup back to the server's,
+        found in the cgroup itself: one the session forked while a pass ran (born in the idle
+        cgroup) is found by the next. Returns the processes moved. Blocking: on the mover's thread."""
+        moved = 0
+        for _ in range(passes):
+            try:
+                members = [int(p) for p in (self.directory / "cgroup.procs").read_text().split()]
+            except OSError:
+                return moved
+            pids = [pid for pid in members if _session_of(pid) == leader]
+            if not pids:
+                break
+            moved += self.move(pids, idle=False)
         return moved
 
     def sweep(self) -> None:
@@ -428,7 +451,7 @@ class CpuPriority:
         if not changing:
             return
         tasks = session_tasks({self.groups[sid].pid for sid in changing})
-        moves: list[tuple[list[int], bool]] = []
+        moves: list[tuple[int, list[int], bool]] = []
         for sid in sorted(changing, key=lambda s: s in lower):  # raising first
             group = self.groups[sid]
             processes = tasks[group.pid]
@@ -439,11 +462,15 @@ class CpuPriority:
                 if self.idle:
                     self._raise(threads, group.lowered or {})
                 group.lowered = None
-            moves.append((list(processes), sid in lower))
+            moves.append((group.pid, list(processes), sid in lower))
         if self.cgroup is not None:
             cgroup = self.cgroup
             self.cgroup_moves += 1
-            self._submit(lambda: [cgroup.move(pids, idle) for pids, idle in moves])
+            # Back: what the cgroup holds of the session (not the scan's list, which misses what it
+            # forked since); in: the scan's processes (what they fork after is born in the cgroup).
+            self._submit(
+                lambda: [cgroup.move(pids, True) if idle else cgroup.move_back(leader) for leader, pids, idle in moves]
+            )
 
     def _lower(self, tids: list[int]) -> dict[int, int]:
         lowered: dict[int, int] = {}

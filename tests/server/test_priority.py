@@ -20,6 +20,7 @@ from termux.server.priority import (
     CAP_SYS_NICE,
     RETRY_AFTER,
     CpuPriority,
+    IdleCgroup,
     _cpu_hierarchy,
     autogroup_in_effect,
     may_leave_idle,
@@ -320,6 +321,10 @@ class FakeCgroup:
         self.moves.append((sorted(pids), idle))
         return len(pids)
 
+    def move_back(self, leader: int) -> int:
+        self.moves.append(([leader], False))  # (every process of its session the cgroup holds)
+        return 1
+
     def remove(self) -> None:
         pass
 
@@ -407,3 +412,29 @@ def test_the_processes_of_a_session_no_view_shows_go_into_the_idle_cgroup_and_ba
         assert _cpu_cgroup(shell["pid"]) == _cpu_cgroup(sleeper) == home
     server.stop()
     assert not Path(idle).exists()  # removed with the server
+
+
+@needs_cgroup
+def test_moving_a_session_back_takes_what_the_cgroup_holds_of_it_not_a_list() -> None:
+    """A process the session forked after the scan that listed its processes is born in the idle
+    cgroup: moving back reads the cgroup, so it comes back too (and another session's stays)."""
+    group = IdleCgroup.make()
+    assert group is not None
+    home = _cpu_cgroup(os.getpid())
+    shown = subprocess.Popen(["sh", "-c", "sleep 300 & echo $!; wait"], start_new_session=True, stdout=subprocess.PIPE)
+    hidden = _session_leader(["sleep", "300"])
+    try:
+        assert shown.stdout is not None
+        child = _execed(int(shown.stdout.readline()), "sleep")
+        assert group.move([shown.pid, child, hidden.pid], idle=True) == 3
+        assert {_cpu_cgroup(p) for p in (shown.pid, child, hidden.pid)} == {group.path}
+        assert group.move_back(shown.pid) == 2  # the leader and the child no list named
+        assert _cpu_cgroup(shown.pid) == _cpu_cgroup(child) == home
+        assert _cpu_cgroup(hidden.pid) == group.path
+    finally:
+        for proc in (shown, hidden):
+            proc.kill()
+            proc.wait()
+        subprocess.run(["pkill", "-s", str(shown.pid)], check=False)
+        group.remove()
+    assert not group.directory.exists()
