@@ -4,6 +4,7 @@
     python -m benchmarks.attach --runs 2          # quicker
     python -m benchmarks.attach --profile         # profile the server over the attaches
     python -m benchmarks.attach --baseline /tmp/old   # also another checkout's termux, same server
+    python -m benchmarks.attach --trace           # the first paint through the host, by stage
 
 Set-up: an isolated server with 50 sessions, each having printed a few lines (a listing, then
 `attach-bench N`) and then waiting in `cat`, and 1,000 events in the log (renames). Each run starts
@@ -26,6 +27,11 @@ from the keys' write until the next session's text is drawn (the switch). Then t
 CPU to paint: the CPU time the client's processes (the one spawned, its children, a TUI host's
 child drawing on its terminal) and the server used until first paint, from /proc schedstat.
 
+Stages (`--trace`): the termux attaches through the TUI host run with `TERMUX_TRACE`, and each
+stage the caller, the host's child and its TUI stamp (termux/trace.py `Tracer.mark`) is timed
+from the spawn; `driver.wrote` is the first write that drew (more than a lone escape sequence),
+`seen` the first paint as above.
+
 Round trips: one more attach goes through a counting Unix-socket proxy in front of the server, which
 records every request line the TUI sends; the requests sent before first paint are the round trips
 that attach took (listed by command). tmux beside it: `tmux attach -t main:N` with 50 windows.
@@ -43,6 +49,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -203,6 +210,8 @@ class Client:
     switches: list[float] = field(default_factory=list)
     colds: list[float] = field(default_factory=list)
     trips: str = "n/a"
+    stages: list[dict[str, float]] = field(default_factory=list)  # --trace: stage -> seconds from the spawn
+    trace: bool = False
 
 
 def measure_attach(client: Client, argv: list[str], marker: str, runs: int) -> Terminal:
@@ -213,13 +222,46 @@ def measure_attach(client: Client, argv: list[str], marker: str, runs: int) -> T
         client.opening = painted - start
         term.close()
     for run in range(runs):
-        start, first, painted, cpu, term = attach_once(argv, client.env, marker, client.cwd, client.server_pid)
+        trace = Path(tempfile.mkdtemp(prefix="attach-trace-")) / "trace" if client.trace else None
+        env = client.env if trace is None else client.env | {"TERMUX_TRACE": str(trace)}
+        start, first, painted, cpu, term = attach_once(argv, env, marker, client.cwd, client.server_pid)
+        if trace is not None:
+            client.stages.append(read_stages(trace, start) | {"seen": painted - start})
+            shutil.rmtree(trace.parent, ignore_errors=True)
         client.firsts.append(first - start)
         client.cpus.append(cpu)
         client.paints.append(painted - start)
         if run < runs - 1:
             term.close()
     return term
+
+
+def read_stages(trace: Path, start: float) -> dict[str, float]:
+    """The first stamp of each attach stage in a trace file, in seconds from `start` (monotonic)."""
+    stages: dict[str, float] = {}
+    for line in trace.read_text().splitlines():
+        ns, _, rest = line.partition(" ")
+        stage, *more = rest.split(" ")
+        if not more:
+            continue  # a keystroke's stage (no pid)
+        if stage == "driver.wrote" and int(more[0]) <= LONE:
+            continue
+        stages.setdefault(stage, int(ns) / 1e9 - start)
+    return stages
+
+
+LONE = 64  # bytes: a write this short is a mode set or a query, not a drawing
+
+
+def stage_table(client: Client) -> str:
+    """Each stage's p50 from the spawn and after the stage before it (in the order of the p50s)."""
+    names = {name for stages in client.stages for name in stages}
+    p50 = {name: statistics.median(s[name] for s in client.stages if name in s) for name in names}
+    rows, before = [], 0.0
+    for name in sorted(names, key=p50.__getitem__):
+        rows.append([name, ms(p50[name]), ms(p50[name] - before)])
+        before = p50[name]
+    return markdown_table(["stage", "p50 ms from the spawn", "after the stage before"], rows)
 
 
 def measure_switches(client: Client, term: Terminal, prefix: bytes, first: int, count: int) -> None:
@@ -280,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-tmux", action="store_true")
     parser.add_argument("--baseline", type=Path, help="a checkout whose termux runs beside (before/after in one run)")
     parser.add_argument("--profile", action="store_true", help="profile the server over the attaches")
+    parser.add_argument("--trace", action="store_true", help="break termux's first paint down by stage")
     args = parser.parse_args(argv)
     middle = args.sessions // 2
     marker = f"attach-bench {middle}"
@@ -288,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     server = IsolatedServer(extra_env=server_profile_env(args.profile)).start()
     env = with_bytecode(server.env)
     clients = [
-        Client("termux", env, REPO_ROOT, opening=0.0, server_pid=server.pid),
+        Client("termux", env, REPO_ROOT, opening=0.0, server_pid=server.pid, trace=args.trace),
         Client("termux (no host)", env | {"TERMUX_TUI_HOST": "0"}, REPO_ROOT, server_pid=server.pid),
     ]
     if args.baseline is not None:
@@ -344,6 +387,10 @@ def main(argv: list[str] | None = None) -> int:
         "switch p50 ms", "switch max", "switch CPU p50 ms", "cold start p50 ms", "round trips",
     ]  # fmt: skip
     print(markdown_table(header, [_row(c) for c in clients]))
+    for client in clients:
+        if client.stages:
+            print(f"\n### {client.name}: first paint by stage ({len(client.stages)} attaches)\n")
+            print(stage_table(client))
     print(
         f"\n{args.runs} attaches each (for termux after a first one, which forks the TUI host) to the middle of"
         f" {args.sessions} sessions with {args.events:,} events in"

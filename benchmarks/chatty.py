@@ -5,6 +5,7 @@
     python -m benchmarks.chatty --program agent --sessions 4,16                # agents redrawing
     python -m benchmarks.chatty --profile              # profile the termux server's measured window
     python -m benchmarks.chatty --baseline main        # termux at another revision beside this one
+    python -m benchmarks.chatty --spy /tmp/spy         # py-spy the termux server and TUI, window only
 
 N sessions each run a program that prints moderately (e2e/programs/chatty.py: 50 short log lines a
 second, `print(..., flush=True)` then `sleep(0.02)`; or e2e/programs/agent.py: a 120x40 full-screen
@@ -25,6 +26,8 @@ byte are the server's and the client's CPU together over the window divided by t
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -42,6 +45,7 @@ from e2e.terminal import Terminal
 PROGRAMS_DIR = Path(__file__).resolve().parent.parent / "e2e" / "programs"
 PROGRAMS = {"chatty": "chatty.py", "agent": "agent.py"}
 COLS, ROWS = 120, 40
+SPY_RATE = 1000  # samples a second (py-spy)
 
 
 def program(name: str, tally: Path) -> list[str]:
@@ -114,6 +118,26 @@ def window(pids: tuple[int, int], seconds: float) -> tuple[float, float]:
     return (after[0] - before[0]) / 1e9, (after[1] - before[1]) / 1e9
 
 
+def spy(directory: str | None, pids: dict[str, int], seconds: float, label: str) -> list[subprocess.Popen[bytes]]:
+    """py-spy records each of `pids` ({"server": pid, "tui": pid}) for `seconds` into
+    `directory/<label>-<name>.txt` (collapsed stacks, one "stack count" a line); none without a
+    directory. py-spy samples from its own process, so the profiled process runs unchanged."""
+    if directory is None:
+        return []
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    exe = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    out = Path(directory)
+    options = ["--duration", f"{seconds:g}", "--rate", str(SPY_RATE), "--format", "raw", "--nonblocking"]
+    return [
+        subprocess.Popen(
+            [exe, "record", "--pid", str(pid), *options, "--output", str(out / f"{label}-{name}.txt")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name, pid in pids.items()
+    ]
+
+
 def settle(term: Terminal, args: argparse.Namespace) -> None:
     """Wait until the client drew something, then stop emulating its output (the harness reads it
     as a fast sink: stock pyte in this process would compete with what is measured) and warm up."""
@@ -135,8 +159,14 @@ def measure_termux(n: int, focused: bool, args: argparse.Namespace, checkout: Pa
                     client.request("session.new", name=f"c{i}", command=program(args.program, tally), cwd="/")
             term = server.terminal("attach", "-t", "c0" if focused else "home", cols=COLS, rows=ROWS)
             settle(term, args)
-            with profile_server(args.profile, server.socket_path, f"chatty-{args.program}-{n}-{focused}"):
+            label = f"chatty-{args.program}-{n}-{'focused' if focused else 'background'}"
+            if checkout is not None:
+                label += "-baseline"
+            spies = spy(args.spy, {"server": server.pid, "tui": term.pid}, args.seconds, label)
+            with profile_server(args.profile, server.socket_path, label):
                 server_cpu, client_cpu = window((server.pid, term.pid), args.seconds)
+            for process in spies:
+                process.wait()
         finally:
             server.stop()  # closes the sessions: each program writes its tally
         return Run(server_cpu, client_cpu, args.seconds, read_tally(tally, n))
@@ -189,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds between drawn and measured")
     parser.add_argument("--skip-tmux", action="store_true")
     parser.add_argument("--profile", action="store_true", help="profile the termux server's measured window")
+    parser.add_argument("--spy", metavar="DIR", help="py-spy the termux server and TUI over the window into DIR")
     parser.add_argument("--baseline", metavar="REV", help="also measure termux at this git revision")
     args = parser.parse_args(argv)
 

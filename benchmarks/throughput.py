@@ -25,8 +25,9 @@ after `cat` returned. MB/s = workload bytes / that time.
 
 Every client runs in a 120x40 PTY read by a fast sink (the harness counts the bytes and does not
 emulate them, once the client has drawn). Scrollback is on, as by default: termux keeps its default
-10,000 lines, tmux runs with `history-limit 10000` to match. CPU: the server and the client (TUI)
-over the run, from /proc/PID/task/*/schedstat, per MB printed.
+10,000 lines, tmux runs with `history-limit 10000` to match. CPU: the server and the client (the
+TUI: the `termux attach` started and the TUI host's child that runs it) over the run, from
+/proc/PID/task/*/schedstat, per MB printed.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ if __package__ in (None, ""):
 from benchmarks.emulator import gen_logs, gen_sgr, gen_top, gen_yes
 from benchmarks.procstat import cpu_ns
 from benchmarks.report import baseline_checkout, markdown_table, profile_server, server_profile_env
-from e2e.isolated import IsolatedServer, TmuxServer, descendants
+from e2e.isolated import IsolatedServer, TmuxServer, descendants, on_terminal
 from e2e.terminal import Terminal
 
 MB = 1_000_000
@@ -157,7 +158,8 @@ def termux_run(
             _ready(tui, label)  # its name in the sidebar: the TUI knows the session
             if focused and redraw is not None:
                 path.write_bytes(redraw(*_attached_size(client, sid)))
-            pids = [server.pid, tui.pid]
+            # The TUI may run in a child of the TUI host, drawing on the caller's terminal.
+            pids = [server.pid, tui.pid, *on_terminal(tui.pid)]
             cpu_before = _cpu(pids)
             start, wall = time.monotonic(), time.time()
             client.request("session.send", target=sid, keys=["Enter"])

@@ -15,7 +15,7 @@ from typing import Any
 import pyte
 import pytest
 
-from e2e.isolated import IsolatedServer
+from e2e.isolated import TERMUX, IsolatedServer
 from e2e.terminal import Terminal
 
 Start = Callable[..., Terminal]
@@ -134,6 +134,64 @@ def test_an_outer_resize_reaches_the_session(tui: Start, server: IsolatedServer)
         time.sleep(0.05)
     term.write(b"clear; stty size\r")
     term.wait_for(f"{20 - STATUS} {90 - SIDEBAR}")
+
+
+def test_the_focused_screen_is_painted_first_where_textual_then_draws_it(tui: Start, server: IsolatedServer) -> None:
+    """As it takes the terminal, the TUI draws the focused session's screen from the attach
+    reply (before Textual's first frame): in one synchronized update with the modes it sets,
+    the sidebar and status line left for Textual's frame, which draws the same lines there."""
+    cols, rows = 100, 30
+    size = ["-x", str(cols - SIDEBAR), "-y", str(rows - STATUS)]  # nothing to resize or reflow
+    server.run("new", "-d", "-s", "other", "--", "/bin/sh", "-c", "echo other-screen; exec cat")
+    server.run("new", "-d", "-s", "shown", *size, "--", "/bin/sh", "-c", "printf 'painted\\nfirst\\n'; exec cat")
+    server.run("wait", "-t", "shown", "first")
+    seen: dict[str, tuple[list[str], int]] = {}
+
+    def when(name: str, text: str) -> Callable[[Terminal], bool]:
+        def check(t: Terminal) -> bool:
+            if text in t.text and name not in seen:
+                seen[name] = (t.display, t.frames)
+            return name in seen
+
+        return check
+
+    term = tui("attach", "-t", "shown", cols=cols, rows=rows)
+    first, full = term.expect(when("first", "painted")), term.expect(when("full", "ctrl+b then"))
+    first.wait(30)
+    full.wait(30)
+    painted, frames = seen["first"]
+    textual, _ = seen["full"]
+    assert frames == 1  # the first synchronized update the terminal saw
+    assert [line[:SIDEBAR].strip() for line in painted] == [""] * rows  # no sidebar yet
+    assert not painted[rows - 1].strip()  # nor status line
+    assert [line[SIDEBAR:] for line in painted[: rows - STATUS]] == [
+        line[SIDEBAR:] for line in textual[: rows - STATUS]
+    ]
+    assert painted[0][SIDEBAR:].rstrip() == "painted"
+
+
+def test_an_attach_to_a_target_asks_client_attach_first_and_nothing_else_to_find_it(server: IsolatedServer) -> None:
+    """`termux attach -t NAME`: `client.attach` is its first request, and the target is found in
+    its reply (no `session.get`), counted by a proxy in front of the server."""
+    from benchmarks.attach import CountingProxy
+
+    server.run("new", "-d", "-s", "shown", "--", "/bin/sh", "-c", "echo counted-screen; exec cat")
+    server.run("wait", "-t", "shown", "counted-screen")
+    proxy_path = server.socket_dir / "proxy"
+    proxy = CountingProxy(server.socket_path, proxy_path)
+    try:
+        argv = [*TERMUX, "-S", str(proxy_path), "attach", "-t", "shown"]
+        term = Terminal(argv, cols=100, rows=30, env=server.env | {"TERMUX_TUI_HOST": "0"}, cwd=server.checkout)
+        try:
+            term.wait_for("counted-screen", timeout=30)
+            term.wait_for("ctrl+b then", timeout=30)
+        finally:
+            term.close()
+    finally:
+        proxy.close()
+    sent = [cmd for _, cmd in proxy.requests]
+    assert sent[0] == "client.attach"  # the first request, and no lookup of the target at all
+    assert not {"session.get", "session.list"} & set(sent)
 
 
 def test_new_attaches_focused_on_the_new_session(tui: Start, server: IsolatedServer) -> None:

@@ -13,6 +13,10 @@ def entry() -> None:
     (every verb has closed what it opened and logs as it goes): only the standard streams'
     buffers are flushed here."""
     from termux.argv import TUI_VERBS, verb_named
+    from termux.trace import TRACE
+
+    if TRACE.on:
+        TRACE.mark("caller.entry")
 
     status = None
     if verb_named(sys.argv[1:]) in TUI_VERBS:  # else a one-shot verb: it never loads the host's side

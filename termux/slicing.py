@@ -23,6 +23,9 @@ from dataclasses import dataclass
 # slices are longer.
 FOCUSED_BUDGET = 0.008
 BACKGROUND_BUDGET = 0.002
+# Within a slice, output is fed in pieces sized to the time left at the speed the session's output
+# last parsed (`ParseRate`); a session's first piece, its speed unknown, is PARSE_CHUNK.
+PARSE_CHUNK = 1024
 
 
 class SliceOrder:
@@ -74,3 +77,33 @@ def rest_after(seconds: float, share: float) -> float:
     """The rest after a background slice of `seconds` that keeps background work to `share` of
     the time."""
     return seconds * (1 / share - 1)
+
+
+class ParseRate:
+    """Bytes per second each session's output parsed at lately (sans-I/O: the caller times)."""
+
+    def __init__(self, chunk: int = PARSE_CHUNK) -> None:
+        self.chunk = chunk  # the first piece, the speed unknown, and the smallest
+        self._rates: dict[str, float] = {}
+
+    def piece(self, session_id: str, seconds_left: float, room: int) -> int:
+        """How many bytes to feed next: what parses in `seconds_left`, at least `chunk`."""
+        rate = self._rates.get(session_id)
+        if rate is None:
+            return min(self.chunk, room)
+        return min(room, max(self.chunk, round(rate * seconds_left)))  # (int() would cut a float error)
+
+    def parsed(self, session_id: str, nbytes: int, seconds: float, budget: float) -> None:
+        """`nbytes` took `seconds` in a slice of `budget` seconds. A feed costs a fixed part plus a
+        part per byte, so a small piece (the last of a slice, cut short by the time left)
+        understates the speed: only pieces of at least a quarter of a slice's worth teach it."""
+        if nbytes < self.chunk or seconds <= 0:
+            return  # too small to say anything
+        old = self._rates.get(session_id)
+        if old is not None and nbytes < old * budget / 4:
+            return
+        rate = nbytes / seconds
+        self._rates[session_id] = rate if old is None else (old + rate) / 2
+
+    def forget(self, session_id: str) -> None:
+        self._rates.pop(session_id, None)

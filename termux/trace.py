@@ -63,5 +63,9 @@ class Tracer:
             self._session[armed] = self._session[sequence]
         os.write(self._fd, f"{now} {stage}\n".encode())
 
+    def mark(self, stage: str) -> None:
+        """A stage of an attach (`ATTACH`), stamped each time it happens."""
+        os.write(self._fd, f"{time.monotonic_ns()} {stage} {os.getpid()}\n".encode())
+
 
 TRACE = Tracer(os.environ.get("TERMUX_TRACE"))

@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import compress, repeat
 from operator import attrgetter, itemgetter, ne
 from typing import Any
@@ -48,9 +49,9 @@ from pyte import modes as mo
 from pyte.screens import Margins
 
 from .history import DEFAULT_STYLE, Stored, compact_line, intern_style, pack_line
-from .rows import Buffer, Cells, Packed, row_line, stored_runs, wrap_extent
+from .rows import Buffer, Cells, Deferred, Packed, row_line, stored_runs, wrap_extent
+from .screen import Char, Ext, _style_attrs
 from .screen import Screen as _ReferenceScreen
-from .screen import _style_attrs
 from .stream import ByteStream as _ReferenceByteStream
 from .stream import Stream as _ReferenceStream
 
@@ -150,7 +151,7 @@ class FastScreenMixin(_ReferenceScreen):
 
     def _put(self, y: int, x: int, text: str, cells: Cells) -> None:
         """Write `text` (printable ASCII, fitting in the row) at (x, y) in `cells`' attributes."""
-        rows = self.buffer.rows
+        rows = self.buffer.row_list(y)
         row = rows[y]
         if row is None:
             rows[y] = Packed(self.default_char, x, text, cells)
@@ -312,14 +313,19 @@ class FastScreenMixin(_ReferenceScreen):
         if self.cursor.y != bottom:
             self.cursor_down()
             return
-        rows = self.buffer.rows
         # As the reference: only a full-screen scroll of the main screen feeds the scrollback.
-        if top == 0 and bottom == lines - 1 and self._main_buffer is None and self.history.maxlen:
-            row = rows[0]
-            if row.__class__ is Packed:
-                self.history.append_stored(row.stored(self.default_char), (row.end or 1) if row.wrapped else 0)
+        feeds = top == 0 and bottom == lines - 1 and self._main_buffer is None and self.history.maxlen > 0
+        shifted = self._shift_deferred(top, bottom, 1, feeds) if self.buffer.deferred else None
+        rows = self.buffer._rows
+        if feeds:
+            if shifted:  # the top row was deferred: it leaves as it came
+                self.history.extend_stored(shifted[0][2])
             else:
-                self._scroll_into_history(row)
+                row = rows[0]
+                if row.__class__ is Packed:
+                    self.history.append_stored(row.stored(self.default_char), (row.end or 1) if row.wrapped else 0)
+                else:
+                    self._scroll_into_history(row)
         self.dirty.update(range(lines))
         if bottom > top:
             # pyte: for y in range(top, bottom): buffer[y] = buffer[y + 1]; buffer.pop(bottom)
@@ -443,7 +449,7 @@ class FastScreenMixin(_ReferenceScreen):
     # ------------------------------------------------------------------ line blocks
 
     def _blank_bottom(self, bottom: int) -> bool:
-        row = self.buffer.rows[bottom]
+        row = self.buffer.row_list(bottom)[bottom]
         return row is None or (row.is_blank() if row.__class__ is Packed else not row)
 
     def _onto_content(self, texts: list[str], bottom: int, one_line: Callable[[str], object]) -> int:
@@ -527,24 +533,25 @@ class FastScreenMixin(_ReferenceScreen):
         cursor.y = bottom
 
     def _scroll_in(
-        self, new: list[Packed], m: int, top: int, bottom: int, gone_lines: list[Stored], gone_wrapped: list[int]
+        self, new: list[Any], m: int, top: int, bottom: int, gone_lines: list[Stored], gone_wrapped: list[int] | None
     ) -> None:
         """Scroll the region [top, bottom] up by m rows, each drawn on the blank bottom row just
         before its scroll: `new` are the last of them, those that stay on the screen; `gone_lines`
         the scrollback lines of the ones before (if the scrollback keeps them), `gone_wrapped` which
-        of those are soft-wrapped. The bottom row ends blank."""
-        rows = self.buffer.rows
+        of those are soft-wrapped. The bottom row ends blank. Deferred rows move with the region
+        (those that leave it go into the scrollback as they came)."""
+        keep = self._scrolls_into_history(top, bottom)
+        shifted = self._shift_deferred(top, bottom, m, keep) if self.buffer.deferred else None
+        rows = self.buffer._rows
         old = rows[top:bottom]
-        if self._scrolls_into_history(top, bottom):
-            default = self.default_char
+        if keep:
             leaving = old[:m]
-            try:  # rows of runs (the usual rows): their wraps inline, without a call per row
-                wraps = [(row.end or 1) if row.wrapped else 0 for row in leaving]  # (as wrap_extent)
-            except AttributeError:  # a row of cells among them
-                wraps = list(map(wrap_extent, leaving))
-            self.history.extend_stored(
-                [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in leaving], wraps
-            )
+            at = 0
+            for offset, count, lines in shifted or ():
+                self._rows_into_history(leaving[at:offset])
+                self.history.extend_stored(lines)
+                at = offset + count
+            self._rows_into_history(leaving[at:])
             gone_wraps = None
             if gone_wrapped:
                 gone_wraps = [0] * len(gone_lines)
@@ -555,7 +562,42 @@ class FastScreenMixin(_ReferenceScreen):
         rows[bottom] = None
         self._fill_rows(rows, top, bottom)
 
+    def _shift_deferred(self, top: int, bottom: int, m: int, keep: bool) -> list[tuple[int, int, list[Stored]]]:
+        """The region [top, bottom] scrolls up by m rows: deferred rows inside it move with it
+        (deferred rows outside it are built first), and those that leave it are no longer
+        deferred: for each stretch they were part of, (the offset of the first from `top`, how
+        many, their scrollback lines as they came if `keep`), in order."""
+        buffer = self.buffer
+        for deferred in [d for d in buffer.deferred if not (top <= d.first and d.end <= bottom)]:
+            buffer.settle(deferred)
+        out: list[tuple[int, int, list[Stored]]] = []
+        cut = top + m  # the rows above it leave
+        for deferred in list(buffer.deferred):
+            if deferred.first >= cut:
+                deferred.first -= m
+                continue
+            count = min(deferred.end, cut) - deferred.first
+            out.append((deferred.first - top, count, deferred.leave(deferred, count, keep)))
+            if deferred.lines:
+                deferred.first = top
+            else:
+                buffer.deferred.remove(deferred)
+        return out
+
     # ------------------------------------------------------------------ scrollback
+
+    def _rows_into_history(self, leaving: list[Any]) -> None:
+        """Rows (as stored: None, runs or cells) into the scrollback, oldest first."""
+        if not leaving:
+            return
+        default = self.default_char
+        try:  # rows of runs (the usual rows): their wraps inline, without a call per row
+            wraps = [(row.end or 1) if row.wrapped else 0 for row in leaving]  # (as wrap_extent)
+        except AttributeError:  # a row of cells among them
+            wraps = list(map(wrap_extent, leaving))
+        self.history.extend_stored(
+            [row.stored(default) if row.__class__ is Packed else self._stored(row) for row in leaving], wraps
+        )
 
     def _scrolls_into_history(self, top: int, bottom: int) -> bool:
         """Whether a scroll of [top, bottom] keeps the top row: as the reference Screen.index, only a
@@ -628,8 +670,10 @@ class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
 _CSI_PARAMS_MAX = 64
 _SGR_CACHE_LIMIT = 1024
 _SGR_STEPS_LIMIT = 64  # transitions remembered per SgrState
+_SGR_SUFFIX_RUNS = 4  # SGR runs after a block's last reset walked as one transition (see _state_after)
 _PLAN_CACHE_LIMIT = 1024
 _SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
+_SGR_RUNS = re.compile(r"(?:\x1b\[[0-9;]*m)+")
 _PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
 # After a CUP: a row redrawn whole, as top and other full-screen programs do: SGR, text, SGR, EL 0.
 _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-9;]{0,64}m)*)\x1b\[0?K")
@@ -859,7 +903,7 @@ class FastStreamMixin(_ReferenceStream):
         entry = screen._cell_caches.get(id(attrs))
         cells = entry[1] if entry is not None and entry[0] is attrs else screen._cells(attrs)
         y = cursor.y
-        rows = screen.buffer.rows
+        rows = screen.buffer.row_list(y)
         row = rows[y]
         if row is None:
             rows[y] = Packed(screen.default_char, x, text, cells)
@@ -1043,6 +1087,8 @@ class FastStreamMixin(_ReferenceStream):
             for text in texts[i:]:
                 run(text + "\r\n", 0)
             return
+        if self._f_sgr_direct and self._deferred_lines(screen, texts[i:], top, bottom):
+            return
         # Each line: its pieces (SGR sequences, then text) and the number of rows it makes.
         columns = screen.columns
         autowrap = DECAWM in screen.mode
@@ -1052,23 +1098,32 @@ class FastStreamMixin(_ReferenceStream):
         state = self._sgr_state(screen, cursor.attrs, reverse)
         last_piece = ""
         early: list[Stored] = []  # the scrollback lines of the first lines, made without rows
-        if keep_all and len(lines) > bottom - top:
+        skipped = 0  # lines that scroll away unseen and unkept, never built
+        direct = self._f_sgr_direct  # SGR is a pure computation (no handler to call per sequence)
+        if len(lines) > bottom - top and (keep_all or direct):
             # The lines that scroll away at once if each is one row (none wider than the screen).
             gone = len(lines) - (bottom - top)
-            visible = _SGR_SEQ.sub("", "\r\n".join(lines[:gone])).split("\r\n")  # their text
+            head = "\r\n".join(lines[:gone])
+            visible = _SGR_SEQ.sub("", head).split("\r\n")  # their text
             if max(map(len, visible)) <= columns:
-                early, state = self._stored_lines(screen, lines[:gone], visible, state, reverse)
+                if not direct:
+                    early, state = self._stored_lines(screen, lines[:gone], visible, state, reverse)
+                else:
+                    if keep_all:  # kept as they came, expanded when read
+                        early = self._lazy_lines(screen, lines[:gone], state.attrs, reverse)
+                    else:  # never kept: only their effect on the attributes counts
+                        skipped = gone
+                    state = self._state_after(screen, head, state, reverse)
                 lines = lines[gone:]
                 last_piece = next(filter(None, reversed(visible)), "")
         if keep_all:
             first_seen = -1  # every row is built
             counts = [0] * len(lines)  # (so their counts are not needed)
         else:
-            lengths = [len(_SGR_SEQ.sub("", text)) for text in lines]
-            if autowrap:
+            counts = [1] * len(lines)
+            if autowrap and max(map(len, lines), default=0) > columns:  # (SGR included: may wrap)
+                lengths = map(len, _SGR_SEQ.sub("", "\r\n".join(lines)).split("\r\n"))
                 counts = [(length + columns - 1) // columns if length else 1 for length in lengths]
-            else:
-                counts = [1] * len(lines)
             first_seen = sum(counts) - (bottom - top)  # rows before this one scroll away unseen
         # A row: its runs (texts, their cells) and its length; None for one never built.
         rows: list[tuple[list[str], list[Any], int] | None] = []
@@ -1121,7 +1176,7 @@ class FastStreamMixin(_ReferenceStream):
         for w in wrapped[seen:]:
             new[w - gone].wrapped = True
         gone_wrapped = [w + ahead for w in wrapped[:seen]] if keep_all else []
-        screen._scroll_in(new, ahead + len(rows), top, bottom, gone_lines, gone_wrapped)
+        screen._scroll_in(new, skipped + ahead + len(rows), top, bottom, gone_lines, gone_wrapped)
         if last_piece:
             screen._last_char = last_piece[-1]
         screen.dirty.update(range(screen.lines))
@@ -1181,6 +1236,149 @@ class FastStreamMixin(_ReferenceStream):
                 parts[2::2] = ends[:-1]
                 append(tuple(parts))
         return out, state
+
+    def _deferred_lines(self, screen: Any, lines: list[str], top: int, bottom: int) -> bool:
+        """Lines of text and SGR, none wider than the screen, drawn from the cursor at column 0 of
+        the blank bottom row (SGR a pure computation), each scrolling the region [top, bottom] once:
+        without building a row for any of them. Those that scroll away go into the scrollback as
+        they came (`_lazy_lines`; or nowhere, if it keeps none); those left on the screen are
+        deferred (`Buffer.deferred`: built when something reads them, unless they scroll away
+        first). The state after a run of lines is walked from its last SGR reset
+        (`_state_after`). False, with nothing done, when a line is wider than the screen."""
+        visible = _SGR_SEQ.sub("", "\r\n".join(lines)).split("\r\n")  # their text
+        if max(map(len, visible)) > screen.columns:
+            return False
+        cursor = screen.cursor
+        reverse = DECSCNM in screen.mode  # (SGR changes no mode)
+        state = self._sgr_state(screen, cursor.attrs, reverse)
+        keep = screen._scrolls_into_history(top, bottom)
+        gone = max(0, len(lines) - (bottom - top))  # lines that scroll away at once
+        kept: list[Stored] = []
+        if gone:
+            head = "\r\n".join(lines[:gone])
+            if keep:
+                kept = self._lazy_lines(screen, lines[:gone], state.attrs, reverse)
+            state = self._state_after(screen, head, state, reverse)
+        tail = lines[gone:]
+        screen._scroll_in([None] * len(tail), len(lines), top, bottom, kept, None)
+        if tail:
+            first = bottom - len(tail)
+            build, leave = self._build_deferred, self._leave_deferred
+            screen.buffer.deferred.append(
+                Deferred(first, tail, state.attrs, reverse, screen.default_char, build, leave)
+            )
+            state = self._state_after(screen, "\r\n".join(tail), state, reverse)
+        cursor.attrs = state.attrs
+        last = next(filter(None, reversed(visible)), "")
+        if last:
+            screen._last_char = last[-1]
+        screen.dirty.update(range(screen.lines))
+        cursor.x = 0
+        cursor.y = bottom
+        return True
+
+    def _build_deferred(self, deferred: Deferred) -> list[Packed]:
+        """Deferred rows, built as the styled-lines path builds rows (under the DECSCNM of then)."""
+        screen: Any = self.listener
+        reverse = deferred.reverse
+        with self._as_drawn(screen, reverse):
+            state = self._sgr_state(screen, deferred.attrs, reverse)
+            step = self._sgr_step
+            cells_of = self._cells_of
+            default = deferred.default
+            rows: list[Packed] = []
+            for text in deferred.lines:
+                runs_t: list[str] = []
+                runs_c: list[Any] = []
+                for sgrs, piece in _PIECE.findall(text):
+                    if sgrs:
+                        after = state.after.get(sgrs)
+                        state = step(screen, state, sgrs, reverse) if after is None else after
+                    if piece:
+                        cells = cells_of(screen, state)
+                        if runs_c and runs_c[-1] is cells:
+                            runs_t[-1] += piece
+                        else:
+                            runs_t.append(piece)
+                            runs_c.append(cells)
+                rows.append(Packed.of_runs(default, runs_t, runs_c, sum(map(len, runs_t))))
+        return rows
+
+    def _leave_deferred(self, deferred: Deferred, count: int, keep: bool) -> list[Stored]:
+        """The first `count` deferred rows scroll out of the region: they are no longer deferred;
+        their scrollback lines as they came, when `keep`."""
+        screen: Any = self.listener
+        lines = deferred.lines[:count]
+        out = self._lazy_lines(screen, lines, deferred.attrs, deferred.reverse) if keep else []
+        if count < len(deferred.lines):  # the rest start from the attributes after these
+            with self._as_drawn(screen, deferred.reverse):
+                state = self._sgr_state(screen, deferred.attrs, deferred.reverse)
+                deferred.attrs = self._state_after(screen, "\r\n".join(lines), state, deferred.reverse).attrs
+        del deferred.lines[:count]
+        return out
+
+    @staticmethod
+    @contextmanager
+    def _as_drawn(screen: Any, reverse: bool) -> Iterator[None]:
+        """SGR walked later as it was when the lines came: under the DECSCNM of then (SGR 0 resets
+        to the default cell, which DECSCNM changes), the cursor's attributes left as they are (the
+        walk leaves its last state there)."""
+        mode = screen.mode
+        flip = (DECSCNM in mode) != reverse
+        saved = screen.cursor.attrs
+        if flip:
+            mode.symmetric_difference_update({DECSCNM})
+        try:
+            yield
+        finally:
+            if flip:
+                mode.symmetric_difference_update({DECSCNM})
+            screen.cursor.attrs = saved
+
+    def _lazy_lines(self, screen: Any, lines: list[str], attrs: Any, reverse: bool) -> list[Any]:
+        """`lines` (text and SGR, none wider than the screen, each drawn from column 0 of a blank
+        row that then scrolls away, the first from attributes `attrs`) as lazy scrollback lines:
+        one block, expanded by `_expand_block` when one of them is read. The block holds only
+        strings, booleans and plain tuples, so that scrollback stays invisible to the cycle
+        collector."""
+        ext = getattr(attrs, "ext", None)
+        block = ("\r\n".join(lines), tuple(attrs), None if ext is None else tuple(ext), reverse)
+        screen.history.expander = self._expand_block
+        return list(zip(repeat(block), range(len(lines))))
+
+    def _expand_block(self, block: tuple[Any, ...]) -> list[Stored]:
+        """A lazy block's stored lines, as `_stored_lines` made them when the lines arrived: SGR is
+        walked from the attributes the block started with, under the DECSCNM of then."""
+        head, fields, ext, reverse = block
+        screen: Any = self.listener
+        attrs = tuple.__new__(Char, fields)
+        if ext is not None:
+            attrs.ext = Ext(*ext)
+        with self._as_drawn(screen, reverse):
+            lines = head.split("\r\n")
+            visible = _SGR_SEQ.sub("", head).split("\r\n")
+            out, _ = self._stored_lines(screen, lines, visible, self._sgr_state(screen, attrs, reverse), reverse)
+        return out
+
+    def _state_after(self, screen: Any, text: str, state: SgrState, reverse: bool) -> SgrState:
+        """The state after the SGR sequences in `text` (text and SGR only) from `state`. SGR with a
+        first parameter of 0 (or none) sets every attribute but the link, which SGR never changes:
+        from the last such sequence on, the state does not depend on the one before, so only the
+        sequences from there are walked."""
+        end = len(text)
+        while (at := text.rfind("\x1b[", 0, end)) >= 0:
+            first = text[at + 2 : text.index("m", at)].partition(";")[0]
+            if not first.strip("0"):
+                break
+            end = at
+        step = self._sgr_step
+        runs = _SGR_RUNS.findall(text, max(at, 0))
+        if at >= 0 and len(runs) <= _SGR_SUFFIX_RUNS:  # (a short suffix: one transition, remembered)
+            runs = ["".join(runs)]
+        for sgrs in runs:
+            hit = state.after.get(sgrs)
+            state = step(screen, state, sgrs, reverse) if hit is None else hit
+        return state
 
     def _sgr_state(self, screen: Any, attrs: Any, reverse: bool) -> SgrState:
         """The state for drawing with `attrs` (under DECSCNM or not), made once per attributes."""

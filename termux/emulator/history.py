@@ -5,6 +5,12 @@ just its string; any other line is one tuple holding the whole text, then each r
 it ends — `(text, style)`, `(text, style0, end0, style1)`, … — instead of a tuple and a string per run.
 Styles are interned so equal runs share one object.
 
+Lines of text and SGR that scroll away as a block (`ls --color`, coloured logs) may be kept as they
+arrived, unexpanded: one tuple per line, `(block, index)`, where `block` is the text of the
+whole block with its SGR sequences and the attributes it started with. Reading such a line expands
+its block (through `Scrollback.expander`, the emulator's own SGR walk) into stored lines; the last
+block expanded is remembered, so reading lines in order expands each block once.
+
 Scrollback is invisible to Python's cycle collector: a style is a `RunStyle` (a msgspec Struct made
 with gc=False) rather than a cell namedtuple, so runs and lines are tuples of untracked objects,
 which the collector stops tracking. With a cell as the style every line stayed tracked, and each
@@ -15,7 +21,7 @@ the server's loop, measured in `python -m benchmarks.gc_pause`.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain, islice, repeat
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -88,6 +94,7 @@ def unpack_line(stored: Stored) -> Line:
         start = end
     runs.append((text[start:], parts[n - 1]))
     return tuple(runs)
+
 
 # Interning table for run styles; bounded so that adversarial 24-bit colours cannot grow it forever
 # (when full it is emptied: lines keep the styles they hold, later lines intern anew).
@@ -175,7 +182,7 @@ class Scrollback:
     re-cut ones (`_lines`) and read as they are meanwhile, at the width they were cut at.
     """
 
-    __slots__ = ("_lines", "_older", "_older_wraps", "_wraps", "added", "width")
+    __slots__ = ("_expanded", "_lines", "_older", "_older_wraps", "_wraps", "added", "expander", "width")
 
     def __init__(self, maxlen: int = 10000) -> None:
         self._lines: deque[Stored] = deque(maxlen=max(0, int(maxlen)))
@@ -188,6 +195,23 @@ class Scrollback:
         # however many lines arrive after it (until a reflow re-cuts the lines), so a reader can
         # pin a numbering while output goes on (copy mode; `session.capture`'s `base`).
         self.added = 0
+        # Expands a lazy line's block into its stored lines (set by whoever stores lazy lines);
+        # the last block expanded and its lines (one block at most: what one parse made).
+        self.expander: Callable[[tuple[Any, ...]], list[Stored]] | None = None
+        self._expanded: tuple[tuple[Any, ...] | None, list[Stored]] = (None, [])
+
+    def _real(self, line: Any) -> Stored:
+        """A line as stored, a lazy one expanded."""
+        if line.__class__ is tuple and line[0].__class__ is tuple:
+            block, index = line
+            done, lines = self._expanded
+            if done is not block:
+                if self.expander is None:
+                    raise RuntimeError("a lazy scrollback line without an expander")
+                lines = self.expander(block)
+                self._expanded = (block, lines)
+            return lines[index]  # type: ignore[no-any-return]
+        return line  # type: ignore[no-any-return]
 
     @property
     def maxlen(self) -> int:
@@ -202,7 +226,7 @@ class Scrollback:
         return len(self._older) + len(self._lines)
 
     def __iter__(self) -> Iterator[Line]:
-        return map(unpack_line, chain(self._older, self._lines))
+        return map(unpack_line, map(self._real, chain(self._older, self._lines)))
 
     def _locate(self, index: int) -> tuple[deque[Stored], deque[int], int]:
         older = len(self._older)
@@ -216,11 +240,11 @@ class Scrollback:
 
     def __getitem__(self, index: int) -> Line:
         lines, _, i = self._locate(index)
-        return unpack_line(lines[i])
+        return unpack_line(self._real(lines[i]))
 
     def stored(self, index: int) -> Stored:
         lines, _, i = self._locate(index)
-        return lines[i]
+        return self._real(lines[i])
 
     def wrap(self, index: int) -> int:
         """Line `index`'s wrap (negative from the newest): 0, or the columns it spanned when it was
@@ -286,6 +310,7 @@ class Scrollback:
         self._wraps.clear()
         self._older.clear()
         self._older_wraps.clear()
+        self._expanded = (None, [])
 
     # -- reflow
 
@@ -305,9 +330,10 @@ class Scrollback:
         if not older:
             return None
         wraps = self._older_wraps
-        rows = [(unpack_line(older.pop()), wraps.pop())]
+        real = self._real
+        rows = [(unpack_line(real(older.pop())), wraps.pop())]
         while older and wraps[-1]:
-            rows.append((unpack_line(older.pop()), wraps.pop()))
+            rows.append((unpack_line(real(older.pop())), wraps.pop()))
         rows.reverse()
         return rows
 
@@ -319,7 +345,7 @@ class Scrollback:
         if not self._lines:
             return None
         self.added -= 1  # it goes back to the screen: the lines above keep their numbers
-        return unpack_line(self._lines.pop()), self._wraps.pop()
+        return unpack_line(self._real(self._lines.pop())), self._wraps.pop()
 
     def extend_rows(self, rows: Sequence[tuple[Line, int]]) -> None:
         """Rows cut at the current width, oldest first, after the newest line."""
@@ -339,9 +365,10 @@ class Scrollback:
             if not older_wraps[-1] and (len(older_wraps) < 2 or not older_wraps[-2]):
                 # A line on one row (most lines), without unpacking it: as it is if it fits, else
                 # cut in its stored form if it is ASCII.
-                stored = older[-1]
+                stored = self._real(older[-1])
                 if text_width(stored if stored.__class__ is str else stored[0]) <= width:  # type: ignore[arg-type]
-                    made.append(older.pop())
+                    older.pop()
+                    made.append(stored)
                     made_wraps.append(older_wraps.pop())
                     continue
                 pieces = cut_stored(stored, width, DEFAULT_STYLE)
@@ -364,9 +391,10 @@ class Scrollback:
         """Re-cut the newest pending line at `width`, its rows appended to `made` newest first."""
         older = self._older
         older_wraps = self._older_wraps
-        rows: list[tuple[Stored, int]] = [(older.pop(), older_wraps.pop())]
+        real = self._real
+        rows: list[tuple[Stored, int]] = [(real(older.pop()), older_wraps.pop())]
         while older and older_wraps[-1]:
-            rows.append((older.pop(), older_wraps.pop()))
+            rows.append((real(older.pop()), older_wraps.pop()))
         rows.reverse()
         joined = join_stored(rows, DEFAULT_STYLE)
         pieces = None if joined is None else cut_stored(joined, width, DEFAULT_STYLE)

@@ -19,7 +19,7 @@ empty `Packed`, a row it has not is None.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from operator import attrgetter, eq
 from typing import Any
@@ -217,18 +217,78 @@ def stored_runs(texts: list[str], cells: list[Cells], default: Any, start: int =
     return tuple(out)
 
 
+class Deferred:
+    """Rows not built yet: rows `first`.. of a buffer are the `lines` (text and SGR, one row each,
+    none wider than the screen) drawn from attributes `attrs`, as `build(self)` makes them. Set by
+    the styled-lines path for the rows it leaves on the screen, so that rows that later scroll
+    away are never built (they go to the scrollback as they came)."""
+
+    __slots__ = ("attrs", "build", "default", "first", "leave", "lines", "reverse")
+
+    def __init__(
+        self,
+        first: int,
+        lines: list[str],
+        attrs: Any,
+        reverse: bool,
+        default: Any,
+        build: Callable[[Deferred], list[Any]],
+        leave: Callable[[Deferred, int, bool], list[Any]],
+    ) -> None:
+        self.first = first
+        self.lines = lines
+        self.attrs = attrs
+        self.reverse = reverse  # DECSCNM when they were drawn
+        self.default = default  # the default cell then
+        self.build = build
+        # The first `count` rows scroll out of the region: `leave(self, count, keep)` drops them
+        # from these (the rest start from the attributes after them), returning their scrollback
+        # lines as they came (when `keep`, else none).
+        self.leave = leave
+
+    @property
+    def end(self) -> int:
+        return self.first + len(self.lines)
+
+
 class Buffer:
     """pyte's `screen.buffer` (y -> row, a missing row is made on `buffer[y]`), over `rows`.
 
     Reading a row through this mapping turns a packed row into cells (once). `peek` and `view` read
     without doing so. Keys are the row numbers 0 <= y; the list grows if a key past it is written.
+
+    Some rows may wait to be built (`deferred`, stretches of rows in order, apart): reading `rows`
+    builds them all first, so every reader and writer sees them built, and `row_list(y)` builds
+    the one holding row y; only the fast Screen's scrolls look past them (`_rows`), moving them
+    with the region or into the scrollback as they came.
     """
 
-    __slots__ = ("rows", "screen")
+    __slots__ = ("_rows", "deferred", "screen")
 
     def __init__(self, screen: Any, lines: int) -> None:
         self.screen = screen  # for its current default cell, which new rows start from
-        self.rows: list[Any] = [None] * lines
+        self._rows: list[Any] = [None] * lines
+        self.deferred: list[Deferred] = []
+
+    @property
+    def rows(self) -> list[Any]:
+        if self.deferred:
+            self.settle()
+        return self._rows
+
+    def row_list(self, y: int) -> list[Any]:
+        """`rows`, for a caller that reads or writes row y only: deferred rows elsewhere stay so."""
+        for deferred in self.deferred:
+            if deferred.first <= y < deferred.end:
+                self.settle(deferred)
+                break
+        return self._rows
+
+    def settle(self, deferred: Deferred | None = None) -> None:
+        """Build the deferred rows (those of `deferred` only, if given)."""
+        for each in [deferred] if deferred is not None else list(self.deferred):
+            self.deferred.remove(each)
+            self._rows[each.first : each.end] = each.build(each)
 
     def fit(self, lines: int) -> None:
         """Exactly `lines` slots (after a resize, which dropped the rows past the end)."""
@@ -241,16 +301,17 @@ class Buffer:
     def _slot(self, y: int) -> Any:
         if y < 0:
             raise KeyError(y)
-        rows = self.rows
+        rows = self.row_list(y)
         if y >= len(rows):
             rows.extend([None] * (y + 1 - len(rows)))
         return rows[y]
 
-    # -- reading without turning rows into cells
+    # -- reading without turning rows into cells (these touch row y only: other deferred rows
+    # stay deferred)
 
     def peek(self, y: int) -> Any:
         """The row as stored: None (no row), a `Packed` or a cell dict."""
-        rows = self.rows
+        rows = self.row_list(y)
         return rows[y] if 0 <= y < len(rows) else None
 
     def view(self, y: int) -> StaticDefaultDict[int, Any] | None:
@@ -267,9 +328,9 @@ class Buffer:
     def __getitem__(self, y: int) -> StaticDefaultDict[int, Any]:
         row = self._slot(y)
         if row is None:
-            row = self.rows[y] = StaticDefaultDict(self.screen.default_char)
+            row = self._rows[y] = StaticDefaultDict(self.screen.default_char)
         elif row.__class__ is Packed:
-            row = self.rows[y] = row.materialize()
+            row = self._rows[y] = row.materialize()
         return row  # type: ignore[no-any-return]
 
     def get(self, y: int, default: Any = None) -> Any:
@@ -277,17 +338,17 @@ class Buffer:
         if row is None:
             return default
         if row.__class__ is Packed:
-            row = self.rows[y] = row.materialize()
+            row = self._rows[y] = row.materialize()
         return row
 
     def __setitem__(self, y: int, row: Any) -> None:
         self._slot(y)
-        self.rows[y] = row
+        self._rows[y] = row
 
     def __delitem__(self, y: int) -> None:
         if self.peek(y) is None:
             raise KeyError(y)
-        self.rows[y] = None
+        self._rows[y] = None
 
     def pop(self, y: int, *default: Any) -> Any:
         row = self.peek(y)
@@ -295,7 +356,7 @@ class Buffer:
             if default:
                 return default[0]
             raise KeyError(y)
-        self.rows[y] = None
+        self._rows[y] = None
         return row.materialize() if row.__class__ is Packed else row
 
     def __contains__(self, y: object) -> bool:

@@ -203,8 +203,7 @@ def session_send(ctx: Context, args: SendArgs) -> Any:
         data += args.data
     if data:
         session.write(data)
-        if session.id in ctx.server.pump.order.focused:
-            ctx.server.pump.typed()  # someone is typing into what a view shows
+        ctx.server.typed(session)  # someone may be typing into what a view shows
         ctx.server.view_typed(ctx.conn, session.id)
         if session.input_pending > INPUT_LOW:
             return _sent_once_taken(session, len(data))  # the client goes at the program's pace

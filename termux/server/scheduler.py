@@ -21,18 +21,25 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from termux.rest import Rest
-from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder, rest_after
+from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, ParseRate, Slice, SliceOrder, rest_after
+from termux.slicing import PARSE_CHUNK as PARSE_CHUNK  # (the server's name for it too)
 
 # A slice ends at whichever comes first: SLICE_BYTES parsed, or its time budget spent. The time
 # budget bounds how long a request waits behind a slice whatever the emulator's speed on that
 # output; the focused session gets a larger budget because its output is what the person is
 # waiting for. Within a slice, output is fed in pieces sized to the time left at the speed the
-# session's output last parsed (`ParseRate`): the emulator's cost per feed is high (large pieces
-# parse several times faster per byte than small ones: `python -m benchmarks.emulator`), so pieces
-# are as large as the budget allows, and never larger. A session's first piece, its speed
-# unknown, is PARSE_CHUNK.
+# session's output last parsed (`ParseRate`, termux/slicing.py, shared with the TUI's feeder): the
+# emulator's cost per feed is high (large pieces parse several times faster per byte than small
+# ones: `python -m benchmarks.emulator`), so pieces are as large as the budget allows, and never
+# larger. A session's first piece, its speed unknown, is PARSE_CHUNK. A piece is at most
+# PIECE_TIME's worth (16 KiB pieces parse as fast per byte as 64 KiB ones but for full-screen
+# redraws), and after each the slice ends if a request (a key) waits unread on a client's socket
+# (`interrupted`): a key that comes in the middle of a long slice (the first key after a pause,
+# when slices are long) waits for one piece, not the slice. The slice is still forwarded as one
+# chunk.
 SLICE_BYTES = 64 * 1024
-PARSE_CHUNK = 1024
+PIECE_TIME = BACKGROUND_BUDGET / 2
+SLACK = 1e-6  # a slice this close to its deadline is done (the pieces' float sums)
 # With nobody typing no keystroke can wait behind a slice, so background slices are as long as
 # focused ones: larger pieces, which the emulator parses several times faster per byte.
 QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
@@ -59,11 +66,30 @@ BATCH_BUDGET = BACKGROUND_BUDGET
 # meanwhile waits in the PTY, and every resting session is then read in one go, in one pass of the
 # loop. A session printing a line at a time then costs a read, a parse and a push per tick instead
 # of per line (and a parse of several lines is cheaper per line). Faster output is read at once,
-# as before; what a view focuses is never held back. The PTY's buffer holds several times
-# SMALL_READ, so a program printing a little never blocks on a resting session (a sudden burst
-# waits at most one tick, then it is read at once).
+# as before; what a view focuses rests on a faster clock, and never while someone types (below).
+# The PTY's buffer holds several times SMALL_READ, so a program printing a little never blocks on a
+# resting session (a sudden burst waits at most one tick, then it is read at once).
 READ_REST = 0.05
 SMALL_READ = 4096
+# One pass of the loop reads at most READ_PASS_BUDGET bytes from the PTYs of sessions that drain
+# (read on until the PTY is empty: Session._on_readable) and that no view focuses; past it, each
+# reads once per wake-up until the next pass. Many floods drained in one pass would hold the loop
+# (READ_SIZE each), and a key arriving then, the first after a pause, waits for all of them. What
+# is left waits in the PTYs for the next pass, and the parser takes less than that per pass anyway.
+READ_PASS_BUDGET = 64 * 1024
+# The sessions whose rest ends at a tick are woken (read) WAKE_BATCH per pass of the loop, the
+# next ones in the passes after, so that a request or a key's echo waits for one batch, not all.
+WAKE_BATCH = 8
+# The same for the session a view focuses, on a faster clock, while nobody types: once it prints a
+# little at a time (less than SMALL_READ in each of two FRAME_REST windows), a read rests its
+# reading until the next FRAME_REST tick, and what it printed meanwhile is read, parsed and pushed
+# in one go. A program printing a line at a time reaches the PTY's master in two pieces (the text,
+# then the CR LF the line discipline adds) and would otherwise cost two reads, parses, pushes and
+# wake-ups of the view, and two frames, per line; a full-screen redraw arrives in several. Output
+# is then pushed at most once per tick, a frame's worth, later by at most a tick. A key typed into
+# a view's session ends the rest at once (`Server.typed`) and nothing rests while someone types
+# (`OutputPump.typing`): an echo never waits for a tick. Faster output is read at once.
+FRAME_REST = 0.02
 
 
 class Parseable(Protocol):
@@ -77,35 +103,6 @@ class Parseable(Protocol):
     def has_backlog(self) -> bool: ...
 
 
-class ParseRate:
-    """Bytes per second each session's output parsed at lately (sans-I/O: the caller times)."""
-
-    def __init__(self) -> None:
-        self._rates: dict[str, float] = {}
-
-    def piece(self, session_id: str, seconds_left: float, room: int) -> int:
-        """How many bytes to feed next: what parses in `seconds_left`, at least PARSE_CHUNK."""
-        rate = self._rates.get(session_id)
-        if rate is None:
-            return min(PARSE_CHUNK, room)
-        return min(room, max(PARSE_CHUNK, round(rate * seconds_left)))  # (int() would cut a float error)
-
-    def parsed(self, session_id: str, nbytes: int, seconds: float, budget: float) -> None:
-        """`nbytes` took `seconds` in a slice of `budget` seconds. A feed costs a fixed part plus a
-        part per byte, so a small piece (the last of a slice, cut short by the time left)
-        understates the speed: only pieces of at least a quarter of a slice's worth teach it."""
-        if nbytes < PARSE_CHUNK or seconds <= 0:
-            return  # too small to say anything
-        old = self._rates.get(session_id)
-        if old is not None and nbytes < old * budget / 4:
-            return
-        rate = nbytes / seconds
-        self._rates[session_id] = rate if old is None else (old + rate) / 2
-
-    def forget(self, session_id: str) -> None:
-        self._rates.pop(session_id, None)
-
-
 class OutputPump:
     """Parses backlogs one slice at a time; sleeps on an asyncio.Event (no timer) when idle."""
 
@@ -116,8 +113,10 @@ class OutputPump:
         slice_bytes: int = SLICE_BYTES,
         clock: Callable[[], float] = time.perf_counter,
         batch: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
+        interrupted: Callable[[], bool] = lambda: False,
     ) -> None:
         self.order = SliceOrder()
+        self._interrupted = interrupted  # a request waits: the slice ends after its piece
         self.slice_bytes = slice_bytes
         self._clock = clock
         self._lookup = lookup
@@ -130,6 +129,7 @@ class OutputPump:
         self.slices = 0
         self.batches = 0
         self.at_once = 0  # batches run from notify (a focused session's output while typing)
+        self.interrupted = 0  # slices ended early for a request waiting (server.stats)
         self._batching = False
 
     def notify(self, session_id: str) -> None:
@@ -181,14 +181,19 @@ class OutputPump:
         parts: list[bytes] = []
         parsed = 0
         offset = -1
+        piece_time = min(budget, PIECE_TIME)
         while True:
-            at, piece = session.parse_slice(self.rates.piece(session_id, deadline - now, self.slice_bytes - parsed))
+            seconds = min(deadline - now, piece_time)
+            at, piece = session.parse_slice(self.rates.piece(session_id, seconds, self.slice_bytes - parsed))
             offset = at if offset < 0 else offset
             before, now = now, self._clock()
-            self.rates.parsed(session_id, len(piece), now - before, budget)
+            self.rates.parsed(session_id, len(piece), now - before, piece_time)
             parts.append(piece)
             parsed += len(piece)
-            if parsed >= self.slice_bytes or not session.has_backlog or now >= deadline:
+            if parsed >= self.slice_bytes or not session.has_backlog or deadline - now < SLACK:
+                break
+            if self._interrupted():
+                self.interrupted += 1
                 break
         chunk = parts[0] if len(parts) == 1 else b"".join(parts)
         self.slices += 1
@@ -214,7 +219,7 @@ class OutputPump:
                     return None
                 self.batches += 1
                 until = self._clock() + BATCH_BUDGET - done.seconds
-                while not self._ends_batch(done) and self._clock() < until and self.order:
+                while not self._ends_batch(done) and self._clock() < until and self.order and not self._interrupted():
                     done = self.step(until) or done
                 return done
         finally:

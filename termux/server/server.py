@@ -8,6 +8,7 @@ termux.protocol, the parse order in termux.server.scheduler.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import fcntl
 import inspect
@@ -15,6 +16,7 @@ import itertools
 import logging
 import os
 import resource
+import select
 import signal
 import socket
 import stat
@@ -62,6 +64,9 @@ from termux.server.scheduler import (
     FORWARD_CATCH_UP,
     FORWARD_VISIBLE_BURST,
     FORWARD_VISIBLE_RATE,
+    FRAME_REST,
+    READ_PASS_BUDGET,
+    WAKE_BATCH,
     CatchUp,
     ForwardBudget,
     OutputPump,
@@ -101,6 +106,29 @@ CONNECTION_RESERVE = 8
 # describe the terminal or multiplexer the server was started from, or configure the server.
 DETACH_LINE = encode_line(DetachPush())  # the same for every view
 SERVER_ONLY_ENV = ("TMUX", "TMUX_PANE", "COLUMNS", "LINES", gauge.SLOW_ENV, gauge.PROFILE_ENV)
+
+
+class InputWatch:
+    """Whether a request waits unread on a client's socket: one epoll set of the connections'
+    sockets (level-triggered), asked with a zero timeout between the pieces of long work in the
+    loop (a system call, no wait). A connection whose reading is paused is left out of it."""
+
+    def __init__(self) -> None:
+        self._epoll = select.epoll()
+
+    def add(self, fd: int) -> None:
+        with contextlib.suppress(OSError, ValueError):  # ValueError: closed meanwhile
+            self._epoll.register(fd, select.EPOLLIN)
+
+    def discard(self, fd: int) -> None:
+        with contextlib.suppress(OSError, ValueError):  # not there, or closed (epoll forgets it)
+            self._epoll.unregister(fd)
+
+    def waiting(self) -> bool:
+        return bool(self._epoll.poll(0))
+
+    def close(self) -> None:
+        self._epoll.close()
 
 
 class ServerError(Exception):
@@ -160,6 +188,7 @@ class Connection(asyncio.Protocol):
             self.transport.close()
             return
         self.server.connections.add(self)
+        self.server.input.add(sock.fileno())
 
     def data_received(self, data: bytes) -> None:
         self._lines.extend(self.splitter.feed(data))
@@ -174,7 +203,13 @@ class Connection(asyncio.Protocol):
                 return
             self.handle_line(self._lines.popleft())
 
+    def _socket_fd(self) -> int | None:
+        sock = None if self.transport is None else self.transport.get_extra_info("socket")
+        return None if sock is None else int(sock.fileno())
+
     def connection_lost(self, exc: Exception | None) -> None:
+        if (fd := self._socket_fd()) is not None:
+            self.server.input.discard(fd)
         for task in self.tasks:
             task.cancel()
         if self._catch_up is not None:
@@ -191,6 +226,8 @@ class Connection(asyncio.Protocol):
         if self._requests_paused and self.transport is not None and not self.transport.is_closing():
             self._requests_paused = False
             self.transport.resume_reading()
+            if (fd := self._socket_fd()) is not None:
+                self.server.input.add(fd)
             self._handle_lines()
         self.send_stale()
         if self.stream is not None:
@@ -260,6 +297,8 @@ class Connection(asyncio.Protocol):
         if transport.get_write_buffer_size() > CLIENT_BUFFER_MAX and not self._requests_paused:
             self._requests_paused = True
             transport.pause_reading()
+            if (fd := self._socket_fd()) is not None:
+                self.server.input.discard(fd)  # its unread requests would cut every slice short
 
     def write(self, line: bytes) -> None:
         """A push (output, snapshot, event): dropped with the client past CLIENT_BUFFER_MAX. While
@@ -401,10 +440,18 @@ class Server:
         self._next_id = 0
         self._next_name = 0
         self._shutdown = asyncio.Event()
-        self.pump = OutputPump(self._lookup, self._on_parsed, batch=self.corking)
+        self.input = InputWatch()  # a request waits unread: long work in the loop stops early
+        self.pump = OutputPump(self._lookup, self._on_parsed, batch=self.corking, interrupted=self.input.waiting)
         self.read_pacer = ReadPacer()
         self.resting: dict[str, Session] = {}  # sessions whose reading rests until the next tick
         self._rest_tick: asyncio.TimerHandle | None = None  # armed only while a session rests
+        self.waking: dict[str, Session] = {}  # their tick came: woken WAKE_BATCH per pass of the loop
+        self._wake_next: asyncio.Handle | None = None  # the next pass's batch, while any wait
+        self._pass_read = 0  # bytes read in this pass of the loop (READ_PASS_BUDGET)
+        self._pass_end: asyncio.Handle | None = None  # ends the pass: armed by its first read
+        self.frame_pacer = ReadPacer(FRAME_REST)  # the same for focused sessions (FRAME_REST)
+        self.frame_resting: dict[str, Session] = {}
+        self._frame_tick: asyncio.TimerHandle | None = None
         self.corked = False  # while true, Connection.write queues (see corking)
         self.queued: list[Connection] = []  # connections with lines queued while corked
         self.window_size: sizing.Policy = sizing.DEFAULT_POLICY
@@ -528,7 +575,10 @@ class Server:
             self.pump.order.discard(session.id)
             self.pump.rates.forget(session.id)
             self.read_pacer.forget(session.id)
+            self.frame_pacer.forget(session.id)
             self.resting.pop(session.id, None)
+            self.waking.pop(session.id, None)
+            self.frame_resting.pop(session.id, None)
             for conn in self.connections:
                 conn.forget(session.id)
             self.activity.forget(session.id)
@@ -539,26 +589,70 @@ class Server:
         self.pump.notify(session.id)
 
     def _read_rest(self, session: Session, nbytes: int) -> bool:
-        """Whether a session's reading rests after a read of `nbytes` (see READ_REST); if so, it
-        is woken at the next tick, with every other resting session."""
+        """Whether a session's reading rests after a read of `nbytes` (see READ_REST, and
+        FRAME_REST for a session a view focuses); if so, it is woken at the next tick of its
+        clock, with every other session resting on it."""
         loop = asyncio.get_running_loop()
-        if not self.read_pacer.rests(session.id, nbytes, loop.time()) or session.id in self.pump.order.focused:
+        now = loop.time()
+        if session.id in self.pump.order.focused:
+            if not self.frame_pacer.rests(session.id, nbytes, now) or self.pump.typing():
+                return False
+            self.frame_resting[session.id] = session
+            if self._frame_tick is None:
+                self._frame_tick = loop.call_at(self.frame_pacer.next_tick(now), self._end_frame_rests)
+            return True
+        if not self.read_pacer.rests(session.id, nbytes, now):
             return False
         self.resting[session.id] = session
         if self._rest_tick is None:
-            self._rest_tick = loop.call_at(self.read_pacer.next_tick(loop.time()), self._end_rests)
+            self._rest_tick = loop.call_at(self.read_pacer.next_tick(now), self._end_rests)
         return True
 
-    def _drains(self, session: Session) -> bool:
-        """A wake-up reads the session's PTY until it is empty, except a background session's
-        while someone types (Session._on_readable: such reads may stop the loop)."""
-        return session.id in self.pump.order.focused or not self.pump.typing()
+    def typed(self, session: Session) -> None:
+        """Input reached a session: when a view shows it, someone is typing (background parsing
+        rests, OutputPump.typed) and its reading, if it rests for a frame, goes on at once, so the
+        echo is read as it comes."""
+        if session.id in self.pump.order.focused:
+            self.pump.typed()
+        if (resting := self.frame_resting.pop(session.id, None)) is not None:
+            resting.wake()
+
+    def _drains(self, session: Session, nbytes: int) -> bool:
+        """After a read of `nbytes`: whether the wake-up reads on until the PTY is empty. A focused
+        session's does; a background session's does while nobody types (Session._on_readable:
+        such reads may stop the loop) and this pass of the loop has read less than
+        READ_PASS_BUDGET, and no request waits (InputWatch)."""
+        self._pass_read += nbytes
+        if self._pass_end is None:
+            self._pass_end = asyncio.get_running_loop().call_soon(self._end_pass)
+        if session.id in self.pump.order.focused:
+            return True
+        return not self.pump.typing() and self._pass_read < READ_PASS_BUDGET and not self.input.waiting()
+
+    def _end_pass(self) -> None:
+        self._pass_end = None
+        self._pass_read = 0
 
     def _end_rests(self) -> None:
         self._rest_tick = None
-        resting, self.resting = self.resting, {}
+        self.waking.update(self.resting)
+        self.resting = {}
+        self._wake_batch()
+
+    def _wake_batch(self) -> None:
+        """Wake WAKE_BATCH of the sessions whose rest ended; the next ones in the next pass."""
+        self._wake_next = None
+        for _ in range(min(WAKE_BATCH, len(self.waking))):
+            sid = next(iter(self.waking))
+            self.waking.pop(sid).wake()  # may rest again, for the next tick
+        if self.waking:
+            self._wake_next = asyncio.get_running_loop().call_soon(self._wake_batch)
+
+    def _end_frame_rests(self) -> None:
+        self._frame_tick = None
+        resting, self.frame_resting = self.frame_resting, {}
         for session in resting.values():
-            session.wake()  # may rest again, for the next tick
+            session.wake()
 
     def _on_parsed(self, parsed: Parseable, offset: int, chunk: bytes) -> None:
         session = cast(Session, parsed)
@@ -624,6 +718,8 @@ class Server:
     def _session_exited(self, session: Session) -> None:
         self.activity.forget(session.id)
         self.resting.pop(session.id, None)
+        self.waking.pop(session.id, None)
+        self.frame_resting.pop(session.id, None)
         self._resume_accepting()  # its PTY and pidfd are closed
         signal_name = signal.Signals(session.exit_signal).name if session.exit_signal else None
         exited = ev.ExitedData(session.exit_code, session.exit_signal, signal_name)
@@ -704,7 +800,7 @@ class Server:
             self.last_focus = focus
         self._follow_views()
         for sid in sorted(shown.keys() - before.keys(), key=lambda sid: (conn._rank(sid), sid)):
-            if (session := self.resting.pop(sid, None)) is not None:
+            if (session := self.resting.pop(sid, None) or self.waking.pop(sid, None)) is not None:
                 session.wake()  # what a view shows is read at once
             if sid in conn.stale and not conn.lagging:
                 conn.send_stale(only=sid)  # the view is about to show it: bring it up to date now
@@ -788,6 +884,7 @@ class Server:
             "bytes_parsed": sum(s.bytes_parsed for s in self.sessions.values()),
             "bytes_forwarded": self.bytes_forwarded,
             "slices": self.pump.slices,
+            "slices_interrupted": self.pump.interrupted,
             "events": self.events.cursor,
             "event_streams": self.events.stream_count,
             "event_waiters": self.events.waiter_count,
@@ -807,7 +904,7 @@ class Server:
             "paused": [
                 s.id for s in self.sessions.values() if s.reading_paused and not s.resting and s.state == "running"
             ],
-            "resting": sorted(self.resting),
+            "resting": sorted(self.resting.keys() | self.waking.keys() | self.frame_resting.keys()),
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
             "clients_dropped": self.clients_dropped,
             "fd_limit": self.fd_limit,
@@ -858,6 +955,7 @@ class Server:
             for task in self._accept_tasks:
                 task.cancel()
             self.matcher.close()
+            self.input.close()
             self.instruments.close()
             log.info("server stopped")
 

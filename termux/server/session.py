@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import fcntl
 import logging
 import os
 import signal
+import struct
+import termios
 import time
 from collections import deque
 from collections.abc import Callable
@@ -72,8 +75,9 @@ class SessionHooks:
     # After a read of this many bytes: True when the session's reading should rest until the
     # server calls wake() (see scheduler.ReadPacer).
     read_rest: Callable[[Session, int], bool] | None = None
-    # Whether a wake-up reads until the PTY is empty (else one read: see Session._on_readable).
-    drains: Callable[[Session], bool] | None = None
+    # After each read of a wake-up, with the bytes it took: whether to read again, until the PTY
+    # is empty (else that was the wake-up's last read: see Session._on_readable).
+    drains: Callable[[Session, int], bool] | None = None
 
 
 @dataclass
@@ -168,17 +172,28 @@ class Session:
         # discipline's buffer empty waits for the kernel's worker that moves the program's
         # output into it (flush_to_ldisc, on a workqueue), and on a busy machine that worker
         # waits for a CPU with the loop stopped; only the first read is sure not to wait (the
-        # loop saw the PTY readable). So when the session says not to drain (a background one
-        # while someone types: `SessionHooks.drains`), a wake-up reads once.
-        nbytes = self._read_once()
-        if nbytes and self._drains():
-            while nbytes < READ_SIZE and self.backlog.size < HIGH_WATERMARK and (got := self._read_once()):
-                nbytes += got
+        # loop saw the PTY readable). So a read past the first is made only while the line
+        # discipline holds bytes (`_waiting`), and when the session says not to drain (a
+        # background one while someone types: `SessionHooks.drains`), a wake-up reads once.
+        nbytes = got = self._read_once()
+        while (
+            got and self._drains(got) and nbytes < READ_SIZE and self.backlog.size < HIGH_WATERMARK and self._waiting()
+        ):
+            got = self._read_once()
+            nbytes += got
         if nbytes:
             self._after_reading(nbytes)
 
-    def _drains(self) -> bool:
-        return self.hooks.drains is None or self.hooks.drains(self)
+    def _waiting(self) -> bool:
+        """Bytes wait in the line discipline now: a read takes them without waiting for the
+        kernel's worker (FIONREAD counts them; what the worker has not moved in yet is not)."""
+        try:
+            return struct.unpack("i", fcntl.ioctl(self.fd, termios.FIONREAD, b"\0\0\0\0"))[0] > 0
+        except OSError:
+            return True  # let the read say what is wrong (EIO at the end)
+
+    def _drains(self, nbytes: int) -> bool:
+        return self.hooks.drains is None or self.hooks.drains(self, nbytes)
 
     def _read_once(self) -> int:
         """One read of the PTY into the backlog; the bytes read (0: none now, or end of file)."""
@@ -227,16 +242,18 @@ class Session:
 
     def wake(self) -> None:
         """End a rest (its time is up, or a view now shows the session): read what waited in
-        the PTY in one go (up to the high watermark), then rest again or read on as usual."""
+        the PTY in one go (up to the high watermark), then rest again or read on as usual. The
+        loop has not seen the PTY readable: only bytes already in the line discipline are read
+        (see _on_readable); if none, the reader is back and the loop reads them when they come."""
         if not self.resting:
             return
         self.resting = False
         nbytes = 0
-        while self._pty_open and not self._pty_eof and self.backlog.size < HIGH_WATERMARK:
+        while self._pty_open and not self._pty_eof and self.backlog.size < HIGH_WATERMARK and self._waiting():
             if not (got := self._read_once()):
                 break
             nbytes += got
-            if not self._drains():
+            if not self._drains(got):
                 break  # the rest when the PTY is seen readable (see _on_readable)
         if self.backlog.size >= HIGH_WATERMARK:
             return  # paused for the watermark now: parsing resumes it

@@ -68,6 +68,10 @@ def run(
     A TUI that leads its own session (a TUI host's child, or one started as a session's first
     process) takes the CPU priority termux gives its own processes, where it may (OWN_NICE).
     """
+    from termux.trace import TRACE
+
+    if TRACE.on:
+        TRACE.mark("tui.run")
     from termux.defaults import OWN_NICE
     from termux.server.priority import raise_own_priority
     from termux.tui.config import ConfigError, load_config
@@ -106,6 +110,8 @@ def run(
             from termux.heap import freeze_startup_objects
 
             freeze_startup_objects()
+            if TRACE.on:
+                TRACE.mark("tui.loop")
             reason = asyncio.run(_main(config, path, name, target, new, create, watch, layout, detach_others))
         finally:
             starting.close()
@@ -140,10 +146,13 @@ async def _main(
     detach_others: bool = False,
 ) -> str:
     from termux.client import AsyncClient
-    from termux.tui.app import TermuxApp
+    from termux.trace import TRACE
+    from termux.tui.app import TermuxApp, attach_request
     from termux.tui.driver import TermuxDriver
 
     client = await AsyncClient.connect(path, name=name, autostart=True)
+    if TRACE.on:
+        TRACE.mark("tui.connected")
     try:
         layout = None
         if layout_name is not None:
@@ -155,7 +164,8 @@ async def _main(
             reply = await client.request("session.new", **new)
             target = reply["session"]["id"]
         elif target is not None:
-            target = (await client.request("session.get", target=target))["session"]["id"]
+            if detach_others:  # found before any other view is detached (else in the reply)
+                target = (await client.request("session.get", target=target))["session"]["id"]
         elif create:
             sessions = (await client.request("session.list"))["sessions"]
             if not sessions:
@@ -163,8 +173,12 @@ async def _main(
 
                 cwd = start_directory()  # the first shell starts where termux was started
                 await client.request("session.new", **({"cwd": cwd} if cwd else {}))
+        # Sent before the app is made: the reply comes meanwhile. (After the requests above: a
+        # session they make is in it, and a target not found detaches no other view.)
+        attaching = attach_request(client, config, detach_others)
         app = TermuxApp(
             client,
+            attaching=attaching,
             config=config,
             focus=target,
             driver_class=TermuxDriver,
@@ -172,7 +186,11 @@ async def _main(
             preset=spec.preset if layout is not None else None,
             detach_others=detach_others,
         )
-        app.begin_attach()  # answered while Textual starts
+        if TRACE.on:
+            TRACE.mark("tui.app")
+        # The reply before Textual starts (a target found in it, not asked for first): the
+        # driver draws the focused screen from it as it takes the terminal (`first_paint`).
+        await app.take_attach()
         if watch is not None:
             _relay_signals(watch)
         result = await app.run_async()

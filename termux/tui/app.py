@@ -24,11 +24,11 @@ while it has something to do.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
+from rich.style import Style
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import BindingType
@@ -53,23 +53,27 @@ from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
 from termux.tui.grid import GridScreen
 from termux.tui.layout import Direction, Layout, LayoutError, Orientation
-from termux.tui.model import Changes, SessionModel
+from termux.tui.model import MARK_PERIOD, Changes, SessionModel, SessionRow, find_session
 from termux.tui.panes import PaneArea, PaneLabel, border_position
 from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen
-from termux.tui.widgets import KeptVertical, Sidebar, StatusLine, TerminalView
+from termux.tui.widgets import KeptVertical, Sidebar, StatusLine, TerminalView, fitted_width
 
 # Rests shorter than this are owed rather than taken: a timer per small slice would cost more than
 # the slice itself.
 MIN_REST = 0.001
-BACKGROUND_BATCH = 0.1  # background output waits at most this long to be parsed, with what follows it
+# Background output waits at most this long to be parsed, with what follows it: what is on view of
+# it (the sidebar's previews and marks, the grid's tiles) is applied once a mark period anyway, and
+# a feed of many queued lines costs far less per line than a feed of a few.
+BACKGROUND_BATCH = MARK_PERIOD
 # Sidebar rows redrawn per loop turn when the marks are applied: a key read meanwhile waits for
 # these rows, not for every changed row (the rest follow on the next turns).
 MARK_ROWS_PER_TURN = 2
 MARKS_EARLY = 0.001  # a marks timer this early (clocks differ) applies them
 MAX_SIZE = 1000  # the protocol's largest session side; a larger view draws it padded
 ACTIONS = action_names()  # what a binding may run (termux/commands.py), by every name it goes by
+FIRST_PAINT_BASE = Style(color="default", bgcolor="default")  # TerminalView's ansi_default colours
 NO_SESSIONS = "No sessions are running.\n\nPress c (or Enter) to start a new one, q to leave."
 
 
@@ -125,6 +129,24 @@ class MainScreen(Screen[None]):
         self.panes.display = not shown
 
 
+def attach_request(client: Any, config: Config, detach_others: bool) -> asyncio.Future[AttachResult]:
+    """Send `client.attach` (the TUI's entry does, before it makes the app: its reply comes while
+    the app is made). It carries no size: the panes offer theirs with client.view once the
+    layout is known."""
+    # coalesce: background sessions come within a byte budget, as snapshots past it; the
+    # sidebar and the activity view need their latest screens, not every byte of a flood.
+    return asyncio.ensure_future(
+        client.request_as(
+            AttachResult,
+            "client.attach",
+            coalesce=True,
+            window_size=config.window_size,
+            set_clipboard=config.set_clipboard,
+            **({"detach_others": True} if detach_others else {}),
+        )
+    )
+
+
 DETACHED_BY_ANOTHER = "detached (by another client's attach -d)"
 
 
@@ -146,6 +168,7 @@ class TermuxApp(App[str]):
         layout: Layout | None = None,
         preset: str | None = None,
         detach_others: bool = False,
+        attaching: asyncio.Future[AttachResult] | None = None,
     ) -> None:
         super().__init__(driver_class=driver_class, ansi_color=True)
         self.stylesheet = shared_stylesheet(self.stylesheet)  # before anything is added to it
@@ -156,7 +179,9 @@ class TermuxApp(App[str]):
         self.model.observe_activity = self.config.activity
         self.router = InputRouter(self.config.prefix, self.config.bindings)
         self.initial_focus = focus
-        self._attaching: asyncio.Future[AttachResult] | None = None  # the client.attach request
+        self._attaching = attaching  # the client.attach request (`attach_request`), once sent
+        # The reply and the session to focus, once the model took them (`take_attach`).
+        self._attached_reply: tuple[AttachResult, str | None] | None = None
         # The panes (termux/tui/layout.py): given (`--layout`), else restored from the server's
         # last layout on attach, else one pane; None while no session is shown.
         self.layout: Layout | None = layout
@@ -169,7 +194,7 @@ class TermuxApp(App[str]):
         self._work = asyncio.Event()
         self._rest = Rest()  # the pump's rest; visible output ends it
         self._frame_timer: asyncio.TimerHandle | None = None  # armed only while output is undrawn
-        self.echoes_at_once = 0  # echoes parsed as they were received (_echo_now), not by the pump
+        self.echoes_at_once = 0  # focused output parsed as it was received (_echo_now), not by the pump
         self.pump_runs = 0  # times the pump woke up for work (tests count them)
         self._marks_timer: asyncio.TimerHandle | None = None  # armed only while marks are pending
         self._marks_rows: dict[str, None] = {}  # sessions whose marks were taken, rows not drawn yet (in order)
@@ -199,6 +224,8 @@ class TermuxApp(App[str]):
     # -- set-up ---------------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        if TRACE.on:
+            TRACE.mark("app.mount")
         self.push_screen(self._main)
         self._spawn(self._attach_server())
 
@@ -220,6 +247,8 @@ class TermuxApp(App[str]):
             # a refused request (a name taken, a command not found, a session gone): say so, go on
             self.status.message = f"{exc.message} ({exc.code})"
             return
+        if self.exit_reason:
+            return  # leaving already (a detach): what a task met on the way out is not the reason
         self.exit_reason = f"error: {type(exc).__name__}: {exc}"
         self.exit(self.exit_reason)
 
@@ -228,27 +257,73 @@ class TermuxApp(App[str]):
         while Textual starts, and the first frame is drawn with the sessions in it. It carries no
         size: the panes offer theirs with client.view once the layout is known."""
         if self._attaching is None:
-            # coalesce: background sessions come within a byte budget, as snapshots past it; the
-            # sidebar and the activity view need their latest screens, not every byte of a flood.
-            self._attaching = asyncio.ensure_future(
-                self.client.request_as(
-                    AttachResult,
-                    "client.attach",
-                    coalesce=True,
-                    window_size=self.config.window_size,
-                    set_clipboard=self.config.set_clipboard,
-                    **({"detach_others": True} if self.detach_others else {}),
-                )
-            )
+            self._attaching = attach_request(self.client, self.config, self.detach_others)
 
-    async def _attach_server(self) -> None:
-        """One round trip: sessions, a snapshot of each, and the offsets output continues from."""
+    async def take_attach(self) -> None:
+        """Wait for the `client.attach` reply and give it to the model (only the focused screen is
+        parsed), before Textual starts when the TUI's entry calls it: the first paint
+        (`first_paint`) draws that screen while Textual makes its widgets. A target given by
+        name or id is found in the reply as the server finds one; one it does not name is asked
+        of the server (`session.get`: its error says what is wrong)."""
+        if self._attached_reply is not None:
+            return
         self.begin_attach()
         assert self._attaching is not None
         reply = await self._attaching
+        if TRACE.on:
+            TRACE.mark("attach.reply")
+        target = self.initial_focus
+        if target is not None and self.layout is None:
+            found = find_session(reply.sessions, target)
+            if found is not None:
+                self.initial_focus = found.id
+            else:
+                self.initial_focus = (await self.client.request("session.get", target=target))["session"]["id"]
         wanted = self.layout.focus if self.layout is not None else self.initial_focus
-        focus = self.model.attach(reply, wanted)
-        self.layout = self._first_layout(reply.last_layout, focus)
+        self._attached_reply = (reply, self.model.attach(reply, wanted))
+
+    def first_paint(self, columns: int, lines: int) -> str | None:
+        """The focused session's screen, drawn where its pane will be on a terminal of that
+        size, for the driver to write as soon as the terminal is the TUI's (before Textual's
+        first frame, which draws the same lines and everything around them); None when there
+        is nothing to draw yet or its place is not known before Textual lays the screen out.
+        Its lines are the view's own (`TerminalView`'s renderer and padding)."""
+        if self._attached_reply is None or self.layout is not None:
+            return None  # (a layout given is laid out by Textual first)
+        if self.config.activity or os.environ.get("NO_COLOR"):
+            return None  # (the activity view takes room; NO_COLOR: Textual filters every line)
+        reply, focus = self._attached_reply
+        shadow = self.model.shadow(focus) if focus is not None else None
+        left = fitted_width(self.config.sidebar_width, columns) if self.config.sidebar else 0
+        width, height = columns - left, lines - 1  # (the status line under the panes)
+        if shadow is None or width <= 0 or height <= 0:
+            return None
+        layout = self._first_layout(reply.last_layout, focus, width, height)
+        box = layout.geometry().box(layout.focus) if layout is not None else None
+        if box is None or layout is None or layout.focus != focus:
+            return None
+        area = box.content
+        screen = shadow.screen
+        view = TerminalView(self.panes.palette)
+        view.screen_ = screen
+        view._base_style = FIRST_PAINT_BASE  # its CSS's (it is not mounted yet)
+        view.renderer.take_dirty(screen, show_cursor=not screen.cursor.hidden)
+        console = self.console
+        top, x = area.y + 1, left + area.x + 1
+        return "".join(
+            f"\x1b[{top + y};{x}H{view.line_for(y, area.width).render(console)}" for y in range(area.height)
+        )
+
+    async def _attach_server(self) -> None:
+        """One round trip: sessions, a snapshot of each, and the offsets output continues from
+        (taken before Textual started, when the TUI's entry did)."""
+        await self.take_attach()
+        # The reply comes before Textual composed the screen now: the panes need their area.
+        # (It may come before the layout: the panes are sized by PaneArea.Resized then.)
+        await self.panes.composed.wait()
+        assert self._attached_reply is not None
+        reply, focus = self._attached_reply
+        self.layout = self._first_layout(reply.last_layout, focus, self.panes.size.width, self.panes.size.height)
         if self.layout is not None:
             focus = self.layout.focus
         self._refresh_sidebar()
@@ -258,6 +333,8 @@ class TermuxApp(App[str]):
         # replays would take turns with the first frame (pushed output waits in the feeder).
         self.call_after_refresh(self._start_pump)
         self.focus_session(focus)
+        if TRACE.on:
+            TRACE.mark("attach.focused")
         self.attached.set()
         for key, character in self.router.attached():
             self.route_key(events.Key(key, character))
@@ -265,10 +342,10 @@ class TermuxApp(App[str]):
     def _start_pump(self) -> None:
         self._spawn(self._pump())  # (returns nothing: Textual would await a task it was given)
 
-    def _first_layout(self, saved: Any, focus: str | None) -> Layout | None:
-        """The panes to start with: the ones given, else the last layout a view saved (panes of
-        gone sessions left out; a target asked for is shown in it), else `focus` alone."""
-        width, height = self.panes.size.width, self.panes.size.height
+    def _first_layout(self, saved: Any, focus: str | None, width: int, height: int) -> Layout | None:
+        """The panes to start with on an area of that size: the ones given, else the last layout
+        a view saved (panes of gone sessions left out; a target asked for is shown in it), else
+        `focus` alone."""
         if self.layout is not None:
             self.layout.resize_area(width, height)
             if self._preset is not None:
@@ -302,7 +379,7 @@ class TermuxApp(App[str]):
             view = self.panes.views.get(sid)
             if view is not None:
                 shadow = model.shadow(sid)
-                view.show(shadow.screen if shadow is not None else None)
+                view.show(shadow.screen if shadow is not None else None, paint=True)
         if changes.name and model.focused in model.rows:
             self.status.session = model.rows[model.focused].name
         if changes.message is not None:
@@ -363,24 +440,27 @@ class TermuxApp(App[str]):
             self.exit(DETACHED_BY_ANOTHER)
             return
         changes = self.model.push(push)
-        echo = isinstance(push, OutputPush) and push.session == self.model.focused and self.model.pacer.key_pending
-        if echo:  # parsed right below: the pump is woken only for what the echo leaves
-            changes.wake = False
+        if not (isinstance(push, OutputPush) and push.session == self.model.focused and self.model.pacer.delay() <= 0):
+            self._apply(changes)
+            return
+        # The focused session's output with its frame due (a key's echo, or the frame period
+        # passed): parsed and drawn in this call. The pump is woken only for what is left.
+        changes.wake = changes.end_rest = False
         self._apply(changes)
-        if echo:
-            assert isinstance(push, OutputPush)
-            self._echo_now(push.session)
-            shadow = self.model.feeder.shadows.get(push.session)
-            if shadow is not None and shadow.ready:
-                self._work.set()
+        self._echo_now(push.session)
 
     def _echo_now(self, sid: str) -> None:
-        """Output of the focused session while a key is pending (its echo, likely): parsed and
-        drawn in this call, not on the pump task's next pass."""
-        shadow = self.model.feeder.shadows.get(sid)
-        if shadow is not None and shadow.ready and (done := self.model.step()) is not None:
+        """Output of the focused session whose frame is due: one slice parsed and drawn in this
+        call, not on the pump task's next pass (two loop passes later); the pump is woken if the
+        slice left some, or a snapshot is wanted."""
+        model = self.model
+        shadow = model.feeder.shadows.get(sid)
+        if shadow is not None and shadow.ready and (done := model.step()) is not None:
             self.echoes_at_once += 1
-            self._apply(self.model.after_slice(done))
+            self._apply(model.after_slice(done))
+        if (shadow is not None and shadow.ready) or model.feeder.need_snapshot:
+            self._work.set()
+            self._rest.end()
 
     def handle_event(self, event: Event) -> None:
         self._apply(self.model.event(event))
@@ -535,12 +615,16 @@ class TermuxApp(App[str]):
         after whatever the loop has ready (a key, its echo) ran."""
         self._marks_turn = None
         rows = self._marks_rows
-        turn = list(itertools.islice(rows, MARK_ROWS_PER_TURN))
-        for sid in turn:
-            del rows[sid]
         model = self.model.rows
-        # one write; nothing for rows that show nothing new (or are gone)
-        self.sidebar.update_rows(model[sid] for sid in turn if sid in model)
+        turn: list[SessionRow] = []
+        redrawn = 0  # rows that show nothing new, or are scrolled out of view, cost a comparison
+        while rows and redrawn < MARK_ROWS_PER_TURN:
+            sid = next(iter(rows))
+            del rows[sid]
+            if (row := model.get(sid)) is not None:  # (gone meanwhile: nothing to draw)
+                redrawn += self.sidebar.shows_new(row)
+                turn.append(row)
+        self.sidebar.update_rows(turn)  # one write
         if rows:
             self._marks_turn = asyncio.get_running_loop().call_soon(self._draw_marks)
 
@@ -574,7 +658,8 @@ class TermuxApp(App[str]):
         if sid is None:
             self.view.show(None)
         self.sidebar.set_focus(sid)  # the rows are the same: redraw the two whose mark moved
-        self.view.focus()
+        if not self.view.has_focus:  # (Textual's focus() draws the widget again even so)
+            self.view.focus()
         self.status.index = self.model.number(sid)
         self._count_marks()
         self._apply(changes)
@@ -591,13 +676,14 @@ class TermuxApp(App[str]):
             return set()
         geometry = layout.geometry()
         before = set(panes.views)
-        panes.place(geometry, self._labels(), layout.focus)
+        moved = panes.place(geometry, self._labels(), layout.focus)
         shown = set()
         for box in geometry.panes:
             view = panes.views[box.session]
             if box.session not in before or view.screen_ is None:
                 shadow = self.model.shadow(box.session)
-                view.show(shadow.screen if shadow is not None else None)
+                # Written at once where it is (a switch: one write), drawn by Textual where it moves.
+                view.show(shadow.screen if shadow is not None else None, paint=not moved)
                 shown.add(box.session)
         self.model.show({box.session for box in geometry.panes})
         self._send_view()

@@ -26,7 +26,10 @@
    out as one piece between `CSI ? 2026 h` and `CSI ? 2026 l`, so a terminal that supports
    synchronized updates shows whole frames only, even when the kernel hands a large frame over
    in several reads (a terminal that does not ignores the mode). Textual's own markers, sent only
-   when the terminal answers its query, are dropped: every write is bracketed here.
+   when the terminal answers its query, are dropped: every write is bracketed here, but a lone
+   escape sequence (a mode set, a query), which draws nothing. The modes Textual sets as the
+   application mode starts, one write each, are held and go out in one write with the first
+   paint (9.).
 7. Frames are written on the loop's thread. Textual hands each frame to an output thread; when the
    machine's CPUs are taken, waking that thread costs a scheduler turn per frame, which the
    keystroke latency with busy loops beside it shows (`python -m e2e.test_latency --floods 16
@@ -40,6 +43,11 @@
    Textual keys its own cache plus the variables they were parsed with (Textual treats parsed
    rules as read-only: its own cache hands the same ones out again), so the host's children
    reuse what the first TUI parsed.
+
+9. The first paint. As the application mode starts, the app may already hold the attach reply
+   (`TermuxApp.first_paint`): the focused session's screen is written then, where its pane will
+   be, before Textual has made its widgets; Textual's first frame draws the same lines and the
+   rest of the screen around them.
 
 This is the one module that uses Textual's private names (the parser, its deadline, the driver's
 app, the input thread it starts): `textual_changes()` says which of them a Textual release
@@ -127,6 +135,7 @@ class TermuxDriver(LinuxDriver):
         self.escape_delay = max(ESCAPE_DELAY if delay_ms is None else delay_ms / 1000, MIN_ESCAPE_DELAY)
         self._stopping = False
         self._hung_up = False
+        self._held: list[str] | None = None  # writes held while the application mode starts
         self._event_loop: asyncio.AbstractEventLoop | None = None
         self._parser: TermuxParser | None = None
         self._decoder = getincrementaldecoder("utf-8")(errors="replace")
@@ -139,6 +148,8 @@ class TermuxDriver(LinuxDriver):
         self.escape_waits: deque[float] = deque(maxlen=64)
 
     def start_application_mode(self) -> None:
+        if TRACE.on:
+            TRACE.mark("driver.start")
         self._event_loop = loop = asyncio.get_running_loop()
         self.input_hook = getattr(self._app, "input_from_driver", None)
         self.text_hook = getattr(self._app, "input_text", None)
@@ -147,7 +158,16 @@ class TermuxDriver(LinuxDriver):
         self._stopping = False
         for sig in ENDING_SIGNALS:  # removed when the loop closes
             loop.add_signal_handler(sig, self._end, sig)
-        super().start_application_mode()
+        # Textual's start writes each mode it sets on its own: held, they go out in one write
+        # with the first paint.
+        self._held = []
+        try:
+            super().start_application_mode()
+            self._first_paint()
+        finally:
+            held, self._held = self._held, None
+            if held:
+                self.write("".join(held))
         self.start_reading(loop)
 
     def start_reading(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -178,6 +198,20 @@ class TermuxDriver(LinuxDriver):
                     pass
             except Exception:
                 pass
+
+    def _first_paint(self) -> None:
+        """What the app can draw before Textual's first frame (`TermuxApp.first_paint`: the
+        focused session's screen), written as soon as the terminal is in the TUI's modes."""
+        paint = getattr(self._app, "first_paint", None)
+        if paint is None or self._stopping:
+            return
+        try:
+            size = os.get_terminal_size(self.fileno)
+        except OSError:
+            return
+        text = paint(size.columns, size.lines)
+        if text:
+            self.write(text)
 
     def _end(self, sig: signal.Signals) -> None:
         """An ending signal, on the loop: leave the way a detach does, restoring the terminal. A
@@ -262,15 +296,20 @@ class TermuxDriver(LinuxDriver):
             return
         if data in (SYNC_START, SYNC_END):
             return  # Textual's own brackets: every write is bracketed below
+        if self._held is not None:
+            self._held.append(data)
+            return
         if TRACE.on:
             TRACE.stamp("tui.composed")
         try:
-            out.write(f"{SYNC_START}{data}{SYNC_END}")
+            # A lone escape sequence (a mode Textual sets) draws nothing: no bracket.
+            out.write(data if _lone_sequence(data) else f"{SYNC_START}{data}{SYNC_END}")
             out.flush()
         except OSError:  # EIO: it hung up; whatever the app still draws goes nowhere
             self._hung_up = True
         if TRACE.on:
             TRACE.stamp("tui.written")
+            TRACE.mark(f"driver.wrote {len(data)}")
 
     def process_message(self, message: Message) -> None:
         hook = self.input_hook
@@ -280,6 +319,13 @@ class TermuxDriver(LinuxDriver):
             return
         super().process_message(message)
 
+
+def _lone_sequence(data: str) -> bool:
+    """`data` is one short escape sequence and nothing else (a mode set or a query)."""
+    return len(data) <= LONE_SEQUENCE and data.startswith("\x1b") and "\x1b" not in data[1:]
+
+
+LONE_SEQUENCE = 32  # characters: Textual's mode sets and queries are shorter
 
 # Parsed stylesheet sources kept for the process (`SharedStylesheet`): a few per widget class and
 # theme. Past the bound the cache starts again empty (a process that keeps changing themes reparses).
@@ -367,6 +413,8 @@ def textual_changes() -> list[str]:
         changed.append("LinuxDriver's input thread no longer runs run_input_thread (it would read the terminal too)")
     if "self.fileno = sys.__stdin__.fileno()" not in inspect.getsource(LinuxDriver.__init__):
         changed.append("LinuxDriver reads another descriptor than fileno (TermuxDriver.start_reading)")
+    if 'self.write("\\x1b[?1049h")' not in inspect.getsource(LinuxDriver.start_application_mode):
+        changed.append("LinuxDriver.start_application_mode no longer writes its modes through self.write (held)")
     init = inspect.getsource(Driver.__init__)
     if "self._app = app" not in init or "self._debug = debug" not in init:
         changed.append("Driver no longer keeps its app in _app and debug in _debug")

@@ -31,11 +31,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from termux.emulator import ByteStream, Screen
-from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, Slice, SliceOrder
+from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, ParseRate, Slice, SliceOrder
 
-# A slice ends at whichever comes first: its byte bound or its time budget (checked every PIECE
-# bytes). The time budget keeps the wait of a keystroke short on a slow or loaded machine, where
-# parsing a background slice's bytes of a `yes` flood can take many times the budget.
+# A slice ends at whichever comes first: its byte bound or its time budget (checked after each
+# piece). The time budget keeps the wait of a keystroke short on a slow or loaded machine, where
+# parsing a background slice's bytes of a `yes` flood can take many times the budget. Within a
+# slice the backlog is fed in pieces sized to the time left at the speed the shadow's output last
+# parsed (`ParseRate`, as the server does): a feed costs a fixed part plus a part per byte, so a
+# redraw fed whole parses faster than in small pieces. PIECE is a shadow's first piece (its speed
+# unknown) and the smallest.
 FOCUSED_SLICE_BYTES = 256 << 10
 BACKGROUND_SLICE_BYTES = 32 << 10
 VISIBLE_SLICE_BYTES = 64 << 10  # a pane beside the focus: on screen, so between the two
@@ -149,6 +153,7 @@ class Feeder:
         self.shadows: dict[str, Shadow] = {}
         self.need_snapshot: set[str] = set()  # the app requests these and calls reset()
         self.order = SliceOrder()  # shadows with output to parse, visible ones first
+        self.rates = ParseRate(PIECE)  # how fast each shadow's output parsed lately: piece sizes
 
     # -- sessions -------------------------------------------------------------------------------
 
@@ -176,6 +181,7 @@ class Feeder:
         self.shadows.pop(session, None)
         self.need_snapshot.discard(session)
         self.order.discard(session)
+        self.rates.forget(session)
 
     def reset(self, session: str, cols: int, rows: int, snapshot: bytes, offset: int) -> Shadow:
         """Replace the session's screen with a server snapshot taken at `offset`; queued output the
@@ -287,12 +293,12 @@ class Feeder:
     ) -> ShadowSlice:
         fed = 0
         last = b""
-        started = self.clock()
+        started = now = self.clock()
         deadline = None if seconds is None else started + seconds
         while shadow.backlog and fed < budget:
-            if deadline is not None and fed and self.clock() >= deadline:
-                break  # always some progress, then at most PIECE bytes past the time budget
-            room = min(budget - fed, PIECE if deadline is not None else budget)
+            if deadline is not None and fed and now >= deadline:
+                break  # always some progress, then at most one piece past the time budget
+            room = budget - fed if deadline is None else self.rates.piece(shadow.id, deadline - now, budget - fed)
             # Queued chunks are fed together up to the room: one parse of many small chunks
             # (log lines, one push each) costs far less than one parse per chunk.
             parts: list[bytes] = []
@@ -311,10 +317,16 @@ class Feeder:
                 offset, taken = offset + len(data), taken + len(data)
             piece = parts[0] if len(parts) == 1 else b"".join(parts)
             shadow.stream.feed(piece)
+            if deadline is not None:
+                before, now = now, self.clock()
+                self.rates.parsed(shadow.id, taken, now - before, seconds or 0.0)
             last = piece
             fed += taken
             shadow.backlog_bytes -= taken
             shadow.offset = offset
+            if deadline is not None:
+                before, now = now, self.clock()
+                self.rates.parsed(shadow.id, taken, now - before, seconds or 0.0)
         replay = shadow.replay_until is not None and shadow.offset <= shadow.replay_until
         if shadow.replay_until is not None and shadow.offset >= shadow.replay_until:
             shadow.replay_until = None  # replayed: what follows is output

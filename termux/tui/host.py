@@ -127,6 +127,10 @@ def command_line(argv: list[str]) -> int | None:
         except OSError:  # none, or a killed one's socket
             return None
         pid, uid = _peer_uid(sock)
+        from termux.trace import TRACE
+
+        if TRACE.on:
+            TRACE.mark("caller.connected")
         if uid != os.getuid():
             raise HostRefused(
                 f"the TUI host on {host_path(server)} runs as uid {uid}, pid {pid}, not as you"
@@ -153,6 +157,10 @@ def _attached(sock: _socket.socket, argv: list[str]) -> int | None:
         answer = reader.next()
     except OSError:  # no answer in time: a host that hangs is no host
         return None
+    from termux.trace import TRACE
+
+    if TRACE.on:
+        TRACE.mark("caller.answered")
     if answer is None or "forked" not in answer:
         return None  # it died first, or is stale (and leaves): run the command here
     sock.settimeout(None)  # from here on the child answers, as late as the command takes
@@ -455,6 +463,8 @@ def _run_child(
         from termux.trace import TRACE
 
         TRACE.__init__(os.environ.get("TERMUX_TRACE"))  # type: ignore[misc]
+        if TRACE.on:
+            TRACE.mark("child.main")
         conn.settimeout(None)
         _caller, _served = conn, server
         from termux.cli import main

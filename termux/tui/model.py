@@ -101,6 +101,13 @@ class Changes:
 Refocus = tuple[Literal["stay", "focus", "banner"], str | None]
 
 
+def find_session(infos: list[SessionInfo], target: str) -> SessionInfo | None:
+    """The session `target` names among `infos` (in the server's order) as the server finds it
+    (`Server.find`): by id, else the first by name."""
+    by_id = next((i for i in infos if i.id == target), None)
+    return by_id or next((i for i in infos if i.name == target), None)
+
+
 class SessionModel:
     def __init__(self, feeder: Feeder | None = None, clock: Callable[[], float] | None = None) -> None:
         self.feeder = feeder or Feeder()
@@ -145,7 +152,7 @@ class SessionModel:
         the one asked for (an id or a name), else the one a view focused last (as tmux re-attaches
         to the most recently used session) if it runs, else the first running one."""
         infos = reply.sessions
-        chosen = next((i for i in infos if wanted in (i.id, i.name)), None) if wanted else None
+        chosen = find_session(infos, wanted) if wanted else None
         running = [i for i in infos if i.state == "running"]
         last = reply.last_focus
         chosen = chosen or next((i for i in running if i.id == last), None) or next(iter(running), None)
@@ -383,10 +390,11 @@ class SessionModel:
         self.marks_pacer.drawn()
         touched, self.touched = self.touched, set()
         rows = []
-        for sid in touched:
-            if sid in self.rows:
-                self.refresh_preview(sid)
-                rows.append(self.rows[sid])
+        # In the sidebar's order, not the set's (which changes with the hash seed): the rows
+        # drawn first, a few a turn, are the top ones.
+        for sid in [sid for sid in self.rows if sid in touched] if touched else ():
+            self.refresh_preview(sid)
+            rows.append(self.rows[sid])
         tails, self.activity_tails = self.activity_tails, {}
         return rows, {sid: tail for sid, tail in tails.items() if sid in self.rows}
 

@@ -9,6 +9,7 @@ the layout: it applies these and calls `place` with the new geometry.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.app import ComposeResult
-from textual.css.scalar import Scalar
+from textual.css.scalar import Scalar, Unit
 from textual.message import Message
 from textual.strip import Strip
 
@@ -31,6 +32,7 @@ _ENDED_TITLE = Style(color="red")
 _SEPARATOR = Style(dim=True)
 SEPARATOR_CHAR = "│"
 _FILL = Scalar.parse("100%")
+FILLED_WIDTH = Scalar(100.0, Unit.WIDTH, Unit.WIDTH)  # what `styles.width` holds once set to _FILL
 TITLE_FILL = "─"
 
 
@@ -109,10 +111,14 @@ class PaneArea(BaseStyled):
         self.labels: dict[str, PaneLabel] = {}
         self.focused: str | None = None
         self._dragging: Border | None = None
+        self.composed = asyncio.Event()  # set once mounted with its spare view: panes can be placed
 
     def compose(self) -> ComposeResult:
         assert self.spare is not None
         yield self.spare
+
+    def on_mount(self) -> None:
+        self.composed.set()
 
     # -- layout ------------------------------------------------------------------------------------
 
@@ -164,10 +170,14 @@ class PaneArea(BaseStyled):
             else:
                 view.remove()
 
-    def place(self, geometry: Geometry, labels: dict[str, PaneLabel], focused: str | None) -> None:
+    def place(self, geometry: Geometry, labels: dict[str, PaneLabel], focused: str | None) -> bool:
         """Place every pane's view over its content rectangle and draw the borders; views of
-        sessions no longer in a pane go."""
+        sessions no longer in a pane go. True when a view moved, was resized, shown or hidden
+        (Textual lays the area out again before drawing it); the area itself is drawn again only
+        then or when its borders and titles changed (a switch in a pane alone changes neither)."""
+        drawn = self._drawn()
         self.geometry, self.labels, self.focused = geometry, labels, focused
+        moved = False
         placed = {box.session for box in geometry.panes}
         # A pane whose session changed keeps its view (no widget comes or goes, nothing is laid
         # out again when it stays where it was).
@@ -181,18 +191,31 @@ class PaneArea(BaseStyled):
             # A pane alone fills the area as the area's size changes, in the same layout pass;
             # panes of a split are placed in cells.
             target = None if geometry.alone else rect
-            if view.placed != target or view.placed is None and view.styles.width != _FILL:
+            if view.placed != target or view.placed is None and view.styles.width != FILLED_WIDTH:
+                moved = True
                 view.placed = target
                 view.styles.offset = (0, 0) if target is None else (rect.x, rect.y)
                 view.styles.width = _FILL if target is None else max(rect.width, 0)
                 view.styles.height = _FILL if target is None else max(rect.height, 0)
             shown = geometry.alone or (rect.width > 0 and rect.height > 0)
             if view.display != shown:
+                moved = True
                 view.display = shown
+        moved = moved or bool(leftover)
         self._forget(leftover)
         if self.spare is not None and self.spare.display:
+            moved = True
             self.spare.display = False
-        self.refresh()
+        if moved or self._drawn() != drawn:
+            self.refresh()
+        return moved
+
+    def _drawn(self) -> tuple[Any, ...] | None:
+        """What the area itself draws (`render_line`: the borders and titles; a pane alone, nothing)."""
+        geometry = self.geometry
+        if geometry is None or geometry.alone:
+            return None
+        return (geometry, dict(self.labels), self.focused)
 
     # -- drawing the borders ---------------------------------------------------------------------
 

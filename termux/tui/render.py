@@ -177,8 +177,9 @@ def render_packed(row: Packed, columns: int, palette: Palette, cursor_x: int | N
                 segments.append(Segment(text[at + 1 :], style(*attrs, ext)))
         else:
             segments.append(Segment(text, style(*attrs, ext)))
-    strip = Strip(segments)
-    return strip if strip.cell_length == columns else strip.crop_extend(0, columns, None)
+    if x <= columns:  # single-width characters to the last column: no need to measure them
+        return Strip(segments, columns)
+    return Strip(segments).crop_extend(0, columns, None)
 
 
 def render_packed_columns(row: Packed, first: int, width: int, palette: Palette) -> Strip:

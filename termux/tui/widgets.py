@@ -181,14 +181,17 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
 
     # -- content -------------------------------------------------------------------------------
 
-    def show(self, screen: Any) -> None:
-        """Show another screen (or the same one after a reset): everything is drawn anew."""
+    def show(self, screen: Any, paint: bool = False) -> None:
+        """Show another screen (or the same one after a reset): everything is drawn anew, and
+        with `paint` (the view stays where it was) written to the terminal at once when nothing
+        can cover it (`paint`), else through Textual's compositor."""
         self.screen_ = screen
         self.renderer.reset()
         if screen is not None:
             screen.dirty.update(range(screen.lines))
-        self.take_dirty()  # (drawn now; Textual paints the whole view once below)
-        self.refresh()
+        self.take_dirty()  # (drawn now, and written once: below, or by Textual)
+        if not (paint and self.paint(set(range(self.size.height)))):
+            self.refresh()
 
     def update_dirty(self) -> set[int]:
         """Repaint just the lines whose content changed; returns them."""
@@ -243,6 +246,10 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         return self._line(y, self.size.width)
+
+    def line_for(self, y: int, width: int) -> Strip:
+        """Line y of the view on a width it is not laid out at yet (the first paint's)."""
+        return self._line(y, width)
 
     def _line(self, y: int, width: int) -> Strip:
         screen = self.screen_
@@ -486,6 +493,14 @@ class Sidebar(Painted, BaseStyled):
         """Redraw one session's row, only if what it shows changed; True when it did."""
         return self.update_rows([row]) == 1
 
+    def shows_new(self, row: SessionRow) -> bool:
+        """Whether `update_rows` would draw this row again: it is in view and shows something new."""
+        index = self._index.get(row.id)
+        if index is None or not self._in_view(index):
+            return False
+        drawn = self._drawn.get(index)
+        return drawn is None or drawn[0] != self._row_key(index, row)
+
     def update_rows(self, rows: Iterable[SessionRow]) -> int:
         """Redraw the rows whose content changed, the lines of them that changed only, in one
         write; how many rows were redrawn."""
@@ -515,6 +530,9 @@ class Sidebar(Painted, BaseStyled):
     def _refresh_row(self, index: int) -> bool:
         return self._refresh_rows([index]) == 1
 
+    def _in_view(self, index: int) -> bool:
+        return self.first_row <= index <= self.first_row + self.shown_rows  # (a row half shown at the bottom)
+
     def _refresh_rows(self, indexes: Iterable[int]) -> int:
         """Draw these rows again; the lines that show something else than they did go out in one
         write (`paint_lines`), else Textual repaints the rows."""
@@ -522,7 +540,7 @@ class Sidebar(Painted, BaseStyled):
         strips: list[Strip] = []
         regions = []
         for index in indexes:
-            if not self.first_row <= index <= self.first_row + self.shown_rows:  # (a row half shown at the bottom)
+            if not self._in_view(index):
                 continue  # scrolled out of view: drawn afresh when it comes back
             self.row_refreshes += 1
             top = (index - self.first_row) * self.ROW_HEIGHT

@@ -608,21 +608,29 @@ def test_truecolour_lines_past_every_cache_bound_same_as_reference(history: int)
 
 def test_sgr_transitions_are_computed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The styled-line path computes each (attributes, SGR string) transition once: the same lines
-    fed again compute none (each SGR computation makes new attributes; equal ones are one state)."""
+    fed again compute none (each SGR computation makes new attributes; equal ones are one state).
+    Lines kept as they came and rows deferred compute theirs when read, so the state is read in
+    full after each feed (the scrollback expanded, the screen's rows built)."""
     import termux.emulator.fast as fast
 
     bench = _load_benchmark()
     data = bench.gen_sgr(20_000)
     screen = temu.Screen(80, 24, history=100)
     stream = temu.ByteStream(screen)
-    stream.feed(data)
+    every: list[tuple[int, str]] = []
     steps: list[str] = []
     real = fast.FastStreamMixin._sgr_step
 
     def counted(self: Any, screen: Any, state: Any, sgrs: str, reverse: bool) -> Any:
+        every.append((id(state), sgrs))
         steps.append(sgrs)
         return real(self, screen, state, sgrs, reverse)
 
     monkeypatch.setattr(fast.FastStreamMixin, "_sgr_step", counted)
     stream.feed(data)
+    assert list(screen.history) and screen.display
+    assert every and len(set(every)) == len(every)  # none computed twice
+    steps.clear()
+    stream.feed(data)
+    assert list(screen.history) and screen.display
     assert steps == []

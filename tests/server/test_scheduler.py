@@ -19,11 +19,14 @@ from termux.server.scheduler import (
     CATCH_UP_TYPING,
     FOCUSED_BUDGET,
     PARSE_CHUNK,
+    PIECE_TIME,
     QUIET_BACKGROUND_BUDGET,
+    READ_PASS_BUDGET,
     SLICE_BYTES,
     TYPING_BACKGROUND_BUDGET,
     TYPING_HOLD,
     TYPING_SHARE,
+    WAKE_BATCH,
     CatchUp,
     ForwardBudget,
     OutputPump,
@@ -32,7 +35,7 @@ from termux.server.scheduler import (
     Slice,
     SliceOrder,
 )
-from termux.server.server import Connection, Server
+from termux.server.server import Connection, InputWatch, Server
 from termux.server.session import HIGH_WATERMARK, LOW_WATERMARK, READ_SIZE, Session
 from tests.loops import in_watched_loop, watched
 
@@ -223,6 +226,59 @@ def test_pieces_grow_to_what_the_budget_allows_and_focus_gets_more() -> None:
     clock.now += TYPING_HOLD  # nobody types any more: background slices are as long as focused ones
     pump.order.discard("%1")
     assert pump.step() == Slice("%0", False, pytest.approx(QUIET_BACKGROUND_BUDGET))
+
+
+def test_a_request_waiting_ends_a_slice_after_its_piece_and_the_batch_with_it() -> None:
+    clock = _Clock()
+    speed = 64 * PARSE_CHUNK / FOCUSED_BUDGET
+    waiting = [False]
+    backlogs = {sid: _TimedBacklog(sid, 1 << 24, clock, speed) for sid in ("%0", "%1")}
+    pump = OutputPump(backlogs.get, lambda s, off, data: None, clock=clock, interrupted=lambda: waiting[0])
+    pump.notify("%0")
+    pump.notify("%1")
+    assert pump.step() == Slice("%0", False, pytest.approx(QUIET_BACKGROUND_BUDGET))  # nobody waits: whole
+    assert len(backlogs["%0"].calls) > 2  # in pieces of at most PIECE_TIME
+    assert all(n <= speed * PIECE_TIME + 1 for n in backlogs["%0"].calls)
+    waiting[0] = True  # a request (a key) is unread on a client's socket
+    before, first = len(backlogs["%1"].calls), len(backlogs["%0"].calls)
+    done = pump.batch()
+    assert done is not None and done.session == "%1" and len(backlogs["%1"].calls) == before + 1
+    assert done.seconds <= PIECE_TIME + 1e-9  # one piece, then the loop reads the request
+    assert len(backlogs["%0"].calls) == first  # the batch did not go on to %0
+
+
+def test_the_input_watch_says_when_a_request_waits_unread() -> None:
+    watch = InputWatch()
+    ours, theirs = socket.socketpair()
+    try:
+        watch.add(ours.fileno())
+        assert not watch.waiting()
+        theirs.send(b"{}\n")
+        assert watch.waiting()
+        watch.discard(ours.fileno())  # a connection whose reading is paused is left out
+        assert not watch.waiting()
+        watch.add(ours.fileno())
+        ours.recv(10)  # read by the loop: nothing waits
+        assert not watch.waiting()
+        watch.discard(ours.fileno())
+        watch.discard(ours.fileno())  # twice: nothing happens
+    finally:
+        ours.close()
+        theirs.close()
+        watch.close()
+
+
+async def test_background_draining_stops_while_a_request_waits(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    session = server.new_session(NewArgs(name="background", command=["cat"]))
+    ours, theirs = await asyncio.get_running_loop().run_in_executor(None, socket.socketpair)
+    assert server._drains(session, 1)
+    server.input.add(ours.fileno())
+    theirs.send(b"{}\n")
+    assert not server._drains(session, 1)  # one read, then the loop reads the request
+    ours.close()
+    theirs.close()
+    await server.kill_session(session)
 
 
 def test_forward_budget_lets_a_burst_through_then_the_rate() -> None:
@@ -530,9 +586,11 @@ async def test_a_background_session_printing_a_little_rests_its_reads_and_a_focu
     assert server.stats()["resting"] == sorted(s.id for s in sessions) and server.stats()["paused"] == []
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
-    server.attach(conn, AttachArgs(focus=sessions[0].id))  # a view shows it: read at once from now on
+    server.attach(conn, AttachArgs(focus=sessions[0].id))  # a view shows it: read at once now
     assert not sessions[0].resting and _reading(sessions[0]) and sessions[1].resting
+    server.pump.typed()  # and while someone types into it, read at once after every read
     assert not server._read_rest(sessions[0], 1)
+    assert server.resting.keys() == {sessions[1].id} and not server.frame_resting
     theirs.close()
     for session in sessions:
         await server.kill_session(session)
@@ -561,6 +619,86 @@ async def test_the_tick_reads_what_waited_in_one_go_and_the_session_rests_again(
     await server.kill_session(session)
 
 
+@in_watched_loop
+async def test_a_tick_wakes_its_resting_sessions_a_batch_per_pass_of_the_loop(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    server.read_pacer = ReadPacer(period=3600.0)  # a slow clock: the tick comes only when the test says
+    program = "stty -echo; echo one; read x; echo two; exec cat"
+    sessions = [server.new_session(NewArgs(name=f"c{i}", command=["sh", "-c", program])) for i in range(WAKE_BATCH + 3)]
+    await _first_output(*sessions)
+    assert all(s.resting for s in sessions)
+    for handle in _rest_ticks(server):
+        handle.cancel()
+    for session in sessions:
+        session.write(b"go\n")  # each prints "two" now: it waits in the PTY
+    for session in sessions:
+        readable = await asyncio.to_thread(select.select, [session.fd], [], [], 30)
+        assert readable[0]
+    read = {s.id: s.bytes_read for s in sessions}
+
+    def woken() -> int:
+        return sum(s.bytes_read > read[s.id] for s in sessions)
+
+    _tick(server)
+    assert woken() == WAKE_BATCH  # one batch in this pass; the others wait, still resting
+    assert len(server.waking) == 3 and server.stats()["resting"] == sorted(s.id for s in sessions)
+    await asyncio.sleep(0)  # the next pass
+    assert woken() == len(sessions) and not server.waking and server._wake_next is None
+    for session in sessions:
+        await server.kill_session(session)
+
+
+async def test_background_draining_stops_for_the_pass_once_its_read_budget_is_spent(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    focused, background = (server.new_session(NewArgs(name=n, command=["cat"])) for n in ("focused", "background"))
+    server.pump.order.focused = {focused.id}
+    read = READ_SIZE // 4
+    assert all(server._drains(background, read) for _ in range(READ_PASS_BUDGET // read - 1))
+    assert not server._drains(background, read)  # the pass's budget is spent: one read per wake-up
+    assert server._drains(focused, read)  # what a view focuses reads on
+    await asyncio.sleep(0)  # the next pass of the loop: a new budget
+    assert server._drains(background, read) and server._pass_end is not None
+    server.pump.typed()
+    assert not server._drains(background, read) and server._drains(focused, read)  # someone types
+    for session in (focused, background):
+        await server.kill_session(session)
+def _frame_ticks(server: Server) -> list[asyncio.TimerHandle]:
+    return [t.handle for t in watched().pending_timers() if t.callback == server._end_frame_rests and t.handle]
+
+
+@in_watched_loop
+async def test_a_focused_session_printing_a_little_is_read_once_a_frame_until_someone_types(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    server.frame_pacer = ReadPacer(period=3600.0)  # a slow clock: the tick comes only when the test says
+    program = "stty -echo; echo one; read x; echo two; read y; exec cat"
+    session = server.new_session(NewArgs(name="log", command=["sh", "-c", program]))
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
+    server.attach(conn, AttachArgs(focus=session.id))  # before its first output: a view focuses it
+    await _first_output(session)
+    # A small read of a focused session nobody types into: it rests on the frame clock, not the
+    # background one, and what it prints meanwhile waits in the PTY.
+    assert session.resting and not _reading(session)
+    assert server.frame_resting.keys() == {session.id} and not server.resting
+    (tick,) = _frame_ticks(server)
+    tick.cancel()  # the tick comes when the test says
+    read = session.bytes_read
+    session.write(b"go\n")  # not typed through a view: the program prints "two"
+    readable: tuple[list[int], list[int], list[int]] = await asyncio.to_thread(select.select, [session.fd], [], [], 30)
+    assert readable[0] and session.bytes_read == read
+    server._end_frame_rests()  # the tick: what waited is read in one go
+    assert b"two" in b"".join(session.backlog.chunks)
+    assert session.resting and len(_frame_ticks(server)) == 1  # a little again: resting on
+    # Typed into through a view (session.send): the rest ends at once and nothing rests meanwhile.
+    server.typed(session)
+    assert not session.resting and _reading(session) and not server.frame_resting
+    assert server.pump.typing() and not server._read_rest(session, 1)
+    for handle in _frame_ticks(server):
+        handle.cancel()
+    theirs.close()
+    await server.kill_session(session)
+
+
 def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one() -> None:
     pacer = ReadPacer(period=0.05, small=4096)
     assert pacer.rests("chatty", 60, now=0.0)  # a line at a time
@@ -579,11 +717,12 @@ def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one()
     assert pacer.next_tick(1.01) == pytest.approx(1.05)
 
 
-async def test_one_wake_up_reads_everything_the_pty_holds(tmp_path: Path) -> None:
+async def _burst_written(tmp_path: Path) -> tuple[Server, Session]:
+    """A session whose program has written 6,000 bytes into its PTY, none of them read yet: less
+    than any PTY holds unread, more than one read returns (the line discipline's buffer is 4 KiB;
+    the rest waits in the kernel for its worker to move it in)."""
     fifo = tmp_path / "written"
     os.mkfifo(fifo)
-    # Less than any PTY holds unread (some kernels take only a few KiB more than one read returns),
-    # more than one read returns.
     program = f"head -c 6000 /dev/zero | tr '\\0' x; echo > {fifo}; exec cat"
     # Opened before the program runs, without blocking: its `echo >` never waits for a reader, and
     # a program that cannot write fails this test instead of hanging it.
@@ -595,13 +734,31 @@ async def test_one_wake_up_reads_everything_the_pty_holds(tmp_path: Path) -> Non
     session = server.new_session(NewArgs(name="burst", command=["sh", "-c", program]))
     session.pause_reading()  # before the loop ever reads it
     try:
-        await asyncio.wait_for(written, 60)  # the program wrote all 6,000 bytes into the PTY
+        await asyncio.wait_for(written, 60)
     finally:
         loop.remove_reader(fd)
         os.close(fd)
     session.resume_reading()
-    session._on_readable()  # one wake-up: a PTY read returns a few KiB at most, so several reads
+    return server, session
+
+
+async def test_one_wake_up_reads_on_while_the_line_discipline_holds_bytes(tmp_path: Path) -> None:
+    server, session = await _burst_written(tmp_path)
+    # The kernel's worker keeps the line discipline filled (what FIONREAD says, made certain here:
+    # when it has not run yet, a read waits for it)
+    session._waiting = lambda: True  # type: ignore[method-assign]
+    session._on_readable()  # one wake-up: several reads
     assert session.bytes_read == 6000
+    await server.kill_session(session)
+
+
+async def test_one_wake_up_reads_once_when_the_line_discipline_is_empty(tmp_path: Path) -> None:
+    server, session = await _burst_written(tmp_path)
+    # After the first read the line discipline is empty until the kernel's worker moves the rest in:
+    # another read would wait for it with the loop stopped, so the rest is read at the next wake-up.
+    session._waiting = lambda: False  # type: ignore[method-assign]
+    session._on_readable()
+    assert 0 < session.bytes_read < 6000  # one read
     await server.kill_session(session)
 
 

@@ -215,7 +215,7 @@ async def test_a_session_told_not_to_drain_reads_once_per_wake_up() -> None:
     wake_ups = 0
     all_read = asyncio.get_running_loop().create_future()
 
-    def drains(session: Session) -> bool:
+    def drains(session: Session, nbytes: int) -> bool:
         nonlocal wake_ups
         wake_ups += 1  # asked once per wake-up that read something
         return False

@@ -624,9 +624,17 @@ async def test_background_output_wakes_the_pump_once_per_batch(server: RunningSe
         assert "background line 19" in shadow_text(app, back)
         front = app.model.focused
         assert front is not None
-        end = app.model.feeder.shadows[front].end
-        app.handle_push(OutputPush(front, end, b"x"))
+        shadow = app.model.feeder.shadows[front]
+        app.model.pacer.period = 3600.0  # its frame not due: the pump is woken at once
+        app.model.pacer.drawn()
+        app.handle_push(OutputPush(front, shadow.end, b"x"))
         assert app._work.is_set() and app._background_timer is None  # the focused session: at once
+        await wait_until(pilot, lambda: not shadow.backlog and not app._work.is_set())
+        app.model.pacer.period = 0.0  # its frame due: parsed and drawn as it is received
+        echoes = app.echoes_at_once
+        app.handle_push(OutputPush(front, shadow.end, b"y"))
+        assert not shadow.backlog and app.echoes_at_once == echoes + 1  # parsed in handle_push
+        assert not app._work.is_set() and app._frame_timer is None  # the pump not woken, no timer
 
 
 async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server: RunningServer) -> None:
@@ -814,6 +822,51 @@ async def test_switching_session_draws_the_new_screen_once(server: RunningServer
         app.prefix_next()  # what prefix n runs
         assert app.model.rows[app.model.focused or ""].name == "s1"
         assert view.renderer.rendered - before == view.screen_.lines  # each line once
+    await client.close()
+
+
+async def test_a_switch_writes_the_new_screen_at_once_and_textual_draws_no_frame_of_it(
+    server: RunningServer,
+) -> None:
+    """`prefix n` in a pane alone: the new screen is one write of the view (TerminalView.paint),
+    which a reference emulator shows as the shadow has it; the view's widget stays where it is
+    (nothing laid out, moved or refocused), so Textual draws neither the view nor the pane area."""
+    cols, rows = SIZE[0] - 28, SIZE[1] - 1  # the view's size: no resize, no snapshot after
+    with server.client() as c:
+        for n in range(2):
+            command = ["sh", "-c", f"echo switched-{n}; exec cat"]
+            c.request("session.new", name=f"s{n}", command=command, cols=cols, rows=rows)
+    app, client = await start(server, focus="s0")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        await wait_until(pilot, lambda: "switched-1" in shadow_text(app, app.model.numbered(1)))
+        await pilot.pause(0.1)
+        view, panes = app.view, app.panes
+        drawn: list[str] = []  # the widgets Textual's compositor asked for lines
+        for widget in (view, panes):
+            render = widget.render_lines
+
+            def counted(crop: Any, render: Any = render, name: str = type(widget).__name__) -> Any:
+                drawn.append(name)
+                return render(crop)
+
+            widget.render_lines = counted  # type: ignore[method-assign]
+        writes: list[str] = []
+        app.write_to_terminal = writes.append
+        app.prefix_next()  # what prefix n runs
+        assert app.model.rows[app.model.focused or ""].name == "s1"
+        assert app.view is view and view.has_focus
+        left = view.region.x
+        at_view = f"\x1b[1;{left + 1}H"  # (the sidebar's rows are written too: the mark moved)
+        screens = [w for w in writes if w.startswith(at_view)]
+        assert len(screens) == 1
+        outer = pyte.Screen(*SIZE)
+        pyte.Stream(outer).feed(screens[0])
+        shadow = app.model.feeder.shadows[app.model.focused or ""].screen
+        assert [line[left:] for line in outer.display[:rows]] == shadow.display
+        await pilot.pause(0.1)
+        assert drawn == []  # no frame of the view or of the area around it
+        assert [w for w in writes if w.startswith(at_view)] == screens  # and not written again
     await client.close()
 
 

@@ -123,6 +123,31 @@ def test_a_slice_also_ends_at_its_time_budget() -> None:
     assert feeder.shadows["bg"].backlog_bytes == 100_000 - PIECE
 
 
+def test_pieces_are_sized_to_the_time_left_at_the_speed_measured() -> None:
+    """A shadow's first piece is PIECE (its speed unknown); then each is what parses in the time
+    left at the speed measured, so a redraw is fed whole, not cut every PIECE bytes."""
+    clock = [0.0]
+    feeder = Feeder(background_budget=0.010, clock=lambda: clock[0])
+    feeder.add("bg", 80, 24)
+    pieces: list[int] = []
+    stream = feeder.shadows["bg"].stream
+
+    def timed_feed(data: bytes) -> None:
+        pieces.append(len(data))
+        clock[0] += len(data) / 1_000_000  # this "machine" parses a byte a microsecond
+        stream.__class__.feed(stream, data)
+
+    stream.feed = timed_feed
+    feeder.push("bg", 0, b"z" * 30_000, {"focus"})
+    step = feeder.step({"focus"})
+    assert step is not None and pieces[0] == PIECE  # the speed unknown: a small first piece
+    assert pieces[1:] == [10_000 - PIECE]  # the rest of the 10 ms budget in one piece
+    pieces.clear()
+    feeder.step({"focus"})
+    assert pieces == [10_000]  # a whole slice's worth in one feed
+    assert feeder.shadows["bg"].backlog_bytes == 30_000 - 20_000
+
+
 def test_the_focused_backlog_is_bounded_too() -> None:
     feeder = Feeder(backlog_limit=100, focus_backlog_limit=10_000, **BYTES_ONLY)
     feeder.add("focus", 80, 24)
