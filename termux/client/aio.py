@@ -52,7 +52,8 @@ class _Protocol(asyncio.Protocol):
 class AsyncClient:
     """A connection to the server on the running loop. Replies settle the futures of `request`;
     pushes go to `on_push` when it is set (called on the loop as they are read, at most
-    PUSH_BATCH a turn), else onto the `pushes` queue."""
+    PUSH_BATCH a turn, and after the waiter of a reply read before them), else onto the
+    `pushes` queue."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -106,6 +107,12 @@ class AsyncClient:
                 future = self._waiting.get(message.id) if isinstance(message.id, int) else None
                 if future is not None and not future.done():
                     future.set_result(message)
+                    if self.on_push is not None:
+                        # Its waiter runs first (set_result scheduled it): the pushes after the
+                        # reply are handed on next turn, in the order the server sent them.
+                        self._pause()
+                        self._later = asyncio.get_running_loop().call_soon(self._deliver)
+                        return
             elif isinstance(message, Unrecognized):
                 continue
             elif (on_push := self.on_push) is not None:

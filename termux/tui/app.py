@@ -786,6 +786,24 @@ class TermuxApp(App[str]):
         if not (self._passthrough() and self._routed(message)):
             self.post_message(message)
 
+    def input_text(self, data: bytes) -> bool:
+        """Printable ASCII as the driver read it: sent to the focused session as it is when each
+        key of it would be (`route_key` sends a printable key as its character), nothing else
+        being on: no modal screen, no copy mode, the prefix not armed nor among the bytes, a
+        running session focused. False: nothing was done, the driver parses it into keys."""
+        router, model = self.router, self.model
+        if (
+            not router.ready
+            or router.pending
+            or self.copy is not None
+            or router.prefix in data
+            or not self._passthrough()
+            or not model.running(model.focused)
+        ):
+            return False
+        self.send_bytes(data)
+        return True
+
     def _passthrough(self) -> bool:
         return bool(self.screen_stack) and self.screen is self._main
 

@@ -14,7 +14,10 @@
 4. Input first. Keys and pastes are handed to the app's `input_hook` in the callback that read
    them, ahead of Textual's message queue, so a keystroke waits at most for the slice of work
    that is running when it arrives (see termux/tui/app.py); other input (mouse, focus, resize
-   replies) goes through Textual's queue as it does in the stock driver.
+   replies) goes through Textual's queue as it does in the stock driver. Printable ASCII typed
+   while the parser is between sequences (what typing is, mostly) is offered to the app's
+   `text_hook` as the bytes first: it takes them when they mean themselves (no prefix, no copy
+   mode, a session to send them to), and only otherwise are they parsed into keys.
 5. Every way out restores the terminal. SIGTERM, SIGHUP, SIGINT and SIGQUIT end the app the
    normal way (the stock driver leaves the alternate screen, raw mode and mouse reporting on when
    a signal kills the process), and so does the terminal going away (end of input). Once writing
@@ -58,6 +61,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import os
+import re
 import signal
 import sys
 import time
@@ -77,6 +81,8 @@ from textual.message import Message
 from termux.trace import TRACE
 
 ESCAPE_DELAY = 0.005  # seconds an ESC waits for the rest of a sequence
+# Printable ASCII only (space to tilde): bytes that are keys of their own, each itself.
+_PRINTABLE = re.compile(rb"[\x20-\x7e]+").fullmatch
 MIN_ESCAPE_DELAY = 0.0005  # a delay of 0 still lets the rest of a sequence written at once arrive
 # Synchronized output (DEC mode 2026): a terminal that supports it shows what is between these whole.
 SYNC_START = "\x1b[?2026h"
@@ -119,6 +125,9 @@ class TermuxDriver(LinuxDriver):
 
     #: Called on the event loop with each Key/Paste; returns nothing: the app's `input_from_driver`.
     input_hook: Callable[[Message], None] | None = None
+    #: Offered printable ASCII as read (the parser between sequences); True when it took the
+    #: bytes, else they are parsed into keys: the app's `input_text`.
+    text_hook: Callable[[bytes], bool] | None = None
 
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
@@ -129,8 +138,10 @@ class TermuxDriver(LinuxDriver):
         self._held: list[str] | None = None  # writes held while the application mode starts
         self._event_loop: asyncio.AbstractEventLoop | None = None
         self._parser: TermuxParser | None = None
-        self._decode: Callable[[bytes], str] = getincrementaldecoder("utf-8")(errors="replace").decode
+        self._decoder = getincrementaldecoder("utf-8")(errors="replace")
         self._reading = False
+        self._between = True  # the parser is between sequences (a key came out of the last byte fed)
+        self.fast_reads = 0  # reads taken by the text hook as they were (tests count them)
         #: The timer that delivers a pending escape sequence's keys at its deadline (None: none pending).
         self.escape_timer: asyncio.TimerHandle | None = None
         # The delays the escape timer was armed with, recent first; tests read it.
@@ -141,6 +152,7 @@ class TermuxDriver(LinuxDriver):
             TRACE.mark("driver.start")
         self._event_loop = loop = asyncio.get_running_loop()
         self.input_hook = getattr(self._app, "input_from_driver", None)
+        self.text_hook = getattr(self._app, "input_text", None)
         if hasattr(self._app, "write_to_terminal"):  # escapes of the app's own (OSC 52) go out here
             self._app.write_to_terminal = self.write
         self._stopping = False
@@ -163,7 +175,8 @@ class TermuxDriver(LinuxDriver):
         finds the active app through context variables, and the reader runs in a copy of it)."""
         self._event_loop = loop
         self._parser = TermuxParser(self._debug, self.escape_delay)
-        self._decode = getincrementaldecoder("utf-8")(errors="replace").decode
+        self._decoder = getincrementaldecoder("utf-8")(errors="replace")
+        self._between = True
         loop.add_reader(self.fileno, self._on_readable)
         self._reading = True
 
@@ -233,8 +246,23 @@ class TermuxDriver(LinuxDriver):
                 self._stopping = True
                 self._app.exit("lost tty")
             return
-        for message in parser.feed(self._decode(data)):
-            self.process_message(message)
+        hook = self.text_hook
+        if self._between and hook is not None and _PRINTABLE(data) and hook(data):
+            self.fast_reads += 1  # (the decoder holds nothing: the last byte fed ended a key)
+            return
+        text = self._decoder.decode(data)
+        if text:
+            if len(text) > 1:  # (feeding "" would be the end of input)
+                for message in parser.feed(text[:-1]):
+                    self.process_message(message)
+            # Between sequences again only if the last character made a key (a character inside
+            # a sequence or a paste makes none) and no ESC waits for the rest of one.
+            last = list(parser.feed(text[-1]))
+            for message in last:
+                self.process_message(message)
+            self._between = bool(last) and parser.next_timeout() is None
+        else:
+            self._between = False  # a character cut by the read: the decoder holds its start
         if self.escape_timer is not None or parser.next_timeout() is not None:
             self._arm_escape_timer()
 
@@ -254,10 +282,13 @@ class TermuxDriver(LinuxDriver):
         self.escape_timer = None
         if (parser := self._parser) is None:
             return
-        for message in parser.tick():
+        delivered = list(parser.tick())
+        for message in delivered:
             self.process_message(message)
         if parser.next_timeout() is not None:
             self._arm_escape_timer()
+        elif delivered:
+            self._between = True  # the lone ESC (or what a sequence's start made) came out
 
     def write(self, data: str) -> None:
         out = sys.__stderr__  # where Textual writes (textual_changes checks it)

@@ -115,3 +115,30 @@ async def test_the_server_going_away_closes_the_client_and_fails_what_waits(sock
     finally:
         await client.close()
         server.close()
+
+
+async def test_a_reply_s_waiter_runs_before_the_pushes_read_after_it(socket_dir: Path) -> None:
+    """A reply and a push after it in one read: the task awaiting the reply goes on before the
+    push is handed on (what a snapshot reply says must not overwrite the exit pushed after it)."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readline()
+        writer.write(reply_ok(1, {"state": "running"}) + pushes(1))  # one write
+        await writer.drain()
+        await reader.read()
+
+    server = await fake_server(socket_dir / "s", serve)
+    client = await AsyncClient.connect(socket_dir / "s", autostart=False)
+    order: list[str] = []
+    client.on_push = lambda push: order.append("push")
+    try:
+        await client.request("session.snapshot")
+        order.append("reply")
+        for _ in range(1000):
+            if "push" in order:
+                break
+            await asyncio.sleep(0.005)
+        assert order == ["reply", "push"]
+    finally:
+        await client.close()
+        server.close()

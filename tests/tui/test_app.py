@@ -892,3 +892,30 @@ async def test_a_tui_attaching_with_detach_others_detaches_the_other_tui(server:
             assert second.is_running and second.exit_reason == ""
             with server.client() as c:
                 assert c.request("server.stats")["attached"] == 1
+
+
+async def test_printable_text_is_sent_as_read_only_when_each_key_of_it_would_be(server: RunningServer) -> None:
+    """`input_text` (the driver offers it typed text as bytes) sends them as `route_key` sends
+    the keys they are, and declines whenever a key would mean something else: the prefix armed
+    or among the bytes, copy mode, a screen over the session, no running session focused."""
+    with server.client() as c:
+        c.request("session.new", name="a", command=["/bin/cat"])
+    async with attached(server, config=Config(prefix="`")) as (app, pilot):
+        await wait_until(pilot, lambda: app.snapshots_pending == 0)
+        assert app.input_text(b"hello world!")
+        for key in "hi!":
+            app.route_key(events.Key("exclamation_mark" if key == "!" else key, key))
+        assert app.sent[-4:] == [b"hello world!", b"h", b"i", b"!"]  # the same bytes as the keys'
+
+        assert not app.input_text(b"a`b")  # the prefix is among them: routed key by key
+        app.route_key(events.Key("grave_accent", "`"))  # the prefix armed: the next key is a command
+        assert not app.input_text(b"d")
+        app.route_key(events.Key("escape", "\x1b"))  # (disarmed: no binding)
+        app.push_screen(HelpScreen(app.config))
+        await pilot.pause()
+        assert not app.input_text(b"x")  # a screen over the session has the keys
+        app.pop_screen()
+        await pilot.pause()
+        assert app.open_copy_mode() is not None
+        assert not app.input_text(b"q")  # copy mode has them
+        assert app.sent[-1] == b"!"

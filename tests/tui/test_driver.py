@@ -152,3 +152,69 @@ def test_the_parser_waits_its_own_delay_after_an_escape_and_leaves_textuals_cons
         deadline = parser.next_timeout()
         assert deadline is not None and start + delay <= deadline <= time.monotonic() + delay
     assert constants.ESCAPE_DELAY == before  # nothing process-wide was changed
+
+
+def test_every_printable_key_is_sent_as_its_own_byte_in_every_mode() -> None:
+    """What lets the driver offer printable ASCII as bytes (`text_hook`): each such byte parses
+    into one key that the router sends as that byte, whatever the session's modes."""
+    from termux.keys import encode_textual
+    from termux.modes import APP_CURSOR, APP_KEYPAD, BRACKETED_PASTE
+
+    parser = TermuxParser()
+    for code in range(0x20, 0x7F):
+        char = chr(code)
+        keys = [m for m in parser.feed(char) if isinstance(m, events.Key)]
+        assert len(keys) == 1, char
+        for mode in ((), (APP_CURSOR,), (APP_KEYPAD,), (APP_CURSOR, APP_KEYPAD, BRACKETED_PASTE)):
+            assert encode_textual(keys[0].key, keys[0].character, mode) == char.encode(), (char, mode)
+
+
+async def test_printable_text_between_sequences_is_offered_as_bytes_and_the_rest_parsed() -> None:
+    """Typed text goes to the text hook as read; what it declines, and anything read inside a
+    sequence or a paste (even printable), is parsed into keys as before."""
+    harness = Harness(asyncio.get_running_loop())
+    driver = harness.driver
+    offered: list[bytes] = []
+    take = [True]
+
+    def text_hook(data: bytes) -> bool:
+        offered.append(data)
+        return take[0]
+
+    driver.text_hook = text_hook
+    try:
+        os.write(harness.master, b"ab")
+        await _until(lambda: offered == [b"ab"])
+        assert harness.received.empty() and driver.fast_reads == 1  # taken as bytes: no key made
+        take[0] = False  # declined (the prefix is armed, say): parsed into keys
+        os.write(harness.master, b"c")
+        assert (await harness.key()).key == "c"  # type: ignore[attr-defined]
+        # a paste in pieces: the text inside it is not offered, it comes out as one paste
+        offered.clear()
+        take[0] = True
+        os.write(harness.master, b"\x1b[200~pas")
+        await asyncio.sleep(0.05)
+        os.write(harness.master, b"ted")
+        await asyncio.sleep(0.05)
+        os.write(harness.master, b"\x1b[201~")
+        paste = await harness.key()
+        assert isinstance(paste, events.Paste) and paste.text == "pasted"
+        assert offered == []
+        # a sequence cut by the read: its end is not text
+        os.write(harness.master, b"\x1b[")
+        await asyncio.sleep(0.002)  # (within the Escape delay: the rest of the sequence)
+        os.write(harness.master, b"A")
+        assert (await harness.key()).key == "up"  # type: ignore[attr-defined]
+        assert offered == []
+        os.write(harness.master, b"z")  # between sequences again: offered
+        await _until(lambda: offered == [b"z"])
+    finally:
+        harness.stop()
+
+
+async def _until(predicate: Any) -> None:
+    for _ in range(1000):
+        if predicate():
+            return
+        await asyncio.sleep(0.002)
+    raise AssertionError("condition never held")
