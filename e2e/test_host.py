@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e.isolated import IsolatedServer, on_terminal
+from e2e.isolated import TERMUX, IsolatedServer, on_terminal
 from e2e.terminal import Terminal
 from e2e.test_tui import PREFIX, SIDEBAR, STATUS, fresh_terminal_state, session_size, started, terminal_area
 
@@ -282,3 +282,73 @@ def test_no_host_runs_while_the_first_tui_does(tui: Start, server: IsolatedServe
     first.write(PREFIX + b"d")
     assert first.wait_exit() == 0
     assert alive(host_pid(server.socket_path))
+
+
+def spares_of(host: int) -> list[int]:
+    """The host's children on no terminal (their stdin is the host's /dev/null): its spare."""
+    spares = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        pid = int(entry)
+        try:
+            if parent_of(pid) == host and alive(pid) and os.readlink(f"/proc/{pid}/fd/0") == os.devnull:
+                spares.append(pid)
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            pass
+    return spares
+
+
+def one_spare(host: int, not_this: int = 0) -> int:
+    """The host's spare (other than `not_this`), once it has forked it."""
+    deadline = time.monotonic() + 20
+    while not (spares := [pid for pid in spares_of(host) if pid != not_this]) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(spares) == 1, spares
+    return spares[0]
+
+
+def test_the_next_attach_is_drawn_by_the_spare_forked_ahead_of_it(tui: Start, server: IsolatedServer) -> None:
+    host = with_host(tui, server)
+    spare = one_spare(host)  # forked as the host started, waiting for a caller
+    term, child = through_host(tui, host)
+    assert child == spare
+    # Its TUI drew its first frame: the host forks the next one, which draws the next attach
+    # (a hand-over again, whose socket may have the number the first one's had).
+    second_spare = one_spare(host, not_this=spare)
+    again, second = through_host(tui, host, "attach")
+    assert second == second_spare
+    term.write("echo first-one\r")
+    again.wait_for(lambda t: "first-one" in terminal_area(t))
+    for each in (again, term):
+        each.write(PREFIX + b"d")
+        assert each.wait_exit() == 0
+
+
+def test_the_spare_leaves_with_the_host(tui: Start, server: IsolatedServer) -> None:
+    host = with_host(tui, server)
+    spare = one_spare(host)
+    pidfd = os.pidfd_open(spare)
+    try:
+        os.kill(host, signal.SIGKILL)
+        assert select.select([pidfd], [], [], 30)[0]  # its end of the host's socket closed: it left
+    finally:
+        os.close(pidfd)
+    assert not alive(spare)
+
+
+def test_no_spare_with_termux_tui_spare_0(server: IsolatedServer) -> None:
+    env = server.env | {"TERMUX_TUI_SPARE": "0"}
+    first = Terminal([*TERMUX], cols=100, rows=30, env=env, cwd=server.checkout)
+    try:
+        first.wait_for("ctrl+b then", timeout=30)
+        first.write(PREFIX + b"d")
+        assert first.wait_exit() == 0
+    finally:
+        first.close()
+    host = host_pid(server.socket_path)
+    term, child = through_host(lambda *a, **k: server.terminal(*a, **k), host)  # forked for it
+    assert spares_of(host) == []
+    term.write(PREFIX + b"d")
+    assert term.wait_exit() == 0
+    assert spares_of(host) == []

@@ -341,6 +341,9 @@ class TermuxApp(App[str]):
 
     def _start_pump(self) -> None:
         self._spawn(self._pump())  # (returns nothing: Textual would await a task it was given)
+        from termux.tui import host
+
+        host.first_frame_drawn()  # (in a host's child: the host may make its next spare now)
 
     def _first_layout(self, saved: Any, focus: str | None, width: int, height: int) -> Layout | None:
         """The panes to start with on an area of that size: the ones given, else the last layout

@@ -39,6 +39,7 @@ from __future__ import annotations
 # `_socket`, not `socket`: the caller imports this module, and `socket` builds enums of every
 # constant at import (the host's own side, which accepts callers, imports it).
 import _socket
+import errno
 import json
 import os
 import select
@@ -284,6 +285,13 @@ class Host:
         self.listener: socket.socket | None = None
         self.server_exit = -1  # a pidfd on the server's process: readable when it exits
         self.lock = -1
+        # The spare: a child forked ahead of the next caller, its pages its own already
+        # (`_spare`), waiting on this socket for a caller's terminal. None: the next caller's
+        # child is forked when it comes. `waking`: the socket of the spare that took the last
+        # caller, readable once its TUI drew its first frame (or died): the next spare is forked
+        # then, not while that TUI starts.
+        self.spare: _socket.socket | None = None
+        self.waking: _socket.socket | None = None
 
     def serve(self) -> None:
         """Set up (or leave if another host runs), then serve. Never returns."""
@@ -296,10 +304,39 @@ class Host:
 
         freeze_startup_objects()  # what the TUI it was forked from left is freed, the rest frozen
         try:
+            self._fork_spare()
             self._loop()
         finally:
             self._remove_socket()
         os._exit(0)
+
+    def _host_fds(self) -> tuple[int, ...]:
+        """The host's own descriptors, which its children close (the lock must not outlive it)."""
+        assert self.listener is not None
+        own = [self.listener.fileno(), self.server_exit, self.lock]
+        return tuple(fd for fd in (*own, *(s.fileno() for s in (self.spare, self.waking) if s is not None)) if fd >= 0)
+
+    def _fork_spare(self) -> None:
+        """Fork the next caller's child now (`_spare`); it makes the pages it will write its own
+        while nobody waits for it. Not with `TERMUX_TUI_SPARE=0` in the host's environment (the
+        first TUI's): a spare costs the memory of a TUI while nobody is attached."""
+        if self.spare is not None or os.environ.get("TERMUX_TUI_SPARE", "1") == "0":
+            return
+        ours, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            pid = os.fork()
+        except OSError:
+            ours.close()
+            theirs.close()
+            return
+        if pid == 0:
+            try:
+                ours.close()
+                _spare(theirs, self.server, self._host_fds())
+            finally:
+                os._exit(1)  # (never the host's loop in a second process)
+        theirs.close()
+        self.spare = ours
 
     def _detach(self) -> None:
         """Drop what the forking TUI held: its terminal, its descriptors, its signal handlers."""
@@ -359,9 +396,22 @@ class Host:
     def _loop(self) -> None:
         assert self.listener is not None
         while True:
-            readable, _, _ = select.select([self.listener.fileno(), self.server_exit], [], [])
+            watched = [self.listener.fileno(), self.server_exit]
+            watched += [s.fileno() for s in (self.spare, self.waking) if s is not None]
+            readable, _, _ = select.select(watched, [], [])
             if self.server_exit in readable:
                 return
+            # (Both read before either is closed: a new spare's socket may take a closed one's number.)
+            drawn = self.waking is not None and self.waking.fileno() in readable
+            if self.spare is not None and self.spare.fileno() in readable:
+                self.spare.close()  # the spare died: the next caller's child is forked for it
+                self.spare = None
+            if drawn and self.waking is not None:
+                self.waking.close()  # its TUI drew its first frame, or died: the next spare now
+                self.waking = None
+                self._fork_spare()
+            if self.listener.fileno() not in readable:
+                continue
             try:
                 conn, _ = self.listener.accept()
             except OSError:
@@ -391,9 +441,10 @@ class Host:
                 conn.sendall(_line({"stale": IDENTITY}))
                 return "stale"
             conn.sendall(_line({"forked": True}))  # before the child writes anything
+            if self._hand_over(conn, fds, hello):
+                return "started"
             if os.fork() == 0:
-                assert self.listener is not None
-                _run_child(conn, fds, hello, self.server, (self.listener.fileno(), self.server_exit, self.lock))
+                _run_child(conn, fds, hello, self.server, self._host_fds())
             return "started"
         except OSError:
             return "bad"
@@ -401,10 +452,29 @@ class Host:
             for fd in fds:
                 os.close(fd)
 
+    def _hand_over(self, conn: _socket.socket, fds: list[int], hello: dict[str, Any]) -> bool:
+        """Give the caller (its socket, its terminal, its hello) to the spare; False when there
+        is none (or it died): the caller's child is forked now."""
+        spare, self.spare = self.spare, None
+        if spare is None:
+            return False
+        try:
+            spare.sendmsg(
+                [_line(hello)], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("4i", conn.fileno(), *fds))]
+            )
+        except OSError:
+            spare.close()
+            return False
+        if self.waking is not None:
+            self.waking.close()
+        self.waking = spare
+        return True
+
     @staticmethod
-    def _read_hello(conn: _socket.socket, fds: list[int]) -> dict[str, Any] | None:
+    def _read_hello(conn: _socket.socket, fds: list[int], count: int = 3) -> dict[str, Any] | None:
+        """A hello line and the `count` descriptors sent with it (into `fds`)."""
         data, ancillary, _flags, _addr = conn.recvmsg(
-            65536, _socket.CMSG_SPACE(3 * struct.calcsize("i")), _socket.MSG_CMSG_CLOEXEC
+            65536, _socket.CMSG_SPACE(count * struct.calcsize("i")), _socket.MSG_CMSG_CLOEXEC
         )
         for level, kind, payload in ancillary:
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
@@ -435,6 +505,66 @@ def _fd_limit() -> int:
     import resource
 
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def _spare(control: _socket.socket, server: Path, host_fds: tuple[int, ...]) -> None:
+    """In a spare (forked by the host ahead of a caller): make the pages this process will write
+    its own now (`_own_pages`), then wait on `control` for a caller (its socket and terminal
+    descriptors, its hello) and run its command line (`_run_child`). The host gone first (end of
+    input): leave. Never returns."""
+    global _control
+    for fd in host_fds:
+        os.close(fd)
+    _own_pages()
+    fds: list[int] = []
+    try:
+        hello = Host._read_hello(control, fds, 4)
+    except OSError:
+        hello = None
+    if hello is None or len(fds) != 4:
+        os._exit(0)
+    _control = control  # told when the first frame is drawn (`first_frame_drawn`)
+    conn = _socket.socket(fileno=fds[0])
+    _run_child(conn, fds[1:], hello, server, ())
+
+
+def _own_pages() -> None:
+    """Copy now the pages shared with the host that a TUI writes: a child forked from the host
+    shares every page with it, and each first write to one (a reference count changes) copies
+    it, thousands of times while a TUI starts. MADV_POPULATE_WRITE (Linux 5.14) faults every page
+    of the process's private writable mappings in for writing, contents unchanged; elsewhere
+    nothing happens (the pages are copied as they are written, as before)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        madvise = libc.madvise
+        madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+        with open("/proc/self/maps") as maps:
+            ranges = [line.split()[0] for line in maps if line.split()[1] == "rw-p"]
+    except (OSError, AttributeError):
+        return
+    for span in ranges:
+        low, high = (int(end, 16) for end in span.split("-"))
+        if madvise(low, high - low, MADV_POPULATE_WRITE) != 0 and ctypes.get_errno() == errno.EINVAL:
+            return  # a kernel without it
+    return
+
+
+MADV_POPULATE_WRITE = 23  # linux/mman.h
+_control: _socket.socket | None = None  # in a spare's child: the host's socket, told of the first frame
+
+
+def first_frame_drawn() -> None:
+    """The TUI of a host's child drew its first frame: the host may fork the next spare now."""
+    global _control
+    if _control is not None:
+        try:
+            _control.send(b"drawn\n")
+        except OSError:
+            pass
+        _control.close()
+        _control = None
 
 
 def _run_child(

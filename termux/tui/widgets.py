@@ -111,8 +111,10 @@ class Painted(Widget):
         rendered as Textual renders them (`Strip.render`), in one write; False (nothing written)
         unless the widget is shown whole on the screen shown, where nothing is drawn over it."""
         write = getattr(self.app, "write_to_terminal", None)
+        if write is None or not self.is_mounted:  # (a view made a moment ago: not on a screen yet)
+            return False
         screen = self.screen
-        if write is None or screen is not self.app.screen:
+        if screen is not self.app.screen:
             return False
         region = self.region
         try:

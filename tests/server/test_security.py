@@ -238,7 +238,7 @@ def test_a_tui_host_of_another_user_never_gets_the_terminal(
 def test_a_tui_host_refuses_a_caller_of_another_user(
     attacker: pwd.struct_passwd, sticky_dir: Path, termux_env: dict[str, str]
 ) -> None:
-    from e2e.test_host import drawing, host_pid
+    from e2e.test_host import drawing, host_pid, spares_of
 
     path = sticky_dir / "s.sock"
     host_socket = path.with_name("s.sock.tui")
@@ -247,7 +247,8 @@ def test_a_tui_host_refuses_a_caller_of_another_user(
         first = Terminal([*TERMUX, "-S", str(path), "attach"], cols=100, rows=30, env=termux_env)
         first.wait_for("ctrl+b then", timeout=30)
         first.write(b"\x02d")  # detached: the host it forked stays
-        assert first.wait_exit() == 0
+        status = first.wait_exit()
+        assert status == 0, first.text
         host = host_pid(path)
         host_socket.chmod(0o666)  # as if its mode let others in: the uid check must hold alone
         read_r, read_w = os.pipe()
@@ -270,7 +271,9 @@ def test_a_tui_host_refuses_a_caller_of_another_user(
             answer = replies.read()
         assert answer.startswith(b'{"error":{"code":"forbidden"')
         with open(f"/proc/{host}/task/{host}/children") as f:
-            assert f.read().split() == []  # no TUI was forked for it
+            # no TUI was forked for it, nor was the spare (forked ahead of a caller) handed it
+            assert [int(pid) for pid in f.read().split()] == spares_of(host)
+        assert all(os.readlink(f"/proc/{pid}/fd/0") == os.devnull for pid in spares_of(host))
         again = Terminal([*TERMUX, "-S", str(path), "attach"], cols=100, rows=30, env=termux_env)
         try:
             again.wait_for("ctrl+b then", timeout=30)
