@@ -27,7 +27,7 @@ Every client runs in a 120x40 PTY read by a fast sink (the harness counts the by
 emulate them, once the client has drawn). Scrollback is on, as by default: termux keeps its default
 10,000 lines, tmux runs with `history-limit 10000` to match. CPU: the server and the client (the
 TUI: the `termux attach` started and the TUI host's child that runs it) over the run, from
-/proc/PID/task/*/schedstat, per MB printed.
+/proc/PID/task/*/schedstat, per MB printed (termux's also split: the server's, the TUI's).
 """
 
 from __future__ import annotations
@@ -89,6 +89,7 @@ class Timed:
     seconds: float  # until every byte was consumed (termux: parsed)
     cpu: float  # server + client CPU seconds over the run (0 for the raw PTY)
     program: float  # until the program itself was done writing
+    server_cpu: float = 0.0  # the server's part of `cpu`
 
 
 def _program_time(stamp: Path, started: float) -> float:
@@ -161,6 +162,7 @@ def termux_run(
             # The TUI may run in a child of the TUI host, drawing on the caller's terminal.
             pids = [server.pid, tui.pid, *on_terminal(tui.pid)]
             cpu_before = _cpu(pids)
+            server_before = cpu_ns(server.pid)
             start, wall = time.monotonic(), time.time()
             client.request("session.send", target=sid, keys=["Enter"])
             while True:
@@ -172,10 +174,11 @@ def termux_run(
                     break
             elapsed = time.monotonic() - start
             cpu = (_cpu(pids) - cpu_before) / 1e9
+            server_cpu = (cpu_ns(server.pid) - server_before) / 1e9
         finally:
             tui.close()
         client.request("session.kill", target=sid)
-    return Timed(elapsed, cpu, _program_time(stamp, wall))
+    return Timed(elapsed, cpu, _program_time(stamp, wall), server_cpu)
 
 
 def tmux_run(tmux: TmuxServer, term: Terminal, path: Path, focused: bool, channel: str) -> Timed:
@@ -256,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     print("## Throughput\n")
     header = [
         "workload", "mode", "MB", "raw PTY MB/s", "tmux MB/s", "termux MB/s", "termux/tmux",
-        "tmux CPU s/MB", "termux CPU s/MB", "tmux program MB/s", "termux program MB/s",
+        "tmux CPU s/MB", "termux CPU s/MB", "termux server / TUI CPU s/MB", "tmux program MB/s",
+        "termux program MB/s",
     ]  # fmt: skip
     if args.baseline:
         header += [f"{args.baseline} MB/s", f"{args.baseline} CPU s/MB", f"{args.baseline} program MB/s"]
@@ -282,6 +286,7 @@ def _row(
     row += [f"{mb / tmux.seconds:.2f}" if tmux else "", f"{mb / termux.seconds:.2f}"]
     row += [f"{tmux.seconds / termux.seconds:.2f}×" if tmux else ""]
     row += [f"{tmux.cpu / mb:.2f}" if tmux else "", f"{termux.cpu / mb:.2f}"]
+    row += [f"{termux.server_cpu / mb:.3f} / {(termux.cpu - termux.server_cpu) / mb:.3f}"]
     row += [f"{mb / tmux.program:.2f}" if tmux else "", f"{mb / termux.program:.2f}"]
     if before is not None:
         row += [f"{mb / before.seconds:.2f}", f"{before.cpu / mb:.2f}", f"{mb / before.program:.2f}"]

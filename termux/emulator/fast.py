@@ -670,6 +670,7 @@ class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):
 _CSI_PARAMS_MAX = 64
 _SGR_CACHE_LIMIT = 1024
 _SGR_STEPS_LIMIT = 64  # transitions remembered per SgrState
+_SPAN_LINE = 16  # lines at most this long on average are found as a span (see _run)
 _SGR_SUFFIX_RUNS = 4  # SGR runs after a block's last reset walked as one transition (see _state_after)
 _PLAN_CACHE_LIMIT = 1024
 _SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
@@ -769,13 +770,19 @@ class FastStreamMixin(_ReferenceStream):
             and self._plan_csi("", "0", "m")[0] == 2
         )
         # Only tried right after a line feed (the lookbehind sees the data before the match start).
-        block = (
-            rf"(?<=\n)((?:(?:[\x20-\x7e]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+\r\n){{2,}})"
-            if lines is not None
-            else r"(\b\B)"
-        )
-        self._fast_re = re.compile(
-            rf"{block}"  # 1: two or more plain lines, each ended by CR LF
+        # Lines: two or more, each ended by CR LF. Short lines (`yes`) are found as a span of text,
+        # CR, LF and SGR, lines if its CR and LF are CR LF pairs (up to its last CR LF; else the
+        # exact lines): one pass of C over the span rather than a loop of the pattern per line,
+        # which costs more than the lines themselves. Longer lines are found by the exact pattern
+        # (which then costs less than checking a span). Which one is tried next follows the length
+        # of the lines last seen (`_f_spans`).
+        exact = rf"(?<=\n)((?:(?:[\x20-\x7e]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+\r\n){{2,}})"
+        span = rf"(?<=\n)((?:[\x20-\x7e\r\n]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+)"
+        if lines is None:
+            exact = span = r"(\b\B)"
+        self._f_block = re.compile(exact).match
+        self._f_spans = False
+        tokens = (
             r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
             r"|(\r\n)"  # 3: CR LF
             # 4, 5: SGR sequences in a row, then the text run after them (possibly empty)
@@ -784,10 +791,18 @@ class FastStreamMixin(_ReferenceStream):
             r"|([\x00-\x1a\x1c-\x1f\x7f])"  # 9: a C0 control (or DEL)
             r"|\x1b([0-OQ-WYZ\\`-~])"  # 10: ESC final (not a CSI, string or intermediate)
         )
+        self._f_tokens = re.compile(r"(\b\B)" + tokens).match  # (the same groups, no block)
+        self._f_span_re = re.compile(span + tokens)  # 1: a span that may be two or more lines
+        self._fast_re = re.compile(exact + tokens)  # 1: two or more lines
 
     def _run(self, data: str, i: int) -> int:
         n = len(data)
-        match = self._fast_re.match
+        exact_match = self._fast_re.match
+        span_match = self._f_span_re.match
+        spans = self._f_spans
+        match = span_match if spans else exact_match
+        exact_block = self._f_block
+        tokens = self._f_tokens
         draw = self._draw
         c0 = self._c0
         cr = c0["\r"]
@@ -805,11 +820,37 @@ class FastStreamMixin(_ReferenceStream):
         try:
             while i < n:
                 m = match(data, i)
+                if m is not None and m.lastindex == 1:
+                    block = m.group(1)
+                    if spans:
+                        block = block[: block.rfind("\r\n") + 2]
+                        feeds = block.count("\n")
+                        if feeds < 2 or block.count("\r") != feeds or block.count("\r\n") != feeds:
+                            exact = exact_block(data, i)  # (a lone CR or LF in the span)
+                            if exact is None:
+                                block = ""
+                                m = tokens(data, i)  # (any token but lines)
+                            else:
+                                block = exact.group(1)
+                        elif len(block) > _SPAN_LINE * feeds:
+                            spans = False
+                            match = exact_match
+                    elif block.find("\r\n") < _SPAN_LINE:
+                        spans = True
+                        match = span_match
+                    if block:
+                        i += len(block)
+                        if "\x1b" in block:
+                            self._styled_lines(block)
+                        else:
+                            lines(block)  # type: ignore[misc]  # group 1 cannot match without it
+                        continue
                 if m is None:
                     # An escape sequence or C1 control the fast path does not know: the reference way.
                     self._resume = i + 1  # the reference code sets its own; this covers a raise before
                     j = self._sequence(data, i)
                     if j < 0:
+                        self._f_spans = spans
                         return n  # incomplete: kept for the next feed
                     i = j
                     continue
@@ -863,12 +904,6 @@ class FastStreamMixin(_ReferenceStream):
                 elif kind == 3:
                     cr()
                     lf()
-                elif kind == 1:
-                    block = m.group(1)
-                    if "\x1b" in block:
-                        self._styled_lines(block)
-                    else:
-                        lines(block)  # type: ignore[misc]  # group 1 cannot match without it
                 elif kind == 9:
                     control = c0.get(m.group(9))
                     if control is not None:
@@ -877,10 +912,12 @@ class FastStreamMixin(_ReferenceStream):
                     final_handler = esc.get(m.group(10))
                     if final_handler is not None:
                         final_handler()
+            self._f_spans = spans
             return n
         except Exception:
             # The reference feed() counts the error and resumes at _resume: after the fast token
             # that raised (i is its end), or where the reference code it called said.
+            self._f_spans = spans
             if m is not None:
                 self._resume = i
             raise

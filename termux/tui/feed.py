@@ -317,9 +317,6 @@ class Feeder:
                 offset, taken = offset + len(data), taken + len(data)
             piece = parts[0] if len(parts) == 1 else b"".join(parts)
             shadow.stream.feed(piece)
-            if deadline is not None:
-                before, now = now, self.clock()
-                self.rates.parsed(shadow.id, taken, now - before, seconds or 0.0)
             last = piece
             fed += taken
             shadow.backlog_bytes -= taken

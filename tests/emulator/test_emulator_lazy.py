@@ -279,3 +279,22 @@ def test_deferred_rows_under_a_scroll_region_change_and_edits() -> None:
     pair.resize(6, 30)
     pair.feed(_ls_lines(3).encode())
     pair.same()
+
+
+def test_spans_after_a_line_feed_that_are_not_lines() -> None:
+    """The line-block pattern takes a whole span of text, CR, LF and SGR after a line feed: a span
+    with a lone CR or LF is cut to its exact lines, one that holds none goes token by token (an
+    escape the fast path does not know included), as the reference."""
+    cases = [
+        b"x\r\n\x1b]0;title\x07y\r\nz\r\nw\r\n",  # an OSC right after a line feed
+        b"p\r\n50%\r60%\r100%\r\ndone\r\nok\r\n",  # a progress line: lone CRs
+        b"a\r\nb\nc\r\nd\r\ne\r\n",  # a lone LF
+        b"q\r\n\x1b(0lqk\x1b(B\r\nr\r\ns\r\n",  # a charset designation after a line feed
+        b"one\r\ntwo\r\nthree",  # lines, then a line not ended yet
+    ]
+    for data in cases:
+        for cut in (1, 3, len(data)):
+            pair = Pair(20, 4, 100)
+            for i in range(0, len(data), cut):
+                pair.feed(data[i : i + cut])
+            pair.same()

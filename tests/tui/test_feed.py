@@ -148,6 +148,34 @@ def test_pieces_are_sized_to_the_time_left_at_the_speed_measured() -> None:
     assert feeder.shadows["bg"].backlog_bytes == 30_000 - 20_000
 
 
+def test_the_speed_is_learnt_from_the_feed_alone() -> None:
+    """Only the feed's own time teaches the speed: bookkeeping after it (a clock read a moment
+    later) must not count as a piece parsed in no time, which would make every later piece the
+    whole slice, whatever its time budget."""
+    clock = [0.0]
+
+    def now() -> float:
+        clock[0] += 1e-7  # every read of the clock a little later, as a real one
+        return clock[0]
+
+    feeder = Feeder(focused_budget=0.010, clock=now)
+    feeder.add("s", 80, 24)
+    pieces: list[int] = []
+    stream = feeder.shadows["s"].stream
+
+    def timed_feed(data: bytes) -> None:
+        pieces.append(len(data))
+        clock[0] += len(data) / 1_000_000  # a byte a microsecond
+        stream.__class__.feed(stream, data)
+
+    stream.feed = timed_feed
+    feeder.push("s", 0, b"z" * 1_000_000, {"s"})
+    feeder.step({"s"}, "s")
+    pieces.clear()
+    feeder.step({"s"}, "s")
+    assert pieces and max(pieces) <= 10_100  # about the 10 ms budget's worth, not the slice's 256 KiB
+
+
 def test_the_focused_backlog_is_bounded_too() -> None:
     feeder = Feeder(backlog_limit=100, focus_backlog_limit=10_000, **BYTES_ONLY)
     feeder.add("focus", 80, 24)
