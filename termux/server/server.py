@@ -220,6 +220,7 @@ class Connection(asyncio.Protocol):
 
     def pause_writing(self) -> None:
         self.lagging = True
+        self.server.client_lags += 1
 
     def resume_writing(self) -> None:
         self.lagging = False
@@ -462,6 +463,7 @@ class Server:
         self._activity_stamps = itertools.count(1)
         self.bytes_forwarded = 0
         self.clients_dropped = 0
+        self.client_lags = 0  # times a client's buffer passed CLIENT_BUFFER_HIGH (its output skipped)
         self.matcher = MatchWorker()  # session.wait's regular expressions, off the loop
         self.instruments = gauge.Instruments(loop_gauge, None)
         self.child_nofile, self.fd_limit = raise_descriptor_limit()
@@ -907,6 +909,7 @@ class Server:
             "resting": sorted(self.resting.keys() | self.waking.keys() | self.frame_resting.keys()),
             "client_buffers": {str(c.peer_pid): c.buffered for c in self.connections if c.buffered},
             "clients_dropped": self.clients_dropped,
+            "client_lags": self.client_lags,
             "fd_limit": self.fd_limit,
             "accept_pauses": self.accept_pauses,
             "matches_in_flight": self.matcher.in_flight,

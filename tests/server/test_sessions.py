@@ -118,6 +118,19 @@ def _forwarded(pushes: list[dict[str, Any]], sid: str) -> tuple[int, list[dict[s
     return data, [p for p in pushes if p.get("push") == "snapshot" and p["session"] == sid]
 
 
+def _view_end(pushes: list[dict[str, Any]], sid: str) -> int:
+    """The output offset a view of `sid` has reached: each snapshot sets it, each output push
+    must start where it is (nothing lost, nothing twice) and moves it on."""
+    end = 0
+    for push in pushes:
+        if push.get("push") == "snapshot" and push["session"] == sid:
+            end = push["offset"]
+        elif push.get("push") == "output" and push["session"] == sid:
+            assert push["offset"] == end, f"output at {push['offset']}, the view at {end}"
+            end += len(base64.b64decode(push["data"]))
+    return end
+
+
 def test_a_coalescing_view_gets_a_background_flood_as_snapshots_and_its_focus_in_full(
     server: RunningServer,
 ) -> None:
@@ -149,11 +162,19 @@ def test_a_coalescing_view_gets_a_background_flood_as_snapshots_and_its_focus_in
         assert snapshots[-1]["offset"] == size
         expected = client.request("session.snapshot", target=background)
         assert snapshots[-1]["data"] == expected["data"]
-        # The focused flood: every byte, in order, no snapshot.
+        # The focused flood: every byte, in order, no snapshot; unless this client fell more than
+        # CLIENT_BUFFER_HIGH behind (a loaded machine), the one reason a focus is skipped: then
+        # what it missed comes as a snapshot, after which output resumes where the snapshot ends.
+        while (end := _view_end(pushes, loud)) < size:
+            push = client.next_push(30)
+            assert push is not None, f"the focus's view stopped at {end} of {size} bytes"
+            pushes.append(push)
+        assert end == size
         loud_bytes, loud_snapshots = _forwarded(pushes, loud)
-        assert loud_bytes == size and loud_snapshots == []
-        offsets = [p["offset"] for p in pushes if p.get("push") == "output" and p["session"] == loud]
-        assert offsets == sorted(offsets)
+        if loud_snapshots:
+            assert client.request("server.stats")["client_lags"] > 0, "a focus skipped, not lagging"
+        else:
+            assert loud_bytes == size
         assert final[loud]["state"] == "exited"
 
 
