@@ -526,7 +526,11 @@ class Server:
             nofile=self.child_nofile,
         )
         hooks = SessionHooks(
-            output_ready=self._output_ready, exited=self._session_exited, read_rest=self._read_rest, drains=self._drains
+            output_ready=self._output_ready,
+            exited=self._session_exited,
+            read_rest=self._read_rest,
+            drains=self._drains,
+            reads_blind=self._reads_blind,
         )
         session = Session(session_id, name, config, hooks)
         self._next_id += 1
@@ -630,6 +634,11 @@ class Server:
         if session.id in self.pump.order.focused:
             return True
         return not self.pump.typing() and self._pass_read < READ_PASS_BUDGET and not self.input.waiting()
+
+    def _reads_blind(self) -> bool:
+        """Whether a wake-up reads on with the line discipline empty (waiting for the kernel's
+        worker to fill it): while nobody types and no request waits, nothing waits behind it."""
+        return not self.pump.typing() and not self.input.waiting()
 
     def _end_pass(self) -> None:
         self._pass_end = None

@@ -78,6 +78,9 @@ class SessionHooks:
     # After each read of a wake-up, with the bytes it took: whether to read again, until the PTY
     # is empty (else that was the wake-up's last read: see Session._on_readable).
     drains: Callable[[Session, int], bool] | None = None
+    # Whether a read past a wake-up's first may be made with the line discipline empty (it then
+    # waits for the kernel's worker with the loop stopped: see Session._on_readable).
+    reads_blind: Callable[[], bool] | None = None
 
 
 @dataclass
@@ -172,12 +175,18 @@ class Session:
         # discipline's buffer empty waits for the kernel's worker that moves the program's
         # output into it (flush_to_ldisc, on a workqueue), and on a busy machine that worker
         # waits for a CPU with the loop stopped; only the first read is sure not to wait (the
-        # loop saw the PTY readable). So a read past the first is made only while the line
-        # discipline holds bytes (`_waiting`), and when the session says not to drain (a
-        # background one while someone types: `SessionHooks.drains`), a wake-up reads once.
+        # loop saw the PTY readable). So while someone types or a request waits, a read past the
+        # first is made only while the line discipline holds bytes (`_waiting`; else reads go
+        # on: `SessionHooks.reads_blind`, the reads of a few KiB a wake-up would cost a flood
+        # several times the CPU per byte), and when the session says not to drain (a background
+        # one while someone types: `SessionHooks.drains`), a wake-up reads once.
         nbytes = got = self._read_once()
         while (
-            got and self._drains(got) and nbytes < READ_SIZE and self.backlog.size < HIGH_WATERMARK and self._waiting()
+            got
+            and self._drains(got)
+            and nbytes < READ_SIZE
+            and self.backlog.size < HIGH_WATERMARK
+            and (self._reads_blind() or self._waiting())
         ):
             got = self._read_once()
             nbytes += got
@@ -191,6 +200,9 @@ class Session:
             return struct.unpack("i", fcntl.ioctl(self.fd, termios.FIONREAD, b"\0\0\0\0"))[0] > 0
         except OSError:
             return True  # let the read say what is wrong (EIO at the end)
+
+    def _reads_blind(self) -> bool:
+        return self.hooks.reads_blind is not None and self.hooks.reads_blind()
 
     def _drains(self, nbytes: int) -> bool:
         return self.hooks.drains is None or self.hooks.drains(self, nbytes)

@@ -662,6 +662,8 @@ async def test_background_draining_stops_for_the_pass_once_its_read_budget_is_sp
     assert not server._drains(background, read) and server._drains(focused, read)  # someone types
     for session in (focused, background):
         await server.kill_session(session)
+
+
 def _frame_ticks(server: Server) -> list[asyncio.TimerHandle]:
     return [t.handle for t in watched().pending_timers() if t.callback == server._end_frame_rests and t.handle]
 
@@ -752,13 +754,28 @@ async def test_one_wake_up_reads_on_while_the_line_discipline_holds_bytes(tmp_pa
     await server.kill_session(session)
 
 
-async def test_one_wake_up_reads_once_when_the_line_discipline_is_empty(tmp_path: Path) -> None:
+async def test_while_someone_types_one_wake_up_reads_once_when_the_line_discipline_is_empty(
+    tmp_path: Path,
+) -> None:
     server, session = await _burst_written(tmp_path)
+    server.pump.order.focused = {session.id}  # a view shows it (its wake-ups drain)
+    server.typed(session)
     # After the first read the line discipline is empty until the kernel's worker moves the rest in:
     # another read would wait for it with the loop stopped, so the rest is read at the next wake-up.
     session._waiting = lambda: False  # type: ignore[method-assign]
     session._on_readable()
     assert 0 < session.bytes_read < 6000  # one read
+    await server.kill_session(session)
+
+
+async def test_while_nobody_types_one_wake_up_reads_on_past_an_empty_line_discipline(tmp_path: Path) -> None:
+    """Nothing waits behind the loop then: a read waits for the kernel's worker rather than leave
+    the rest to another wake-up (a flood read a few KiB at a time costs far more per byte)."""
+    server, session = await _burst_written(tmp_path)
+    session._waiting = lambda: False  # type: ignore[method-assign]
+    assert not server.pump.typing()
+    session._on_readable()
+    assert session.bytes_read == 6000
     await server.kill_session(session)
 
 
