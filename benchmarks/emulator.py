@@ -146,6 +146,15 @@ def _top_frames(columns: int, lines: int) -> Iterator[str]:
         yield "".join(parts)
 
 
+def gen_agent(size: int) -> bytes:
+    """An agent's TUI redrawing itself (e2e/programs/agent.py's frames, 120 columns): per row a
+    CUP, several SGR runs and an EL, the rows already drawn by the frame before."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "e2e" / "programs"))
+    from agent import frame  # (its own directory: it imports its neighbour `tally`)
+
+    return _until(size, (frame(n).decode() for n in itertools.count()))
+
+
 def gen_truecolour(size: int) -> bytes:
     """Lines of 150 cells, each in its own 24-bit colour (as tests/server/test_limits.py prints):
     a program that never repeats an SGR string."""
@@ -162,6 +171,7 @@ WORKLOADS: dict[str, Callable[[int], bytes]] = {
     "logs": gen_logs,
     "sgr": gen_sgr,
     "top": gen_top,
+    "agent": gen_agent,
     "truecolour": gen_truecolour,
 }
 DESCRIPTIONS = {
@@ -169,6 +179,7 @@ DESCRIPTIONS = {
     "logs": "long log lines (150+ chars)",
     "sgr": "SGR-heavy listing (`ls --color`)",
     "top": "full-screen redraws (`top`)",
+    "agent": "an agent's redraws (several SGR runs a row)",
     "truecolour": "a 24-bit colour per cell",
 }
 

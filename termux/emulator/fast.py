@@ -681,27 +681,19 @@ _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-
 # Right after a CUP to column 1: a row redrawn whole, then more rows each after a CUP to column 1
 # (a CUP anywhere followed by another CUP moves nothing that stays): frames of a full-screen program.
 # The text of a row is at most the screen's width (a longer one wraps and scrolls: the calls one by
-# one), hence one pattern per width (`_frame_row`, WIDTH replaced).
+# one), checked once a row is matched.
 _FRAME_SGR = r"(?:\x1b\[[0-9;]{0,64}m)*"
-_FRAME_TEXT = r"[\x20-\x7e]{0,WIDTH}"
 _BARE_CUP = r"\x1b\[[0-9]{0,4}(?:;[0-9]{0,4})?H"
 _CUP_1 = r"\x1b\[([0-9]{0,4})(?:;0*1?)?(H)"  # CUP to column 1 (a column of 0 is 1): its line
 # One row of a frame: the line its CUP goes to (the first row has no CUP: the cursor's line; "H"
-# says there was one, whose empty line is 1), SGR, text, SGR.
-_FRAME_ROW = rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})({_FRAME_TEXT})({_FRAME_SGR})\x1b\[0?K"
-_FRAME_CACHE_LIMIT = 16
-_frames: dict[int, re.Pattern[str]] = {}
-
-
-def _frame_row(width: int) -> re.Pattern[str]:
-    """One row of a frame on a screen `width` columns wide."""
-    pattern = _frames.get(width)
-    if pattern is None:
-        if len(_frames) >= _FRAME_CACHE_LIMIT:
-            _frames.clear()
-        pattern = _frames[width] = re.compile(_FRAME_ROW.replace("WIDTH", str(width)))
-    return pattern
-
+# says there was one, whose empty line is 1), SGR, text, SGR, then the rest of the row's runs
+# (text, then SGR: a coloured word, a dimmed rule, a number in green, as agents draw a row; none
+# for a row in one style, as `top` draws most), its text at most the width in all (checked as
+# the row is taken; `_FRAME_PIECE` cuts the rest into its runs).
+_FRAME_ROW = re.compile(
+    rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})([\x20-\x7e]*+)({_FRAME_SGR})((?:[\x20-\x7e]++{_FRAME_SGR})*+)\x1b\[0?K"
+)
+_FRAME_PIECE = re.compile(rf"([\x20-\x7e]+)({_FRAME_SGR})")
 
 DECSCNM = mo.DECSCNM
 DECOM = mo.DECOM
@@ -782,6 +774,7 @@ class FastStreamMixin(_ReferenceStream):
             exact = span = r"(\b\B)"
         self._f_block = re.compile(exact).match
         self._f_spans = False
+        self._f_too_wide = -1  # where the frame path last found a row too wide (see _redraw_frame)
         tokens = (
             r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
             r"|(\r\n)"  # 3: CR LF
@@ -1029,27 +1022,39 @@ class FastStreamMixin(_ReferenceStream):
         the per-token calls would leave them; where they end (`start`: none). A row redrawn several
         times is built once, from its last redraw: each redraw writes every column of its row (text,
         then blanks to the edge), and nothing in between reads it."""
-        match = _frame_row(screen.columns).match
-        items: list[tuple[str, ...]] = []
+        if start == self._f_too_wide:
+            return start  # (this row was matched, and found too wide, as the last frame ended)
+        columns = screen.columns
+        match = _FRAME_ROW.match
+        runs_of = _FRAME_PIECE.findall
+        # Each row: its CUP's line and "H", SGR, text, SGR, and the rest's runs (text, SGR).
+        items: list[tuple[str, str, str, str, str, list[tuple[str, str]] | None]] = []
         end = start
         row = match(data, start)
         while row is not None and (row.group(2) or not items):  # (a row without a CUP: only the first)
-            items.append(row.groups())
+            line, cup, before, text, after, rest = row.groups()
+            more = runs_of(rest) if rest else None
+            if (len(text) if more is None else len(text) + sum(len(t) for t, _ in more)) > columns:
+                # A longer row wraps and scrolls: the calls one by one from here (its CUP first,
+                # then this path again, which needs not match the row a second time).
+                self._f_too_wide = row.start(3)
+                break
+            items.append((line, cup, before, text, after, more))
             end = row.end()
             row = match(data, end)
         if not items:
             return start
         cursor = screen.cursor
-        columns = screen.columns
         rows = screen.buffer.rows
         bottom = screen.lines - 1
         reverse = DECSCNM in screen.mode
         state = self._sgr_state(screen, cursor.attrs, reverse)
-        # The last redraw of each row: y -> (text, state drawn with, state of the blanks after it).
-        last: dict[int, tuple[str, SgrState, SgrState]] = {}
-        y = cursor.y
         step = self._sgr_step
-        for line, cup, before, text, after in items:
+        # The last redraw of each row: y -> (text, state drawn with, state of the blanks after the
+        # row, and the runs after the first: text and state; None for a row in one style).
+        last: dict[int, tuple[str, SgrState, SgrState, list[tuple[str, SgrState]] | None]] = {}
+        y = cursor.y
+        for line, cup, before, text, after, more in items:
             if cup:
                 y = int(line) - 1 if line else 0
                 if y < 0:
@@ -1063,30 +1068,65 @@ class FastStreamMixin(_ReferenceStream):
             if after:
                 hit = state.after.get(after)
                 state = step(screen, state, after, reverse) if hit is None else hit
-            last[y] = (text, drawn, state)
+            later: list[tuple[str, SgrState]] | None = None
+            if more is not None:
+                later = []
+                for more_text, sgrs in more:
+                    later.append((more_text, state))
+                    if sgrs:
+                        hit = state.after.get(sgrs)
+                        state = step(screen, state, sgrs, reverse) if hit is None else hit
+            last[y] = (text, drawn, state, later)
         default = screen.default_char
         cells_of = self._cells_of
-        for ry, (text, drawn, blank) in last.items():
-            n = len(text)
-            if n == columns:
-                rows[ry] = Packed.of_runs(default, [text], [cells_of(screen, drawn)], columns)
+        for ry, (text, drawn, blank, runs) in last.items():
+            if runs is None:  # one style, then blanks: as top draws most rows
+                n = len(text)
+                if n == columns:
+                    rows[ry] = Packed.of_runs(default, [text], [cells_of(screen, drawn)], columns)
+                    continue
+                blanks = cells_of(screen, blank)
+                if not n:
+                    rows[ry] = Packed.of_runs(default, [" " * columns], [blanks], columns)
+                    continue
+                cells_one = cells_of(screen, drawn)
+                if blanks is cells_one:
+                    rows[ry] = Packed.of_runs(default, [text + " " * (columns - n)], [cells_one], columns)
+                else:
+                    rows[ry] = Packed.of_runs(default, [text, " " * (columns - n)], [cells_one, blanks], columns)
                 continue
-            blanks = cells_of(screen, blank)
-            if not n:
-                rows[ry] = Packed.of_runs(default, [" " * columns], [blanks], columns)
-                continue
-            cells = cells_of(screen, drawn)
-            if blanks is cells:
-                rows[ry] = Packed.of_runs(default, [text + " " * (columns - n)], [cells], columns)
-            else:
-                rows[ry] = Packed.of_runs(default, [text, " " * (columns - n)], [cells, blanks], columns)
+            if text:
+                runs.insert(0, (text, drawn))
+            texts: list[str] = []
+            cells: list[Cells] = []
+            n = 0
+            for text, drawn in runs:
+                run_cells = cells_of(screen, drawn)
+                if cells and cells[-1] is run_cells:
+                    texts[-1] += text
+                else:
+                    texts.append(text)
+                    cells.append(run_cells)
+                n += len(text)
+            if n < columns:
+                blanks = cells_of(screen, blank)
+                if cells and cells[-1] is blanks:
+                    texts[-1] += " " * (columns - n)
+                else:
+                    texts.append(" " * (columns - n))
+                    cells.append(blanks)
+            rows[ry] = Packed.of_runs(default, texts, cells, columns)
         screen.dirty.update(last)
         cursor.attrs = state.attrs
         cursor.y = y
-        cursor.x = len(items[-1][3])
-        for item in reversed(items):
-            if item[3]:
-                screen._last_char = item[3][-1]
+        _, _, _, text, _, more = items[-1]
+        cursor.x = len(text) if more is None else len(text) + sum(len(t) for t, _ in more)
+        for _, _, _, text, _, more in reversed(items):
+            if more:
+                screen._last_char = more[-1][0][-1]
+                break
+            if text:
+                screen._last_char = text[-1]
                 break
         return end
 

@@ -508,11 +508,19 @@ frame_cup = st.one_of(
     ).map(lambda t: f"\x1b[{t[0]}{t[1]}H"),
     st.tuples(st.integers(0, 12), st.integers(0, 40)).map(lambda t: f"\x1b[{t[0]};{t[1]}H"),
 )
+# Runs after a row's first (text, then SGR), as an agent draws a row: a word in colour, a number.
+frame_runs = st.lists(
+    st.tuples(
+        st.one_of(ascii_text, st.just("x" * 9)), st.one_of(st.just(""), sgr_seqs, st.just("\x1b[m"))
+    ).map("".join),
+    max_size=3,
+).map("".join)
 frame_row = st.tuples(
     frame_cup,
     st.one_of(st.just(""), sgr_seqs, st.sampled_from(["\x1b[1m", "\x1b[7m\x1b[1m", "\x1b[0m\x1b[01;34m"])),
     st.one_of(st.just(""), ascii_text, long_line, st.just("x" * 30)),
     st.one_of(st.just(""), sgr_seqs, st.just("\x1b[m")),
+    st.one_of(st.just(""), frame_runs),
     st.sampled_from(["\x1b[K", "\x1b[K", "\x1b[0K", "\x1b[1K", ""]),
 ).map("".join)
 
@@ -564,6 +572,41 @@ def test_frame_path_builds_each_row_once(monkeypatch: pytest.MonkeyPatch) -> Non
     assert_same_as_reference(10, 6, 0, [frames.encode()])
 
 
+def test_frame_rows_of_several_runs_are_built_once_from_their_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent's rows: a number, a word in yellow, a dimmed rule, a number in green, then EL. The
+    frame path takes them whole (each row built once, from the last frame, as runs whose styles
+    follow the SGR between them), the same as the reference."""
+    import termux.emulator.fast as fast
+
+    def frame(n: int) -> str:
+        return "".join(
+            f"\x1b[{y};1H{n + y:4d} \x1b[33mword{y}\x1b[m \x1b[2m{'.' * y}\x1b[m \x1b[32m{n * y:03d}\x1b[m\x1b[K"
+            for y in range(1, 6)
+        )
+
+    frames = "".join(frame(n) for n in range(3)) + "\x1b[6;1H"
+    built: list[int] = []
+    real = fast.Packed.of_runs
+
+    def counted(*args: Any) -> Any:
+        built.append(1)
+        return real(*args)
+
+    screen = temu.Screen(30, 6, history=0)
+    monkeypatch.setattr(fast.Packed, "of_runs", counted)
+    temu.ByteStream(screen).feed(frames.encode())
+    monkeypatch.undo()
+    assert len(built) == 5  # one per row, though each was redrawn three times
+    row = screen.buffer.rows[2]
+    assert isinstance(row, fast.Packed)
+    assert row.texts == ["   5 ", "word3", " ", "...", " ", "006", " " * 12]
+    assert screen.display[2].rstrip() == "   5 word3 ... 006"
+    cells = screen.buffer[2]
+    assert [cells[x].fg for x in (0, 5, 11, 15, 18)] == ["default", "brown", "default", "green", "default"]
+    assert_same_as_reference(30, 6, 0, [frames.encode()])
+    assert_same_as_reference(30, 6, 10000, [frames.encode()[i : i + 7] for i in range(0, len(frames), 7)])
+
+
 def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide(monkeypatch: pytest.MonkeyPatch) -> None:
     """On a screen narrower than the frame's rows, each too-wide row ends a frame (it wraps, so
     the calls one by one) and the rows after it start the next: the frame path matches each row of
@@ -575,19 +618,16 @@ def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide(monkeypatch: 
         "".join(f"\x1b[{y};1H{'w' * (12 if y % 7 == 0 else 5)}\x1b[K" for y in range(1, rows + 1)) for _ in range(20)
     ).encode()
     matched: list[int] = []
-    real = fast._frame_row
+    real = fast._FRAME_ROW
 
     class Pattern:
-        def __init__(self, width: int) -> None:
-            self.pattern = real(width)
-
         def match(self, data: str, start: int) -> Any:
-            row = self.pattern.match(data, start)
+            row = real.match(data, start)
             if row is not None:
                 matched.append(row.start())
             return row
 
-    monkeypatch.setattr(fast, "_frame_row", Pattern)
+    monkeypatch.setattr(fast, "_FRAME_ROW", Pattern())
     temu.ByteStream(temu.Screen(10, rows, history=0)).feed(frames)
     monkeypatch.undo()
     assert matched and len(matched) == len(set(matched)) <= 20 * rows
