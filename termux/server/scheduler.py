@@ -68,7 +68,11 @@ BATCH_BUDGET = BACKGROUND_BUDGET
 # of per line (and a parse of several lines is cheaper per line). Faster output is read at once,
 # as before; what a view focuses rests on a faster clock, and never while someone types (below).
 # The PTY's buffer holds several times SMALL_READ, so a program printing a little never blocks on a
-# resting session (a sudden burst waits at most one tick, then it is read at once).
+# resting session (a sudden burst waits at most one tick, then it is read at once). While someone
+# types, every background session rests after a read, whatever it printed: a flood is then read
+# once a tick (one read: `Server._drains`), its program blocks on its full PTY meanwhile, and the
+# loop is not woken each time the program gets a moment of CPU to write a little more (which,
+# with its processes in the idle cgroup, is whenever the server waits).
 READ_REST = 0.05
 SMALL_READ = 4096
 # One pass of the loop reads at most READ_PASS_BUDGET bytes from the PTYs of sessions that drain

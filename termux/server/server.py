@@ -607,7 +607,9 @@ class Server:
             if self._frame_tick is None:
                 self._frame_tick = loop.call_at(self.frame_pacer.next_tick(now), self._end_frame_rests)
             return True
-        if not self.read_pacer.rests(session.id, nbytes, now):
+        # While someone types, a background session rests whatever it prints: a flood is then
+        # read once a tick, not every time its program gets a moment of CPU.
+        if not self.read_pacer.rests(session.id, nbytes, now) and not self.pump.typing():
             return False
         self.resting[session.id] = session
         if self._rest_tick is None:

@@ -23,6 +23,7 @@ from termux.server.scheduler import (
     QUIET_BACKGROUND_BUDGET,
     READ_PASS_BUDGET,
     SLICE_BYTES,
+    SMALL_READ,
     TYPING_BACKGROUND_BUDGET,
     TYPING_HOLD,
     TYPING_SHARE,
@@ -645,6 +646,27 @@ async def test_a_tick_wakes_its_resting_sessions_a_batch_per_pass_of_the_loop(tm
     await asyncio.sleep(0)  # the next pass
     assert woken() == len(sessions) and not server.waking and server._wake_next is None
     for session in sessions:
+        await server.kill_session(session)
+
+
+@in_watched_loop
+async def test_while_someone_types_a_background_flood_rests_its_reads_until_the_tick(tmp_path: Path) -> None:
+    """A read of any size rests a background session's reading while someone types (its program
+    then writes into the PTY until the tick, and the loop is not woken for it); a focused one and,
+    with nobody typing, a flood are read on at once."""
+    server = Server(tmp_path / "sock")
+    server.read_pacer = ReadPacer(period=3600.0)  # a slow clock: the tick comes only when the test says
+    focused, background = (server.new_session(NewArgs(name=n, command=["cat"])) for n in ("focused", "background"))
+    server.pump.order.focused = {focused.id}
+    flood = 2 * SMALL_READ
+    assert not server._read_rest(background, flood) and not server._read_rest(background, flood)
+    server.pump.typed()
+    assert server._read_rest(background, flood)
+    assert server.resting.keys() == {background.id} and len(_rest_ticks(server)) == 1
+    assert not server._read_rest(focused, flood) and not server.frame_resting
+    for handle in _rest_ticks(server):
+        handle.cancel()
+    for session in (focused, background):
         await server.kill_session(session)
 
 
