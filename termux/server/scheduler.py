@@ -69,7 +69,7 @@ BATCH_BUDGET = BACKGROUND_BUDGET
 # as before; what a view focuses rests on a faster clock, and never while someone types (below).
 # The PTY's buffer holds several times SMALL_READ, so a program printing a little never blocks on a
 # resting session (a sudden burst waits at most one tick, then it is read at once). While someone
-# types, every background session rests after a read, whatever it printed: a flood is then read
+# types, every session no view shows rests after a read, whatever it printed: a flood is then read
 # once a tick (one read: `Server._drains`), its program blocks on its full PTY meanwhile, and the
 # loop is not woken each time the program gets a moment of CPU to write a little more (which,
 # with its processes in the idle cgroup, is whenever the server waits).

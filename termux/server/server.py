@@ -607,9 +607,11 @@ class Server:
             if self._frame_tick is None:
                 self._frame_tick = loop.call_at(self.frame_pacer.next_tick(now), self._end_frame_rests)
             return True
-        # While someone types, a background session rests whatever it prints: a flood is then
-        # read once a tick, not every time its program gets a moment of CPU.
-        if not self.read_pacer.rests(session.id, nbytes, now) and not self.pump.typing():
+        # While someone types, a session no view shows rests whatever it prints: a flood is then
+        # read once a tick, not every time its program gets a moment of CPU. (A pane shown beside
+        # the one typed into is read as it prints: it is on the screen.)
+        unseen = session.id not in self.pump.order.visible
+        if not self.read_pacer.rests(session.id, nbytes, now) and not (unseen and self.pump.typing()):
             return False
         self.resting[session.id] = session
         if self._rest_tick is None:

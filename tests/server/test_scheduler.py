@@ -651,22 +651,24 @@ async def test_a_tick_wakes_its_resting_sessions_a_batch_per_pass_of_the_loop(tm
 
 @in_watched_loop
 async def test_while_someone_types_a_background_flood_rests_its_reads_until_the_tick(tmp_path: Path) -> None:
-    """A read of any size rests a background session's reading while someone types (its program
-    then writes into the PTY until the tick, and the loop is not woken for it); a focused one and,
-    with nobody typing, a flood are read on at once."""
+    """A read of any size rests the reading of a session no view shows while someone types (its
+    program then writes into the PTY until the tick, and the loop is not woken for it); a focused
+    one, a pane shown beside it and, with nobody typing, a flood are read on at once."""
     server = Server(tmp_path / "sock")
     server.read_pacer = ReadPacer(period=3600.0)  # a slow clock: the tick comes only when the test says
-    focused, background = (server.new_session(NewArgs(name=n, command=["cat"])) for n in ("focused", "background"))
-    server.pump.order.focused = {focused.id}
+    focused, pane, background = (server.new_session(NewArgs(name=n, command=["cat"])) for n in ("f", "p", "b"))
+    server.pump.order.focused, server.pump.order.visible = {focused.id}, {pane.id}
     flood = 2 * SMALL_READ
     assert not server._read_rest(background, flood) and not server._read_rest(background, flood)
     server.pump.typed()
     assert server._read_rest(background, flood)
     assert server.resting.keys() == {background.id} and len(_rest_ticks(server)) == 1
+    assert not server._read_rest(pane, flood) and not server._read_rest(pane, flood)
     assert not server._read_rest(focused, flood) and not server.frame_resting
+    assert server.resting.keys() == {background.id}
     for handle in _rest_ticks(server):
         handle.cancel()
-    for session in (focused, background):
+    for session in (focused, pane, background):
         await server.kill_session(session)
 
 
