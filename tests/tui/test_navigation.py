@@ -127,7 +127,9 @@ async def test_the_grid_open_and_idle_arms_no_timer(server: RunningServer) -> No
         await wait_until(pilot, lambda: all(f"hello-{n}" in grid_text(grid) for n in range(12)))
 
         def idle() -> bool:
-            return not loop.pending_timers() and app.snapshots_pending == 0
+            # No timer armed, and no callback queued either: a Textual timer just resumed (a
+            # refresh) arms its sleep only once its task runs, on the next pass.
+            return not loop.pending_timers() and not loop.queued() and app.snapshots_pending == 0
 
         # every session has gone quiet (QUIET_AFTER), so no session.quiet push is still to come
         await wait_until(pilot, lambda: idle() and all(app.model.rows[sid].quiet_since is not None for sid in ids))
