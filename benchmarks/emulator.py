@@ -149,7 +149,9 @@ def _top_frames(columns: int, lines: int) -> Iterator[str]:
 def gen_agent(size: int) -> bytes:
     """An agent's TUI redrawing itself (e2e/programs/agent.py's frames, 120 columns): per row a
     CUP, several SGR runs and an EL, the rows already drawn by the frame before."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "e2e" / "programs"))
+    programs = str(Path(__file__).resolve().parent.parent / "e2e" / "programs")
+    if programs not in sys.path:
+        sys.path.insert(0, programs)
     from agent import frame  # (its own directory: it imports its neighbour `tally`)
 
     return _until(size, (frame(n).decode() for n in itertools.count()))

@@ -774,7 +774,7 @@ class FastStreamMixin(_ReferenceStream):
             exact = span = r"(\b\B)"
         self._f_block = re.compile(exact).match
         self._f_spans = False
-        self._f_too_wide = -1  # where the frame path last found a row too wide (see _redraw_frame)
+        self._f_too_wide: tuple[str, int] | None = None  # where the frame path last found a row too wide
         tokens = (
             r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
             r"|(\r\n)"  # 3: CR LF
@@ -1022,7 +1022,7 @@ class FastStreamMixin(_ReferenceStream):
         the per-token calls would leave them; where they end (`start`: none). A row redrawn several
         times is built once, from its last redraw: each redraw writes every column of its row (text,
         then blanks to the edge), and nothing in between reads it."""
-        if start == self._f_too_wide:
+        if self._f_too_wide is not None and self._f_too_wide[0] is data and self._f_too_wide[1] == start:
             return start  # (this row was matched, and found too wide, as the last frame ended)
         columns = screen.columns
         match = _FRAME_ROW.match
@@ -1037,7 +1037,7 @@ class FastStreamMixin(_ReferenceStream):
             if (len(text) if more is None else len(text) + sum(len(t) for t, _ in more)) > columns:
                 # A longer row wraps and scrolls: the calls one by one from here (its CUP first,
                 # then this path again, which needs not match the row a second time).
-                self._f_too_wide = row.start(3)
+                self._f_too_wide = (data, row.start(3))  # (the feed it is in, held until the next such row)
                 break
             items.append((line, cup, before, text, after, more))
             end = row.end()
