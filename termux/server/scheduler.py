@@ -18,6 +18,7 @@ import contextlib
 import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Protocol
 
 from termux.rest import Rest
@@ -44,11 +45,14 @@ SLACK = 1e-6  # a slice this close to its deadline is done (the pieces' float su
 # focused ones: larger pieces, which the emulator parses several times faster per byte.
 QUIET_BACKGROUND_BUDGET = FOCUSED_BUDGET
 # While someone types, a key's echo (read and parsed as it comes, OutputPump.notify) waits for the
-# background slice the loop is in: background slices are then short, TYPING_BACKGROUND_BUDGET.
+# background batch the loop is in: a batch's background slices then take TYPING_BACKGROUND_BUDGET
+# in all (one flood's slice, or the lines of many sessions that each printed a little).
 TYPING_BACKGROUND_BUDGET = BACKGROUND_BUDGET / 4
 # While a person types — input reached a session that a view shows, less than TYPING_HOLD seconds
-# ago — background parsing takes at most TYPING_SHARE of the server's time: after each background
-# slice the pump rests three times as long (a timer, ended at once by output for a shown session).
+# ago — background parsing takes at most TYPING_SHARE of the server's time: after each batch the
+# pump rests three times as long as its background slices took (a timer, ended at once by output
+# for a shown session). The rest follows the batch, not each slice: sessions that each printed a
+# line are parsed in one pass and pushed in one write, not one pass, write and timer apiece.
 # Yielding alone is not enough on a small machine: a server parsing floods flat out keeps a core
 # busy, and the kernel then makes the echo program and the TUI wait their turn for a CPU (as much
 # as busy loops beside it would: `python -m e2e.test_latency --floods 16`). With nobody typing,
@@ -94,6 +98,14 @@ WAKE_BATCH = 8
 # a view's session ends the rest at once (`Server.typed`) and nothing rests while someone types
 # (`OutputPump.typing`): an echo never waits for a tick. Faster output is read at once.
 FRAME_REST = 0.02
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What one batch did: its `last` slice, and the seconds its background slices took."""
+
+    last: Slice
+    background: float
 
 
 class Parseable(Protocol):
@@ -158,11 +170,11 @@ class OutputPump:
     def typing(self) -> bool:
         return self._clock() < self.typing_until
 
-    def rest_after(self, done: Slice) -> float:
-        """Seconds to rest after `done`: only after a background slice, only while someone types."""
-        if done.focused or not self.typing():
+    def rest_after(self, done: Batch) -> float:
+        """Seconds to rest after `done`: only after background slices, only while someone types."""
+        if not done.background or not self.typing():
             return 0.0
-        return rest_after(done.seconds, TYPING_SHARE)
+        return rest_after(done.background, TYPING_SHARE)
 
     def step(self, until: float | None = None) -> Slice | None:
         """Parse one slice of the next session (forwarded as one chunk); None when nothing waited.
@@ -209,12 +221,12 @@ class OutputPump:
             session.drained()
         return Slice(session_id, focused, self._clock() - started)
 
-    def batch(self) -> Slice | None:
-        """Slices of the waiting sessions, one after another, while BATCH_BUDGET lasts (the first
-        one's own budget always; the rest get what is left); returns the last, None when nothing
-        waited. A slice after which the pump must rest ends the batch, and so does a focused one
-        while someone types: its output may be a key's echo, and the batch's writes go out only
-        as it ends (the server corks them), so it is not held behind the slices that would follow."""
+    def batch(self) -> Batch | None:
+        """Slices of the waiting sessions, one after another, while the batch's budget lasts
+        (BATCH_BUDGET; while someone types, TYPING_BACKGROUND_BUDGET: the first slice's own budget
+        always, the rest get what is left); None when nothing waited. While someone types a focused
+        slice ends the batch: its output may be a key's echo, and the batch's writes go out only as
+        it ends (the server corks them), so it is not held behind the slices that would follow."""
         self._batching = True
         try:
             with self._batch():
@@ -222,15 +234,20 @@ class OutputPump:
                 if done is None:
                     return None
                 self.batches += 1
-                until = self._clock() + BATCH_BUDGET - done.seconds
-                while not self._ends_batch(done) and self._clock() < until and self.order and not self._interrupted():
-                    done = self.step(until) or done
-                return done
+                background = 0.0 if done.focused else done.seconds
+                typing = self.typing()
+                until = self._clock() + (TYPING_BACKGROUND_BUDGET if typing else BATCH_BUDGET) - done.seconds
+                while not (done.focused and typing) and self._clock() < until and self.order:
+                    if self._interrupted():
+                        break
+                    step = self.step(until)
+                    if step is None:
+                        break
+                    done = step
+                    background += 0.0 if done.focused else done.seconds
+                return Batch(done, background)
         finally:
             self._batching = False
-
-    def _ends_batch(self, done: Slice) -> bool:
-        return (done.focused and self.typing()) or self.rest_after(done) > 0
 
     async def run(self) -> None:
         while True:

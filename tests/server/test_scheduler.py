@@ -28,6 +28,7 @@ from termux.server.scheduler import (
     TYPING_HOLD,
     TYPING_SHARE,
     WAKE_BATCH,
+    Batch,
     CatchUp,
     ForwardBudget,
     OutputPump,
@@ -243,8 +244,8 @@ def test_a_request_waiting_ends_a_slice_after_its_piece_and_the_batch_with_it() 
     waiting[0] = True  # a request (a key) is unread on a client's socket
     before, first = len(backlogs["%1"].calls), len(backlogs["%0"].calls)
     done = pump.batch()
-    assert done is not None and done.session == "%1" and len(backlogs["%1"].calls) == before + 1
-    assert done.seconds <= PIECE_TIME + 1e-9  # one piece, then the loop reads the request
+    assert done is not None and done.last.session == "%1" and len(backlogs["%1"].calls) == before + 1
+    assert done.last.seconds <= PIECE_TIME + 1e-9  # one piece, then the loop reads the request
     assert len(backlogs["%0"].calls) == first  # the batch did not go on to %0
 
 
@@ -365,14 +366,17 @@ async def test_output_for_a_focused_session_ends_a_rest_in_the_loops_next_pass()
     task.cancel()
 
 
-def test_background_slices_are_followed_by_a_rest_only_while_someone_types() -> None:
+def test_background_batches_are_followed_by_a_rest_only_while_someone_types() -> None:
     now = [100.0]
     pump = OutputPump(lambda _: None, lambda *_: None, clock=lambda: now[0])
-    background, focused = Slice("%0", False, 0.002), Slice("%1", True, 0.002)
+    background = Batch(Slice("%0", False, 0.002), 0.002)
+    focused = Batch(Slice("%1", True, 0.002), 0.0)
     assert pump.rest_after(background) == 0  # nobody typing: flat out
     pump.typed()
     assert pump.rest_after(background) == 0.002 * (1 / TYPING_SHARE - 1)
     assert pump.rest_after(focused) == 0  # what a view shows never rests
+    # A batch that ended on a focused slice rests for the background slices before it.
+    assert pump.rest_after(Batch(Slice("%1", True, 0.001), 0.002)) == 0.002 * (1 / TYPING_SHARE - 1)
     now[0] += TYPING_HOLD
     assert pump.rest_after(background) == 0  # typing ended
 
@@ -445,15 +449,38 @@ def test_a_batch_ends_when_its_budget_is_spent_and_its_last_slice_gets_what_is_l
     assert clock.now <= BATCH_BUDGET + PARSE_CHUNK / speed  # at most one piece past the budget
 
 
-def test_while_someone_types_a_batch_ends_after_a_background_slice() -> None:
+def test_while_someone_types_a_batch_serves_small_slices_within_the_typing_budget_then_rests() -> None:
     clock = _Clock()
-    backlogs = {f"%{i}": _TimedBacklog(f"%{i}", 100, clock, 1e9) for i in range(3)}
-    pump = OutputPump(backlogs.get, lambda *_: None, clock=clock)
+    speed = 100 / (TYPING_BACKGROUND_BUDGET * 0.3)  # 100 bytes "take" 30% of the typing budget
+    backlogs = {f"%{i}": _TimedBacklog(f"%{i}", 100, clock, speed) for i in range(5)}
+    forwarded: list[str] = []
+    pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock)
     for sid in backlogs:
         pump.notify(sid)
     pump.typed()
-    pump.batch()
-    assert [sum(b.calls) for b in backlogs.values()] == [100, 0, 0]  # then the pump rests
+    done = pump.batch()
+    # Sessions that each printed a little share one pass (and one corked write), within the
+    # typing budget: the fourth slice gets what is left of it, and the fifth waits.
+    assert forwarded == ["%0", "%1", "%2", "%3"]
+    assert [sum(b.calls) for b in backlogs.values()][:3] == [100, 100, 100]
+    assert sum(backlogs["%4"].calls) == 0
+    assert done is not None and done.background == pytest.approx(clock.now)
+    assert clock.now <= TYPING_BACKGROUND_BUDGET + PARSE_CHUNK / speed  # at most a piece past it
+    assert pump.rest_after(done) == pytest.approx(clock.now * (1 / TYPING_SHARE - 1))  # the batch's share
+
+
+def test_while_someone_types_a_focused_slice_ends_the_batch() -> None:
+    clock = _Clock()
+    backlogs = {f"%{i}": _TimedBacklog(f"%{i}", 100, clock, 1e9) for i in range(3)}
+    forwarded: list[str] = []
+    pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock)
+    pump.order.focused = {"%1"}
+    for sid in backlogs:
+        pump.notify(sid)
+    pump.typed()
+    done = pump.batch()
+    assert forwarded == ["%1"]  # the echo goes out alone, at once
+    assert done is not None and done.last.focused and done.background == 0
 
 
 class _RecordingTransport:
