@@ -96,8 +96,12 @@ WAKE_BATCH = 8
 # wake-ups of the view, and two frames, per line; a full-screen redraw arrives in several. Output
 # is then pushed at most once per tick, a frame's worth, later by at most a tick. A key typed into
 # a view's session ends the rest at once (`Server.typed`) and nothing rests while someone types
-# (`OutputPump.typing`): an echo never waits for a tick. Faster output is read at once.
-FRAME_REST = 0.02
+# (`OutputPump.typing`): an echo never waits for a tick. Faster output is read at once. The frame
+# clock runs at twice the read clock's rate (40 frames a second), so every other frame tick falls
+# on a read tick: the focused session's frame and the background sessions' lines are then read in
+# one pass of the loop and pushed to the view in one write, which wakes it once. Each frame costs
+# the view a redraw of every line a scroll moved (`python -m benchmarks.chatty --modes focused`).
+FRAME_REST = READ_REST / 2
 
 
 @dataclass(frozen=True)

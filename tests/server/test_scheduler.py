@@ -18,10 +18,12 @@ from termux.server.scheduler import (
     BATCH_BUDGET,
     CATCH_UP_TYPING,
     FOCUSED_BUDGET,
+    FRAME_REST,
     PARSE_CHUNK,
     PIECE_TIME,
     QUIET_BACKGROUND_BUDGET,
     READ_PASS_BUDGET,
+    READ_REST,
     SLICE_BYTES,
     SMALL_READ,
     TYPING_BACKGROUND_BUDGET,
@@ -768,6 +770,18 @@ def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one()
     pacer.forget("flood")
     assert not pacer.rests("flood", 5000, now=1.0)  # a big read: at once
     assert pacer.next_tick(1.01) == pytest.approx(1.05)
+
+
+def test_every_other_frame_tick_falls_on_a_read_tick() -> None:
+    """The focused session's frames and the background sessions' rests end in the same pass of
+    the loop every other frame, so one write to the view carries both."""
+    frames, reads = ReadPacer(FRAME_REST), ReadPacer(READ_REST)
+    for i in range(1000):
+        now = 1_000_000.0 + i * 0.0037  # a clock late in a long day, at no tick in particular
+        read_tick = reads.next_tick(now)
+        assert frames.next_tick(now) <= read_tick + 1e-9  # a frame never waits past a read tick
+        # The read tick is a frame tick: the frame tick just before it ends exactly there.
+        assert frames.next_tick(read_tick - FRAME_REST / 2) == pytest.approx(read_tick, abs=1e-9)
 
 
 async def _burst_written(tmp_path: Path) -> tuple[Server, Session]:
