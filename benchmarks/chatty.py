@@ -155,8 +155,11 @@ def measure_termux(n: int, focused: bool, args: argparse.Namespace, checkout: Pa
         try:
             with Client.connect(server.socket_path, autostart=False) as client:
                 client.request("session.new", name="home", command=["cat"], cwd="/")
+                # The size of the client's terminal, as tmux's windows are (an agent draws at its
+                # terminal's size; the one a view focuses is then resized to the view).
                 for i in range(n):
-                    client.request("session.new", name=f"c{i}", command=program(args.program, tally), cwd="/")
+                    command = program(args.program, tally)
+                    client.request("session.new", name=f"c{i}", command=command, cwd="/", cols=COLS, rows=ROWS)
             term = server.terminal("attach", "-t", "c0" if focused else "home", cols=COLS, rows=ROWS)
             settle(term, args)
             label = f"chatty-{args.program}-{n}-{'focused' if focused else 'background'}"

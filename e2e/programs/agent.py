@@ -2,10 +2,12 @@
 
     agent.py [TALLY_DIR]
 
-Each frame moves the cursor to every row of a 120x40 screen (CUP), writes the row in a few
-colours (SGR) and clears the rest of it (EL), as coding agents and `top` redraw themselves; a
-spinner, a clock and a scrolling transcript change from frame to frame. One frame is one write()
-(a "chunk"). The tally (TALLY_DIR/<pid> on SIGHUP or SIGTERM) is e2e/programs/tally.py's.
+Each frame moves the cursor to every row of its terminal (CUP), writes the row in a few colours
+(SGR) and clears the rest of it (EL), as coding agents and `top` redraw themselves; a spinner, a
+clock and a scrolling transcript change from frame to frame. Like them, it draws at its terminal's
+size, read before each frame (a resize shows in the next one); 120x40 when it has no terminal.
+One frame is one write() (a "chunk"). The tally (TALLY_DIR/<pid> on SIGHUP or SIGTERM) is
+e2e/programs/tally.py's.
 """
 
 from __future__ import annotations
@@ -22,15 +24,24 @@ SPINNER = "|/-\\"
 WORDS = "reading file planning edit running tests applying patch searching symbols thinking".split()
 
 
-def frame(n: int) -> bytes:
-    out = [f"\x1b[1;1H\x1b[1;37;44m agent {SPINNER[n % 4]} step {n:6d} ".ljust(COLS) + "\x1b[m"]
-    for row in range(2, ROWS):
+def frame(n: int, cols: int = COLS, rows: int = ROWS) -> bytes:
+    out = [f"\x1b[1;1H\x1b[1;37;44m agent {SPINNER[n % 4]} step {n:6d} ".ljust(cols) + "\x1b[m"]
+    dots = max(0, cols - 30)  # (a row fits its terminal: 29 columns besides the dots)
+    for row in range(2, rows):
         k = n + row
         word = WORDS[k % len(WORDS)]
-        text = f"{k:6d} \x1b[33m{word:<16}\x1b[m \x1b[2m{'.' * (k % 60)}\x1b[m \x1b[32m{k * 7919 % 100000:05d}\x1b[m"
+        text = f"{k:6d} \x1b[33m{word:<16}\x1b[m \x1b[2m{'.' * min(k % 60, dots)}\x1b[m \x1b[32m{k * 7919 % 100000:05d}\x1b[m"
         out.append(f"\x1b[{row};1H{text}\x1b[K")
-    out.append(f"\x1b[{ROWS};1H\x1b[7m > {'typing ' * (n % 9)}\x1b[m\x1b[K")
+    out.append(f"\x1b[{rows};1H\x1b[7m > {'typing ' * (n % 9)}\x1b[m\x1b[K")
     return "".join(out).encode()
+
+
+def size() -> tuple[int, int]:
+    try:
+        cols, rows = os.get_terminal_size(1)
+    except OSError:
+        return COLS, ROWS
+    return cols, rows
 
 
 def main() -> int:
@@ -38,7 +49,7 @@ def main() -> int:
     os.write(1, b"\x1b[?1049h\x1b[2J")
     try:
         while True:
-            data = frame(tally.chunks)
+            data = frame(tally.chunks, *size())
             view = memoryview(data)
             while view:
                 view = view[os.write(1, view) :]
