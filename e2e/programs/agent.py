@@ -30,7 +30,8 @@ def frame(n: int, cols: int = COLS, rows: int = ROWS) -> bytes:
     for row in range(2, rows):
         k = n + row
         word = WORDS[k % len(WORDS)]
-        text = f"{k:6d} \x1b[33m{word:<16}\x1b[m \x1b[2m{'.' * min(k % 60, dots)}\x1b[m \x1b[32m{k * 7919 % 100000:05d}\x1b[m"
+        rule = "." * min(k % 60, dots)
+        text = f"{k:6d} \x1b[33m{word:<16}\x1b[m \x1b[2m{rule}\x1b[m \x1b[32m{k * 7919 % 100000:05d}\x1b[m"
         out.append(f"\x1b[{row};1H{text}\x1b[K")
     out.append(f"\x1b[{rows};1H\x1b[7m > {'typing ' * (n % 9)}\x1b[m\x1b[K")
     return "".join(out).encode()
