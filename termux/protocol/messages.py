@@ -144,6 +144,7 @@ class FocusArgs(Args):
 
 
 MAX_VIEW_PANES = 256  # the panes one view may show (the TUI's layout bound, termux/tui/layout.py)
+MAX_VIEW_TILES = 1024  # the sessions one view may show as tiles (more than a server holds)
 
 
 class ViewPane(Args):
@@ -156,11 +157,13 @@ class ViewPane(Args):
 
 class ViewArgs(Args):
     """Everything a view shows: `panes` (the focus among them, or none), each with its size;
-    `layout` an object the view wants back when it attaches again (`last_layout`)."""
+    `tiles`, sessions it shows small over them, at no size (the TUI's grid); `layout` an object the
+    view wants back when it attaches again (`last_layout`)."""
 
     panes: Annotated[list[ViewPane], msgspec.Meta(max_length=MAX_VIEW_PANES)]
     focus: Target | None = None
     layout: dict[str, Any] | None = None
+    tiles: Annotated[list[Target], msgspec.Meta(max_length=MAX_VIEW_TILES)] = msgspec.field(default_factory=list)
 
 
 ArgsT = TypeVar("ArgsT", bound="Args")

@@ -317,6 +317,7 @@ def client_view(ctx: Context, args: ViewArgs) -> dict[str, Any]:
             raise ProtocolError(ErrorCode.BAD_ARGS, f"`panes`: session {session.id} is in two panes")
         panes[session.id] = view_size(pane.cols, pane.rows)
     focus = ctx.server.find(args.focus).id if args.focus is not None else None
+    tiles = {ctx.server.find(target).id for target in args.tiles}
     if focus is not None and focus not in panes:
         raise ProtocolError(ErrorCode.BAD_ARGS, f"`focus`: session {focus} is in none of the `panes`")
     if args.layout is not None:
@@ -326,6 +327,7 @@ def client_view(ctx: Context, args: ViewArgs) -> dict[str, Any]:
                 ErrorCode.TOO_LARGE, f"`layout` is {size} bytes encoded, over the limit of {MAX_LAYOUT_BYTES}"
             )
     ctx.server.set_view(ctx.conn, focus, panes)
+    ctx.conn.show_tiles(tiles)
     if args.layout is not None:
         ctx.server.last_layout = args.layout
     return {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import time
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
@@ -310,6 +311,13 @@ FORWARD_BURST = 64 * 1024
 FORWARD_VISIBLE_RATE = 64 * 1024
 FORWARD_VISIBLE_BURST = 64 * 1024
 FORWARD_CATCH_UP = 0.25
+# A session the client does not show (no pane of it, not its focus) gets a catch-up snapshot at
+# most once per UNSEEN_CATCH_UP: the client keeps its screen for the sidebar's preview and for
+# when it is shown (focusing a stale session sends its snapshot at once), and a snapshot costs the
+# server a screen's encoding and the client a whole screen's parse. A session printing past its
+# budget all the time (an agent redrawing itself, a flood) would otherwise cost both a snapshot
+# every FORWARD_CATCH_UP (`python -m benchmarks.chatty --program agent`).
+UNSEEN_CATCH_UP = 1.0
 # While a person types, one catch-up (every FORWARD_CATCH_UP) sends at most CATCH_UP_TYPING
 # snapshots, of the sessions caught up least recently; the others wait for the next ones. A view
 # takes in a snapshot by parsing it whole, so a catch-up bringing every stale session's at once
@@ -353,12 +361,18 @@ class ForwardBudget:
 
 
 class CatchUp:
-    """The order in which one client's stale sessions get their snapshot (sans-I/O): by the
-    caller's rank (the focus first), then the one caught up least recently (never: first)."""
+    """Which of one client's stale sessions get their snapshot when (sans-I/O: the caller says
+    when). Order: by the caller's rank (the focus first), then the one caught up least recently
+    (never: first). Due: `period` after the session went stale, and for a session the client does
+    not show, no sooner than `unseen_period` after its last snapshot."""
 
-    def __init__(self) -> None:
+    def __init__(self, period: float = FORWARD_CATCH_UP, unseen_period: float = UNSEEN_CATCH_UP) -> None:
+        self.period = period
+        self.unseen_period = unseen_period
         self._caught_up: dict[str, int] = {}  # session -> the number of its latest snapshot
         self._count = 0
+        self._sent_at: dict[str, float] = {}  # session -> when its latest snapshot went
+        self._stale_since: dict[str, float] = {}  # session -> when its output was first skipped
 
     def order(
         self, stale: Iterable[str], rank: Callable[[str], tuple[bool, ...]], limit: int | None = None
@@ -367,9 +381,24 @@ class CatchUp:
         ordered = sorted(stale, key=lambda sid: (rank(sid), self._caught_up.get(sid, -1), sid))
         return ordered if limit is None else ordered[:limit]
 
-    def sent(self, session_id: str) -> None:
+    def went_stale(self, session_id: str, now: float) -> None:
+        """Output of the session was skipped at `now` (the first time since its last snapshot counts)."""
+        self._stale_since.setdefault(session_id, now)
+
+    def due(self, session_id: str, shown: bool) -> float:
+        """When the stale session's snapshot is due (in the past: at the next catch-up)."""
+        due = self._stale_since.get(session_id, -math.inf) + self.period
+        if not shown:
+            due = max(due, self._sent_at.get(session_id, -math.inf) + self.unseen_period)
+        return due
+
+    def sent(self, session_id: str, now: float) -> None:
         self._count += 1
         self._caught_up[session_id] = self._count
+        self._sent_at[session_id] = now
+        self._stale_since.pop(session_id, None)
 
     def forget(self, session_id: str) -> None:
         self._caught_up.pop(session_id, None)
+        self._sent_at.pop(session_id, None)
+        self._stale_since.pop(session_id, None)

@@ -23,7 +23,7 @@ import stat
 import struct
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -150,7 +150,8 @@ class Connection(asyncio.Protocol):
         self.stale: set[str] = set()  # background sessions whose output was skipped (lagging, or over budget)
         self.budget = ForwardBudget()
         self.visible_budget = ForwardBudget(FORWARD_VISIBLE_RATE, FORWARD_VISIBLE_BURST)
-        self.catch_up = CatchUp()  # which stale sessions' snapshots go first
+        self.catch_up = CatchUp()  # which stale sessions' snapshots go first, and when
+        self.tiles: set[str] = set()  # sessions the view shows as tiles (client.view)
         self._catch_up: asyncio.TimerHandle | None = None  # armed only while sessions are stale
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
@@ -353,26 +354,52 @@ class Connection(asyncio.Protocol):
             budget = self.visible_budget if session_id in self.shown else self.budget
             if self.coalesce and not budget.take(session_id, nbytes, now):
                 self.stale.add(session_id)
-                if self._catch_up is None:
-                    self._catch_up = asyncio.get_running_loop().call_later(FORWARD_CATCH_UP, self._caught_up)
+                self.catch_up.went_stale(session_id, now)
+                self._arm_catch_up(self._due(session_id))
                 return False
         return True
+
+    def _due(self, session_id: str) -> float:
+        shown = session_id == self.focus or session_id in self.shown or session_id in self.tiles
+        return self.catch_up.due(session_id, shown=shown)
+
+    def show_tiles(self, tiles: set[str]) -> None:
+        """The sessions this view shows as tiles (`client.view`): caught up as often as panes."""
+        self.tiles = tiles
+        if self.stale and not self.lagging:
+            self._arm_catch_up(min(map(self._due, self.stale)))
+
+    def _arm_catch_up(self, when: float) -> None:
+        """The one catch-up timer, due at `when` or sooner; armed only while sessions are stale."""
+        timer = self._catch_up
+        if timer is not None:
+            if timer.when() <= when:
+                return
+            timer.cancel()
+        self._catch_up = asyncio.get_running_loop().call_at(when, self._caught_up)
 
     def _caught_up(self) -> None:
         self._catch_up = None
         if self.lagging:
             return  # resume_writing sends them once the socket drains
-        # While someone types, a few at a time (CATCH_UP_TYPING); the rest at the next catch-ups.
-        self.send_stale(limit=CATCH_UP_TYPING if self.server.pump.typing() else None)
-        if self.stale and self._catch_up is None and not self.lagging:
-            self._catch_up = asyncio.get_running_loop().call_later(FORWARD_CATCH_UP, self._caught_up)
-
-    def send_stale(self, only: str | None = None, limit: int | None = None) -> None:
-        """One snapshot push per stale session (or just `only`; at most `limit` of them), the
-        focused one first, then those caught up least recently; forwarding resumes after it.
-        Stops when the socket backs up again: the rest follow when it drains."""
         now = asyncio.get_running_loop().time()
-        order = self.catch_up.order(self.stale, self._rank, limit) if only is None else [only]
+        due = [sid for sid in self.stale if self._due(sid) <= now]
+        # While someone types, a few at a time (CATCH_UP_TYPING); the rest at the next catch-ups.
+        self.send_stale(among=due, limit=CATCH_UP_TYPING if self.server.pump.typing() else None)
+        if self.stale and self._catch_up is None and not self.lagging:
+            self._arm_catch_up(max(now + FORWARD_CATCH_UP, min(map(self._due, self.stale))))
+
+    def send_stale(
+        self, only: str | None = None, limit: int | None = None, among: Iterable[str] | None = None
+    ) -> None:
+        """One snapshot push per stale session (or just `only`, or those of `among`; at most
+        `limit` of them), the focused one first, then those caught up least recently; forwarding
+        resumes after it. Stops when the socket backs up again: the rest follow when it drains."""
+        now = asyncio.get_running_loop().time()
+        if only is not None:
+            order = [only]
+        else:
+            order = self.catch_up.order(self.stale if among is None else among, self._rank, limit)
         for session_id in order:
             if self.lagging:
                 break
@@ -387,7 +414,7 @@ class Connection(asyncio.Protocol):
                 if self.transport is not None and not self.transport.is_closing():
                     self.transport.write(line)
                 (self.visible_budget if session_id in self.shown else self.budget).empty(session_id, now)
-                self.catch_up.sent(session_id)
+                self.catch_up.sent(session_id, now)
         if not self.stale and self._catch_up is not None:
             self._catch_up.cancel()
             self._catch_up = None
@@ -398,6 +425,7 @@ class Connection(asyncio.Protocol):
 
     def forget(self, session_id: str) -> None:
         self.stale.discard(session_id)
+        self.tiles.discard(session_id)
         self.budget.forget(session_id)
         self.visible_budget.forget(session_id)
         self.catch_up.forget(session_id)

@@ -208,6 +208,7 @@ class TermuxApp(App[str]):
         self.status: StatusLine = self._main.status
         self.activity: ActivityView = self._main.activity
         self._grid: GridScreen | None = None  # made on first use (prefix w)
+        self._grid_open = False  # (its tiles are part of what this view shows: client.view)
         self.snapshots_pending = 0  # snapshot requests on their way (tests wait for 0)
         self.sent: list[bytes] = []  # what input sent (kept short; tests and debugging)
         self.copy: CopyView | None = None  # copy mode on the focused session, while it is on
@@ -717,12 +718,15 @@ class TermuxApp(App[str]):
             offer = {"cols": cols, "rows": rows} if cols >= 2 and rows >= 1 else {}
             panes.append({"target": box.session, **offer})
         saved = layout.to_dict()
-        sent = (tuple((p["target"], p.get("cols"), p.get("rows")) for p in panes), repr(saved))
+        # The grid, while it is open, shows every session as a tile: the server then brings them
+        # up to date as often as panes (a session no view shows gets a snapshot once a second).
+        tiles = list(self.model.rows) if self._grid_open else []
+        sent = (tuple((p["target"], p.get("cols"), p.get("rows")) for p in panes), repr(saved), tuple(tiles))
         if sent == self._view_sent or not panes:
             return
         self._view_sent = sent
         focus = layout.focus if any(p["target"] == layout.focus for p in panes) else None
-        self.client.send_nowait("client.view", panes=panes, focus=focus, layout=saved)
+        self.client.send_nowait("client.view", panes=panes, focus=focus, layout=saved, tiles=tiles)
 
     def _view_size(self) -> dict[str, int]:
         """`cols` and `rows` of the focused pane, once it has been laid out (else nothing)."""
@@ -993,7 +997,14 @@ class TermuxApp(App[str]):
             self.install_screen(self._grid, "grid")  # kept, so that opening it again lays out nothing new
         else:
             self._grid.reopen(self.model.ordered(), self.model.focused)
-        self.push_screen(self._grid, self._chosen)
+        self.push_screen(self._grid, self._grid_closed)
+        self._grid_open = True
+        self._send_view()  # (its tiles)
+
+    def _grid_closed(self, sid: str | None) -> None:
+        self._grid_open = False
+        self._chosen(sid)
+        self._send_view()  # (no tiles now)
 
     def prefix_last(self) -> None:
         last = self.model.last_focus

@@ -18,6 +18,7 @@ from termux.server.scheduler import (
     BATCH_BUDGET,
     CATCH_UP_TYPING,
     FOCUSED_BUDGET,
+    FORWARD_CATCH_UP,
     FRAME_REST,
     PARSE_CHUNK,
     PIECE_TIME,
@@ -29,6 +30,7 @@ from termux.server.scheduler import (
     TYPING_BACKGROUND_BUDGET,
     TYPING_HOLD,
     TYPING_SHARE,
+    UNSEEN_CATCH_UP,
     WAKE_BATCH,
     Batch,
     CatchUp,
@@ -323,15 +325,33 @@ def test_catch_ups_go_by_rank_then_to_the_session_caught_up_least_recently() -> 
     assert catch_up.order(stale, rank) == ["focus", "a", "b", "c", "d"]  # never caught up: by name
     assert catch_up.order(stale, rank, limit=2) == ["focus", "a"]
     for sid in ("focus", "a"):
-        catch_up.sent(sid)
+        catch_up.sent(sid, now=0.0)
     # The next catch-up goes to those still waiting, then the ones sent longest ago.
     assert catch_up.order(stale, rank, limit=2) == ["focus", "b"]
     assert catch_up.order({"a", "b", "c", "d"}, rank, limit=3) == ["b", "c", "d"]
     for sid in ("b", "c", "d"):
-        catch_up.sent(sid)
+        catch_up.sent(sid, now=0.0)
     assert catch_up.order({"a", "b", "c", "d"}, rank, limit=2) == ["a", "b"]  # round robin
     catch_up.forget("d")
     assert catch_up.order({"a", "d"}, rank) == ["d", "a"]  # forgotten: as if never caught up
+
+
+def test_a_session_the_client_does_not_show_is_caught_up_at_most_once_per_unseen_period() -> None:
+    catch_up = CatchUp(period=0.25, unseen_period=1.0)
+    catch_up.went_stale("pane", now=10.0)
+    catch_up.went_stale("unseen", now=10.0)
+    catch_up.went_stale("unseen", now=10.1)  # (skipped again: the first skip counts)
+    # Never caught up: both a period after their output was first skipped.
+    assert catch_up.due("pane", shown=True) == catch_up.due("unseen", shown=False) == 10.25
+    for sid in ("pane", "unseen"):
+        catch_up.sent(sid, now=10.25)
+        catch_up.went_stale(sid, now=10.3)  # they go on printing past their budget
+    assert catch_up.due("pane", shown=True) == pytest.approx(10.55)  # shown: a period later
+    assert catch_up.due("unseen", shown=False) == 11.25  # not shown: a second after its last
+    assert catch_up.due("unseen", shown=True) == pytest.approx(10.55)  # (shown now: at once)
+    catch_up.forget("unseen")
+    catch_up.went_stale("unseen", now=20.0)
+    assert catch_up.due("unseen", shown=False) == 20.25  # forgotten: as if never caught up
 
 
 async def test_output_for_a_focused_session_ends_a_rest_in_the_loops_next_pass() -> None:
@@ -558,10 +578,18 @@ async def test_while_someone_types_a_catch_up_sends_a_few_snapshots_and_the_next
         sent += batch
         assert (conn._catch_up is not None) == bool(conn.stale)  # the rest at the next catch-up
     assert sorted(sent) == sorted(ids)
-    # With nobody typing, one catch-up sends every stale session's snapshot.
+    # With nobody typing, one catch-up sends every stale session's snapshot that is due: this
+    # client shows none of them, so a session caught up less than UNSEEN_CATCH_UP ago waits.
     server.pump.typing_until = float("-inf")
     conn.stale = set(ids)
     before = len(recorder.writes)
+    conn._caught_up()
+    assert _snapshotted(recorder.writes[before:]) == []
+    # The next catch-up is armed for when the first of them is due, not every FORWARD_CATCH_UP.
+    assert conn._catch_up is not None and conn._catch_up.when() == min(map(conn._due, ids))
+    assert conn._catch_up.when() > asyncio.get_running_loop().time() + FORWARD_CATCH_UP
+    for sid in ids:  # their last snapshots, a while ago
+        conn.catch_up.sent(sid, now=asyncio.get_running_loop().time() - UNSEEN_CATCH_UP)
     conn._caught_up()
     assert sorted(_snapshotted(recorder.writes[before:])) == sorted(ids)
     assert not conn.stale and conn._catch_up is None

@@ -11,9 +11,17 @@ from pathlib import Path
 import pytest
 
 from termux.client import Client, TermuxError
-from termux.protocol.messages import AttachArgs, NewArgs
+from termux.protocol.messages import AttachArgs, NewArgs, ViewArgs, ViewPane
+from termux.server import handlers
 from termux.server.priority import read_group_nice, visible_nice
-from termux.server.scheduler import FORWARD_BURST, FORWARD_RATE, FORWARD_VISIBLE_BURST, FORWARD_VISIBLE_RATE
+from termux.server.scheduler import (
+    FORWARD_BURST,
+    FORWARD_CATCH_UP,
+    FORWARD_RATE,
+    FORWARD_VISIBLE_BURST,
+    FORWARD_VISIBLE_RATE,
+    UNSEEN_CATCH_UP,
+)
 from termux.server.server import Connection, Server
 from termux.slicing import SliceOrder
 from tests.conftest import RunningServer
@@ -118,6 +126,8 @@ def test_a_saved_layout_comes_back_with_the_next_attach(server: RunningServer) -
         ({"panes": [{"target": "a", "cols": 1, "rows": 5}]}, "bad_args", "cols"),
         ({"panes": [{"target": "a"}] * 257}, "bad_args", "panes"),
         ({"panes": [], "layout": {"pad": "x" * 70_000}}, "too_large", "layout"),
+        ({"panes": [{"target": "a"}], "tiles": ["nope"]}, "no_session", "nope"),
+        ({"panes": [{"target": "a"}], "tiles": ["a"] * 1025}, "bad_args", "tiles"),
     ],
 )
 def test_a_bad_view_is_refused_in_termux_s_words_and_changes_nothing(
@@ -207,6 +217,32 @@ async def test_a_session_newly_shown_in_a_pane_gets_its_snapshot_at_once(tmp_pat
     assert b'"push":"snapshot"' in sent and f'"session":"{b.id}"'.encode() in sent
     peer.close()
     for session in (a, b):
+        await server.kill_session(session)
+
+
+async def test_a_hidden_session_is_caught_up_once_a_second_and_as_a_tile_as_often_as_a_pane(
+    tmp_path: Path,
+) -> None:
+    server = Server(tmp_path / "sock")
+    a, b, c = (server.new_session(NewArgs(name=n, command=["cat"])) for n in "abc")
+    peer = Peer(server)
+    conn = await peer.connect()
+    server.attach(conn, AttachArgs(focus=a.id, coalesce=True))
+    server.set_view(conn, a.id, {a.id: (40, 20), b.id: (39, 20)})
+    now = asyncio.get_running_loop().time()
+    for sid in (b.id, c.id):  # both print past their budget, all the time
+        conn.catch_up.sent(sid, now)  # (their last snapshots went just now)
+        assert conn.takes_output(sid, FORWARD_VISIBLE_BURST + 1, now) and not conn.takes_output(sid, 1, now)
+    assert conn._due(b.id) == pytest.approx(now + FORWARD_CATCH_UP)  # a pane: the next catch-up
+    assert conn._due(c.id) == pytest.approx(now + UNSEEN_CATCH_UP)  # hidden: a second after its last
+    assert conn._catch_up is not None and conn._catch_up.when() == pytest.approx(now + FORWARD_CATCH_UP)
+    handlers.client_view(handlers.Context(server, conn), ViewArgs(panes=[ViewPane(a.id)], focus=a.id, tiles=[c.id]))
+    assert conn.tiles == {c.id}  # the grid shows it: as often as a pane
+    assert conn._due(c.id) == pytest.approx(now + FORWARD_CATCH_UP)
+    handlers.client_view(handlers.Context(server, conn), ViewArgs(panes=[ViewPane(a.id)], focus=a.id))
+    assert conn.tiles == set() and conn._due(c.id) == pytest.approx(now + UNSEEN_CATCH_UP)  # the grid closed
+    peer.close()
+    for session in (a, b, c):
         await server.kill_session(session)
 
 

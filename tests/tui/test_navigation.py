@@ -4,6 +4,7 @@ session by name or number, the last session, the sidebar's width, and the status
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from termux.tui.config import Config
 from termux.tui.finder import FindScreen
@@ -34,9 +35,20 @@ async def test_the_grid_shows_every_session_live_and_enter_focuses_the_chosen(se
     ids = sessions(server, 12)
     async with attached(server, focus="s0") as (app, pilot):
         await wait_until(pilot, lambda: all("hello-" in screen_text(app.model.feeder.shadows[s].screen) for s in ids))
+        views: list[dict[str, Any]] = []
+        send = app.client.send_nowait
+
+        def recording(cmd: str, **args: Any) -> None:
+            if cmd == "client.view":
+                views.append(args)
+            send(cmd, **args)
+
+        app.client.send_nowait = recording  # type: ignore[method-assign]
         await pilot.press("ctrl+b", "w")
         grid = app.screen
         assert isinstance(grid, GridScreen)
+        # The server is told: every session is shown as a tile (caught up as often as a pane).
+        assert sorted(views[-1]["tiles"]) == sorted(ids) and views[-1]["focus"] == ids[0]
         text = grid_text(grid)
         assert all(f"hello-{n}" in text for n in range(12))  # every screen, from the shadows
         # live: output of a session in the grid reaches its tile, at the marks' bounded rate
@@ -47,6 +59,7 @@ async def test_the_grid_shows_every_session_live_and_enter_focuses_the_chosen(se
         await pilot.press("right", "enter")
         await wait_until(pilot, lambda: app.screen is app._main)
         assert app.model.focused == ids[10]
+        assert views[-1]["tiles"] == [] and views[-1]["focus"] == ids[10]  # no tiles now
         await pilot.press("ctrl+b", "w")  # the same screen again, afresh: no filter, the focus chosen
         assert app.screen is grid and grid.grid.filter_text == "" and grid.grid.selected_id == ids[10]
         assert all(f"hello-{n}" in grid_text(grid) for n in range(12))
