@@ -26,7 +26,7 @@ WORDS = "reading file planning edit running tests applying patch searching symbo
 
 def frame(n: int, cols: int = COLS, rows: int = ROWS) -> bytes:
     out = [f"\x1b[1;1H\x1b[1;37;44m agent {SPINNER[n % 4]} step {n:6d} ".ljust(cols) + "\x1b[m"]
-    dots = max(0, cols - 30)  # (a row fits its terminal: 29 columns besides the dots)
+    dots = max(0, cols - 31)  # (a row fits its terminal: 30 columns besides the dots, and one free)
     for row in range(2, rows):
         k = n + row
         word = WORDS[k % len(WORDS)]

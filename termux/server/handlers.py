@@ -317,7 +317,7 @@ def client_view(ctx: Context, args: ViewArgs) -> dict[str, Any]:
             raise ProtocolError(ErrorCode.BAD_ARGS, f"`panes`: session {session.id} is in two panes")
         panes[session.id] = view_size(pane.cols, pane.rows)
     focus = ctx.server.find(args.focus).id if args.focus is not None else None
-    tiles = {ctx.server.find(target).id for target in args.tiles}
+    tiles = tile_sessions(ctx.server, args.tiles)
     if focus is not None and focus not in panes:
         raise ProtocolError(ErrorCode.BAD_ARGS, f"`focus`: session {focus} is in none of the `panes`")
     if args.layout is not None:
@@ -331,6 +331,25 @@ def client_view(ctx: Context, args: ViewArgs) -> dict[str, Any]:
     if args.layout is not None:
         ctx.server.last_layout = args.layout
     return {}
+
+
+def tile_sessions(server: Server, targets: list[str]) -> set[str]:
+    """The ids of the sessions `targets` name (ids or names, as `Server.find` takes them), in one
+    pass over the sessions at most. Tiles only say how often to catch a session up, so one gone
+    meanwhile (the grid lists every session, and one may end while the view is on its way) is left
+    out, not an error."""
+    by_name: dict[str, str] | None = None
+    found = set()
+    for target in targets:
+        session = server.sessions.get(target)
+        if session is not None:
+            found.add(session.id)
+            continue
+        if by_name is None:
+            by_name = {s.name: s.id for s in server.sessions.values()}
+        if (sid := by_name.get(target)) is not None:
+            found.add(sid)
+    return found
 
 
 def view_size(cols: int | None, rows: int | None) -> tuple[int, int] | None:

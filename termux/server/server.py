@@ -385,9 +385,13 @@ class Connection(asyncio.Protocol):
         now = asyncio.get_running_loop().time()
         due = [sid for sid in self.stale if self._due(sid) <= now]
         # While someone types, a few at a time (CATCH_UP_TYPING); the rest at the next catch-ups.
-        self.send_stale(among=due, limit=CATCH_UP_TYPING if self.server.pump.typing() else None)
+        limit = CATCH_UP_TYPING if self.server.pump.typing() else None
+        self.send_stale(among=due, limit=limit)
         if self.stale and self._catch_up is None and not self.lagging:
-            self._arm_catch_up(max(now + FORWARD_CATCH_UP, min(map(self._due, self.stale))))
+            when = min(map(self._due, self.stale))
+            if limit is not None and len(due) > limit:
+                when = max(when, now + FORWARD_CATCH_UP)  # (those held back: due already)
+            self._arm_catch_up(when)
 
     def send_stale(
         self, only: str | None = None, limit: int | None = None, among: Iterable[str] | None = None
@@ -429,6 +433,9 @@ class Connection(asyncio.Protocol):
         self.budget.forget(session_id)
         self.visible_budget.forget(session_id)
         self.catch_up.forget(session_id)
+        if not self.stale and self._catch_up is not None:
+            self._catch_up.cancel()  # (no timer while nothing is stale)
+            self._catch_up = None
 
     @property
     def buffered(self) -> int:
@@ -817,6 +824,7 @@ class Server:
             conn.view_size = size
         panes = {} if session_id is None else {session_id: conn.view_size}
         self.set_view(conn, session_id, panes, offered=size is not None)
+        conn.show_tiles(set())  # (the whole view: one pane, no tiles)
 
     def set_view(
         self,

@@ -126,7 +126,6 @@ def test_a_saved_layout_comes_back_with_the_next_attach(server: RunningServer) -
         ({"panes": [{"target": "a", "cols": 1, "rows": 5}]}, "bad_args", "cols"),
         ({"panes": [{"target": "a"}] * 257}, "bad_args", "panes"),
         ({"panes": [], "layout": {"pad": "x" * 70_000}}, "too_large", "layout"),
-        ({"panes": [{"target": "a"}], "tiles": ["nope"]}, "no_session", "nope"),
         ({"panes": [{"target": "a"}], "tiles": ["a"] * 1025}, "bad_args", "tiles"),
     ],
 )
@@ -241,6 +240,34 @@ async def test_a_hidden_session_is_caught_up_once_a_second_and_as_a_tile_as_ofte
     assert conn._due(c.id) == pytest.approx(now + FORWARD_CATCH_UP)
     handlers.client_view(handlers.Context(server, conn), ViewArgs(panes=[ViewPane(a.id)], focus=a.id))
     assert conn.tiles == set() and conn._due(c.id) == pytest.approx(now + UNSEEN_CATCH_UP)  # the grid closed
+    # A tile may name a session by its name, and one gone meanwhile is left out, not an error.
+    view = ViewArgs(panes=[ViewPane(a.id)], focus=a.id, tiles=["c", "gone", b.id])
+    handlers.client_view(handlers.Context(server, conn), view)
+    assert conn.tiles == {c.id, b.id}
+    server.set_focus(conn, a.id)  # client.focus: the whole view, one pane and no tiles
+    assert conn.tiles == set()
+    for session in (a, b, c):
+        await server.kill_session(session)
+    assert not conn.stale and conn._catch_up is None  # nothing stale: no timer left
+    peer.close()
+
+
+async def test_a_pane_due_soon_after_a_catch_up_is_not_held_for_another_period(tmp_path: Path) -> None:
+    server = Server(tmp_path / "sock")
+    a, b, c = (server.new_session(NewArgs(name=n, command=["cat"])) for n in "abc")
+    peer = Peer(server)
+    conn = await peer.connect()
+    server.attach(conn, AttachArgs(focus=a.id, coalesce=True))
+    server.set_view(conn, a.id, {a.id: (40, 20), b.id: (39, 20)})
+    now = asyncio.get_running_loop().time()
+    conn.catch_up.sent(c.id, now - UNSEEN_CATCH_UP)  # hidden: its last snapshot a second ago,
+    conn.catch_up.went_stale(c.id, now - FORWARD_CATCH_UP)  # and its output skipped since: due now
+    for sid in (b.id, c.id):
+        assert conn.takes_output(sid, FORWARD_VISIBLE_BURST + 1, now) and not conn.takes_output(sid, 1, now)
+    conn._caught_up()  # sends c; the pane b is due FORWARD_CATCH_UP after it went stale, not later
+    assert conn.stale == {b.id}
+    assert conn._catch_up is not None and conn._catch_up.when() == pytest.approx(conn._due(b.id))
+    assert conn._due(b.id) == pytest.approx(now + FORWARD_CATCH_UP)
     peer.close()
     for session in (a, b, c):
         await server.kill_session(session)
