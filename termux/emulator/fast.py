@@ -694,6 +694,8 @@ _FRAME_ROW = re.compile(
     rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})([\x20-\x7e]*+)({_FRAME_SGR})((?:[\x20-\x7e]++{_FRAME_SGR})*+)\x1b\[0?K"
 )
 _FRAME_PIECE = re.compile(rf"([\x20-\x7e]+)({_FRAME_SGR})")
+_PIECES_MEMO_ROWS = 1024  # rows' runs remembered by the frame path (then it starts afresh)
+_PIECES_MEMO_TEXT = 2048  # and only for rows of at most this many characters after the first run
 
 DECSCNM = mo.DECSCNM
 DECOM = mo.DECOM
@@ -775,6 +777,9 @@ class FastStreamMixin(_ReferenceStream):
         self._f_block = re.compile(exact).match
         self._f_spans = False
         self._f_too_wide: tuple[str, int] | None = None  # where the frame path last found a row too wide
+        # A frame row's runs after its first (`_FRAME_PIECE`) and their width, by the row's text:
+        # a program redrawing itself draws most rows as it drew them a frame before (or one row up).
+        self._f_pieces: dict[str, tuple[list[tuple[str, str]], int]] = {}
         tokens = (
             r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
             r"|(\r\n)"  # 3: CR LF
@@ -1031,10 +1036,23 @@ class FastStreamMixin(_ReferenceStream):
         items: list[tuple[str, str, str, str, str, list[tuple[str, str]] | None]] = []
         end = start
         row = match(data, start)
+        pieces = self._f_pieces
         while row is not None and (row.group(2) or not items):  # (a row without a CUP: only the first)
             line, cup, before, text, after, rest = row.groups()
-            more = runs_of(rest) if rest else None
-            if (len(text) if more is None else len(text) + sum(len(t) for t, _ in more)) > columns:
+            more = None
+            width = len(text)
+            if rest:
+                known = pieces.get(rest)
+                if known is None:
+                    found = runs_of(rest)
+                    known = (found, sum(len(t) for t, _ in found))
+                    if len(rest) <= _PIECES_MEMO_TEXT:  # (bounded: a row's worth, so many rows)
+                        if len(pieces) >= _PIECES_MEMO_ROWS:
+                            pieces.clear()
+                        pieces[rest] = known
+                more = known[0]
+                width += known[1]
+            if width > columns:
                 # A longer row wraps and scrolls: the calls one by one from here (its CUP first,
                 # then this path again, which needs not match the row a second time).
                 self._f_too_wide = (data, row.start(3))  # (the feed it is in, held until the next such row)

@@ -602,6 +602,31 @@ def test_frame_rows_of_several_runs_are_built_once_from_their_runs(monkeypatch: 
     assert_same_as_reference(30, 6, 10000, [frames.encode()[i : i + 7] for i in range(0, len(frames), 7)])
 
 
+def test_the_frame_path_remembers_a_bounded_number_of_rows_runs() -> None:
+    """A row's runs are cut once per text (a program redraws most rows as it drew them), in a
+    bounded memo: rows of unique text past its size start it afresh, and a row longer than a
+    row's worth is never kept. The state is the reference's either way."""
+    import termux.emulator.fast as fast
+
+    def frame(n: int, width: int = 0) -> str:
+        return "".join(
+            f"\x1b[{y};1H{n:6d} \x1b[33mw{y}\x1b[m {'.' * width}\x1b[32m{n * y:05d}\x1b[m\x1b[K" for y in range(1, 7)
+        )
+
+    screen = temu.Screen(4000, 6, history=0)
+    stream = temu.ByteStream(screen)
+    for n in range(2 * fast._PIECES_MEMO_ROWS // 6):  # every row's text unique
+        stream.feed(frame(n).encode())
+        assert len(stream._f_pieces) <= fast._PIECES_MEMO_ROWS
+    kept = len(stream._f_pieces)
+    assert kept > fast._PIECES_MEMO_ROWS // 4  # (the rows went the frame path's way)
+    stream.feed(frame(0, width=fast._PIECES_MEMO_TEXT).encode())  # rows too long to keep
+    assert len(stream._f_pieces) <= kept and all(len(rest) <= fast._PIECES_MEMO_TEXT for rest in stream._f_pieces)
+    frames = "".join(frame(n % 3) for n in range(9))  # the same rows again and again: remembered
+    assert_same_as_reference(40, 6, 0, [frames.encode()])
+    assert_same_as_reference(40, 6, 100, [frames.encode()[i : i + 11] for i in range(0, len(frames), 11)])
+
+
 def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide(monkeypatch: pytest.MonkeyPatch) -> None:
     """On a screen narrower than the frame's rows, each too-wide row ends a frame (it wraps, so
     the calls one by one) and the rows after it start the next: the frame path matches each row of
