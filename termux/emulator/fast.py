@@ -694,8 +694,11 @@ _FRAME_ROW = re.compile(
     rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})([\x20-\x7e]*+)({_FRAME_SGR})((?:[\x20-\x7e]++{_FRAME_SGR})*+)\x1b\[0?K"
 )
 _FRAME_PIECE = re.compile(rf"([\x20-\x7e]+)({_FRAME_SGR})")
-_PIECES_MEMO_ROWS = 1024  # rows' runs remembered by the frame path (then it starts afresh)
-_PIECES_MEMO_TEXT = 2048  # and only for rows of at most this many characters after the first run
+# The rows' runs the frame path remembers (a few frames' worth; past it, it starts afresh), each
+# row of at most _PIECES_MEMO_TEXT characters after its first run: a session's memo holds at
+# most a quarter of a MiB of row text.
+_PIECES_MEMO_ROWS = 256
+_PIECES_MEMO_TEXT = 1024
 
 DECSCNM = mo.DECSCNM
 DECOM = mo.DECOM
