@@ -23,6 +23,7 @@ from termux.server.scheduler import (
     UNSEEN_CATCH_UP,
 )
 from termux.server.server import Connection, Server
+from termux.server.session import Session
 from termux.slicing import SliceOrder
 from tests.conftest import RunningServer
 from tests.server.test_priority import FakeKernel, cpu_with, needs_autogroup
@@ -168,15 +169,22 @@ class Peer:
         self.theirs.close()
 
 
-async def test_the_view_s_tiers_reach_the_parse_order_and_a_pane_s_output_gets_the_larger_budget(
-    tmp_path: Path,
-) -> None:
+async def _a_view_of_three(tmp_path: Path) -> tuple[Server, Peer, Connection, tuple[Session, Session, Session]]:
+    """A server with sessions a, b and c, and a coalescing view focused on a with b in a pane
+    beside it (c hidden)."""
     server = Server(tmp_path / "sock")
     a, b, c = (server.new_session(NewArgs(name=n, command=["cat"])) for n in "abc")
     peer = Peer(server)
     conn = await peer.connect()
     server.attach(conn, AttachArgs(focus=a.id, coalesce=True))
     server.set_view(conn, a.id, {a.id: (40, 20), b.id: (39, 20)})
+    return server, peer, conn, (a, b, c)
+
+
+async def test_the_view_s_tiers_reach_the_parse_order_and_a_pane_s_output_gets_the_larger_budget(
+    tmp_path: Path,
+) -> None:
+    server, peer, conn, (a, b, c) = await _a_view_of_three(tmp_path)
     assert server.pump.order.focused == {a.id} and server.pump.order.visible == {b.id}
     now = asyncio.get_running_loop().time()
     # Both buckets start full and go as far into debt; a second later the pane's has refilled
@@ -222,12 +230,7 @@ async def test_a_session_newly_shown_in_a_pane_gets_its_snapshot_at_once(tmp_pat
 async def test_a_hidden_session_is_caught_up_once_a_second_and_as_a_tile_as_often_as_a_pane(
     tmp_path: Path,
 ) -> None:
-    server = Server(tmp_path / "sock")
-    a, b, c = (server.new_session(NewArgs(name=n, command=["cat"])) for n in "abc")
-    peer = Peer(server)
-    conn = await peer.connect()
-    server.attach(conn, AttachArgs(focus=a.id, coalesce=True))
-    server.set_view(conn, a.id, {a.id: (40, 20), b.id: (39, 20)})
+    server, peer, conn, (a, b, c) = await _a_view_of_three(tmp_path)
     now = asyncio.get_running_loop().time()
     for sid in (b.id, c.id):  # both print past their budget, all the time
         conn.catch_up.sent(sid, now)  # (their last snapshots went just now)
@@ -253,12 +256,7 @@ async def test_a_hidden_session_is_caught_up_once_a_second_and_as_a_tile_as_ofte
 
 
 async def test_a_pane_due_soon_after_a_catch_up_is_not_held_for_another_period(tmp_path: Path) -> None:
-    server = Server(tmp_path / "sock")
-    a, b, c = (server.new_session(NewArgs(name=n, command=["cat"])) for n in "abc")
-    peer = Peer(server)
-    conn = await peer.connect()
-    server.attach(conn, AttachArgs(focus=a.id, coalesce=True))
-    server.set_view(conn, a.id, {a.id: (40, 20), b.id: (39, 20)})
+    server, peer, conn, (a, b, c) = await _a_view_of_three(tmp_path)
     now = asyncio.get_running_loop().time()
     conn.catch_up.sent(c.id, now - UNSEEN_CATCH_UP)  # hidden: its last snapshot a second ago,
     conn.catch_up.went_stale(c.id, now - FORWARD_CATCH_UP)  # and its output skipped since: due now
