@@ -754,9 +754,11 @@ async def test_a_focused_session_printing_a_little_is_read_once_a_frame_until_so
     server = Server(tmp_path / "sock")
     server.frame_pacer = ReadPacer(period=3600.0)  # a slow clock: the tick comes only when the test says
     program = "stty -echo; echo one; read x; echo two; read y; exec cat"
-    session = server.new_session(NewArgs(name="log", command=["sh", "-c", program]))
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     _, conn = await asyncio.get_running_loop().connect_accepted_socket(lambda: Connection(server), sock=ours)
+    # No await from here to _first_output: the loop cannot read the session's first output before
+    # the view focuses it and the test listens for it.
+    session = server.new_session(NewArgs(name="log", command=["sh", "-c", program]))
     server.attach(conn, AttachArgs(focus=session.id))  # before its first output: a view focuses it
     await _first_output(session)
     # A small read of a focused session nobody types into: it rests on the frame clock, not the
