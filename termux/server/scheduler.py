@@ -311,18 +311,18 @@ FORWARD_BURST = 64 * 1024
 FORWARD_VISIBLE_RATE = 64 * 1024
 FORWARD_VISIBLE_BURST = 64 * 1024
 FORWARD_CATCH_UP = 0.25
-# A session the client does not show (no pane of it, not its focus) gets a catch-up snapshot at
+# A session the client does not show (not its focus, a pane or a tile) gets a catch-up snapshot at
 # most once per UNSEEN_CATCH_UP: the client keeps its screen for the sidebar's preview and for
 # when it is shown (focusing a stale session sends its snapshot at once), and a snapshot costs the
 # server a screen's encoding and the client a whole screen's parse. A session printing past its
 # budget all the time (an agent redrawing itself, a flood) would otherwise cost both a snapshot
 # every FORWARD_CATCH_UP (`python -m benchmarks.chatty --program agent`).
 UNSEEN_CATCH_UP = 1.0
-# While a person types, one catch-up (every FORWARD_CATCH_UP) sends at most CATCH_UP_TYPING
-# snapshots, of the sessions caught up least recently; the others wait for the next ones. A view
+# While a person types, one catch-up sends at most CATCH_UP_TYPING snapshots, of the due sessions
+# caught up least recently; the others wait for the next one, FORWARD_CATCH_UP later. A view
 # takes in a snapshot by parsing it whole, so a catch-up bringing every stale session's at once
 # would hold the view's loop, and the echo queued behind them, for as long as all of them take.
-# With nobody typing, each catch-up sends every stale session's.
+# With nobody typing, each catch-up sends every due session's.
 CATCH_UP_TYPING = 2
 
 
