@@ -694,11 +694,16 @@ _FRAME_ROW = re.compile(
     rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})([\x20-\x7e]*+)({_FRAME_SGR})((?:[\x20-\x7e]++{_FRAME_SGR})*+)\x1b\[0?K"
 )
 _FRAME_PIECE = re.compile(rf"([\x20-\x7e]+)({_FRAME_SGR})")
-# The rows' runs the frame path remembers (a few frames' worth; past it, it starts afresh), each
-# row of at most _PIECES_MEMO_TEXT characters after its first run: a session's memo holds at
-# most a quarter of a MiB of row text.
-_PIECES_MEMO_ROWS = 256
-_PIECES_MEMO_TEXT = 1024
+# The rows of several runs the frame path remembers as it built them (a few frames' worth; past it, it starts
+# afresh), each of at most _ROWS_MEMO_TEXT characters after its CUP, built to the screen's width (a
+# session's is 1,000 columns at most): a session's memo holds at most half a MiB of text.
+_ROWS_MEMO_ROWS = 256
+_ROWS_MEMO_TEXT = 1024
+# A frame row of several runs as built: its runs of text and their cells (to the screen's edge),
+# the state after it, the width of its text and its last character; by the state it was drawn
+# from, its text after its CUP and the screen's width.
+_FrameRow = tuple[tuple[str, ...], tuple[Cells, ...], "SgrState", int, str]
+_RowKey = tuple["SgrState", str, int]
 
 DECSCNM = mo.DECSCNM
 DECOM = mo.DECOM
@@ -780,9 +785,9 @@ class FastStreamMixin(_ReferenceStream):
         self._f_block = re.compile(exact).match
         self._f_spans = False
         self._f_too_wide: tuple[str, int] | None = None  # where the frame path last found a row too wide
-        # A frame row's runs after its first (`_FRAME_PIECE`) and their width, by the row's text:
-        # a program redrawing itself draws most rows as it drew them a frame before (or one row up).
-        self._f_pieces: dict[str, tuple[list[tuple[str, str]], int]] = {}
+        # Frame rows of several runs as built (see _redraw_frame): a program redrawing itself draws
+        # most rows as it drew them a frame before, or one row up.
+        self._f_rows: dict[_RowKey, _FrameRow] = {}
         tokens = (
             r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
             r"|(\r\n)"  # 3: CR LF
@@ -1029,78 +1034,89 @@ class FastStreamMixin(_ReferenceStream):
         each but the first after a CUP to column 1 (`_FRAME_ROW`, matched one after the other), as
         the per-token calls would leave them; where they end (`start`: none). A row redrawn several
         times is built once, from its last redraw: each redraw writes every column of its row (text,
-        then blanks to the edge), and nothing in between reads it."""
+        then blanks to the edge), and nothing in between reads it. A row of several runs drawn
+        before from the same state is taken as it was built then (`_f_rows`)."""
         if self._f_too_wide is not None and self._f_too_wide[0] is data and self._f_too_wide[1] == start:
             return start  # (this row was matched, and found too wide, as the last frame ended)
         columns = screen.columns
-        match = _FRAME_ROW.match
-        runs_of = _FRAME_PIECE.findall
-        # Each row: its CUP's line and "H", SGR, text, SGR, and the rest's runs (text, SGR).
-        items: list[tuple[str, str, str, str, str, list[tuple[str, str]] | None]] = []
-        end = start
-        row = match(data, start)
-        pieces = self._f_pieces
-        while row is not None and (row.group(2) or not items):  # (a row without a CUP: only the first)
-            line, cup, before, text, after, rest = row.groups()
-            more = None
-            width = len(text)
-            if rest:
-                known = pieces.get(rest)
-                if known is None:
-                    found = runs_of(rest)
-                    known = (found, sum(len(t) for t, _ in found))
-                    if len(rest) <= _PIECES_MEMO_TEXT:  # (bounded: a row's worth, so many rows)
-                        if len(pieces) >= _PIECES_MEMO_ROWS:
-                            pieces.clear()
-                        pieces[rest] = known
-                more = known[0]
-                width += known[1]
-            if width > columns:
-                # A longer row wraps and scrolls: the calls one by one from here (its CUP first,
-                # then this path again, which needs not match the row a second time).
-                self._f_too_wide = (data, row.start(3))  # (the feed it is in, held until the next such row)
-                break
-            items.append((line, cup, before, text, after, more))
-            end = row.end()
-            row = match(data, end)
-        if not items:
-            return start
         cursor = screen.cursor
-        rows = screen.buffer.rows
         bottom = screen.lines - 1
         reverse = DECSCNM in screen.mode
         state = self._sgr_state(screen, cursor.attrs, reverse)
         step = self._sgr_step
+        match = _FRAME_ROW.match
+        runs_of = _FRAME_PIECE.findall
+        known = self._f_rows
         # The last redraw of each row: y -> (text, state drawn with, state of the blanks after the
-        # row, and the runs after the first: text and state; None for a row in one style).
-        last: dict[int, tuple[str, SgrState, SgrState, list[tuple[str, SgrState]] | None]] = {}
+        # row, the runs after the first: text and state, None for a row in one style; the row's key
+        # in `known`, None for a row in one style), or the row as built before (`again`).
+        last: dict[int, tuple[str, SgrState, SgrState, list[tuple[str, SgrState]] | None, _RowKey | None]] = {}
+        again: dict[int, _FrameRow] = {}
         y = cursor.y
-        for line, cup, before, text, after, more in items:
+        x = 0
+        last_char = ""
+        end = start
+        row = match(data, start)
+        while row is not None and (row.group(2) or end == start):  # (a row without a CUP: only the first)
+            line, cup, before, text, after, rest = row.groups()
+            built = None
+            width = len(text)
+            if rest:
+                key = (state, data[row.start(3) : row.end()], columns)
+                built = known.get(key)
+                if built is None:
+                    pieces = runs_of(rest)
+                    width += sum(len(piece) for piece, _ in pieces)
+            if width > columns and built is None:
+                # A longer row wraps and scrolls: the calls one by one from here (its CUP first,
+                # then this path again, which needs not match the row a second time).
+                self._f_too_wide = (data, row.start(3))  # (the feed it is in, held until the next such row)
+                break
             if cup:
                 y = int(line) - 1 if line else 0
                 if y < 0:
                     y = 0
                 elif y > bottom:
                     y = bottom
-            if before:
-                hit = state.after.get(before)
-                state = step(screen, state, before, reverse) if hit is None else hit
-            drawn = state
-            if after:
-                hit = state.after.get(after)
-                state = step(screen, state, after, reverse) if hit is None else hit
-            later: list[tuple[str, SgrState]] | None = None
-            if more is not None:
-                later = []
-                for more_text, sgrs in more:
-                    later.append((more_text, state))
-                    if sgrs:
-                        hit = state.after.get(sgrs)
-                        state = step(screen, state, sgrs, reverse) if hit is None else hit
-            last[y] = (text, drawn, state, later)
+            if built is not None:
+                again[y] = built
+                if last:
+                    last.pop(y, None)
+                _, _, state, x, char = built
+                if char:
+                    last_char = char
+            else:
+                if before:
+                    hit = state.after.get(before)
+                    state = step(screen, state, before, reverse) if hit is None else hit
+                drawn = state
+                if after:
+                    hit = state.after.get(after)
+                    state = step(screen, state, after, reverse) if hit is None else hit
+                if rest:
+                    later: list[tuple[str, SgrState]] = []
+                    for piece, sgrs in pieces:
+                        later.append((piece, state))
+                        if sgrs:
+                            hit = state.after.get(sgrs)
+                            state = step(screen, state, sgrs, reverse) if hit is None else hit
+                    last[y] = (text, drawn, state, later, key)
+                    last_char = pieces[-1][0][-1]
+                else:
+                    last[y] = (text, drawn, state, None, None)
+                    if text:
+                        last_char = text[-1]
+                if again:
+                    again.pop(y, None)
+                x = width
+            end = row.end()
+            row = match(data, end)
+        if end == start:
+            return start
+        rows = screen.buffer.rows
         default = screen.default_char
         cells_of = self._cells_of
-        for ry, (text, drawn, blank, runs) in last.items():
+        for ry, (text, drawn, blank, runs, row_key) in last.items():
             if runs is None:  # one style, then blanks: as top draws most rows
                 n = len(text)
                 if n == columns:
@@ -1116,6 +1132,7 @@ class FastStreamMixin(_ReferenceStream):
                 else:
                     rows[ry] = Packed.of_runs(default, [text, " " * (columns - n)], [cells_one, blanks], columns)
                 continue
+            char = runs[-1][0][-1]
             if text:
                 runs.insert(0, (text, drawn))
             texts: list[str] = []
@@ -1136,19 +1153,20 @@ class FastStreamMixin(_ReferenceStream):
                 else:
                     texts.append(" " * (columns - n))
                     cells.append(blanks)
+            if row_key is not None and len(row_key[1]) <= _ROWS_MEMO_TEXT:  # (bounded: a row's worth, so many rows)
+                if len(known) >= _ROWS_MEMO_ROWS:
+                    known.clear()
+                known[row_key] = (tuple(texts), tuple(cells), blank, n, char)
             rows[ry] = Packed.of_runs(default, texts, cells, columns)
+        for ry, (texts_known, cells_known, _, _, _) in again.items():
+            rows[ry] = Packed.of_runs(default, list(texts_known), list(cells_known), columns)
         screen.dirty.update(last)
+        screen.dirty.update(again)
         cursor.attrs = state.attrs
         cursor.y = y
-        _, _, _, text, _, more = items[-1]
-        cursor.x = len(text) if more is None else len(text) + sum(len(t) for t, _ in more)
-        for _, _, _, text, _, more in reversed(items):
-            if more:
-                screen._last_char = more[-1][0][-1]
-                break
-            if text:
-                screen._last_char = text[-1]
-                break
+        cursor.x = x
+        if last_char:
+            screen._last_char = last_char
         return end
 
     def _sgr(self, screen: Any, sgrs: str) -> None:

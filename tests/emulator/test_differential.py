@@ -602,8 +602,8 @@ def test_frame_rows_of_several_runs_are_built_once_from_their_runs(monkeypatch: 
     assert_same_as_reference(30, 6, 10000, [frames.encode()[i : i + 7] for i in range(0, len(frames), 7)])
 
 
-def test_the_frame_path_remembers_a_bounded_number_of_rows_runs() -> None:
-    """A row's runs are cut once per text (a program redraws most rows as it drew them), in a
+def test_the_frame_path_remembers_a_bounded_number_of_rows() -> None:
+    """A row is built once per text and state (a program redraws most rows as it drew them), in a
     bounded memo: rows of unique text past its size start it afresh, and a row longer than a
     row's worth is never kept. The state is the reference's either way."""
     import termux.emulator.fast as fast
@@ -615,16 +615,46 @@ def test_the_frame_path_remembers_a_bounded_number_of_rows_runs() -> None:
 
     screen = temu.Screen(4000, 6, history=0)
     stream = temu.ByteStream(screen)
-    for n in range(2 * fast._PIECES_MEMO_ROWS // 6):  # every row's text unique
+    for n in range(2 * fast._ROWS_MEMO_ROWS // 6):  # every row's text unique
         stream.feed(frame(n).encode())
-        assert len(stream._f_pieces) <= fast._PIECES_MEMO_ROWS
-    kept = len(stream._f_pieces)
-    assert kept > fast._PIECES_MEMO_ROWS // 4  # (the rows went the frame path's way)
-    stream.feed(frame(0, width=fast._PIECES_MEMO_TEXT).encode())  # rows too long to keep
-    assert len(stream._f_pieces) <= kept and all(len(rest) <= fast._PIECES_MEMO_TEXT for rest in stream._f_pieces)
+        assert len(stream._f_rows) <= fast._ROWS_MEMO_ROWS
+    kept = len(stream._f_rows)
+    assert kept > fast._ROWS_MEMO_ROWS // 4  # (the rows went the frame path's way)
+    stream.feed(frame(0, width=fast._ROWS_MEMO_TEXT).encode())  # rows too long to keep
+    assert len(stream._f_rows) <= kept and all(len(body) <= fast._ROWS_MEMO_TEXT for _, body, _ in stream._f_rows)
     frames = "".join(frame(n % 3) for n in range(9))  # the same rows again and again: remembered
     assert_same_as_reference(40, 6, 0, [frames.encode()])
     assert_same_as_reference(40, 6, 100, [frames.encode()[i : i + 11] for i in range(0, len(frames), 11)])
+
+
+def test_a_remembered_frame_row_is_taken_only_from_the_state_and_width_it_was_built_in() -> None:
+    """The same row text after its CUP draws in whatever colour the row before left on, and pads
+    to the screen's width: a row the frame path remembers is taken again only from the same state
+    on a screen as wide (here red, then the default colour; then after a resize), and each state
+    is the reference's."""
+    import termux.emulator.screen as reference_screen
+    import termux.emulator.stream as reference_stream
+
+    frames = [
+        "\x1b[1;1H\x1b[31mred\x1b[K\x1b[2;1Hsame \x1b[1mrow\x1b[K\x1b[3;1H",  # "same row" in red
+        "\x1b[1;1H\x1b[mplain\x1b[K\x1b[2;1Hsame \x1b[1mrow\x1b[K\x1b[3;1H",  # from the default state
+        "\x1b[m\x1b[1;1H\x1b[mplain\x1b[K\x1b[2;1Hsame \x1b[1mrow\x1b[K\x1b[3;1H",  # the same again, wider
+    ]
+    screens = [temu.Screen(12, 3, history=0), reference_screen.Screen(12, 3, history=0)]
+    streams = [temu.ByteStream(screens[0]), reference_stream.ByteStream(screens[1])]
+    states = []
+    for n, frame in enumerate(frames):
+        if n == 2:
+            for screen in screens:
+                screen.resize(3, 20)
+        for stream in streams:
+            stream.feed(frame.encode())
+        states.append([full_state(screen, []) for screen in screens])
+        assert states[-1][0] == states[-1][1], f"frame {n}"
+    assert [screens[0].buffer[1][x].fg for x in (0, 5)] == ["default", "default"]
+    assert screens[0].buffer[1][5].bold and not screens[0].buffer[1][0].bold
+    assert screens[0].display[1] == "same row" + " " * 12
+    assert states[0][0] != states[1][0]  # (red, then not)
 
 
 def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide(monkeypatch: pytest.MonkeyPatch) -> None:
