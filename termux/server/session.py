@@ -83,6 +83,9 @@ class SessionHooks:
     reads_blind: Callable[[], bool] | None = None
 
 
+ROW_END = b"\x1b[K"  # EL: how a full-screen program ends a row it redraws
+
+
 @dataclass
 class OutputBacklog:
     """Bytes read from the PTY and not yet parsed: a queue of chunks with a byte count."""
@@ -95,7 +98,10 @@ class OutputBacklog:
         self.size += len(data)
 
     def take(self, budget: int) -> bytes:
-        """Remove and return up to `budget` bytes from the front."""
+        """Remove and return up to `budget` bytes from the front. When more are left, they end after
+        the last row a full-screen program redrew in them (its EL), if that is in their second
+        half: the emulator's frame path takes whole rows, where a row cut in two is drawn run by
+        run, and so is its shadow in the TUI, which gets the same slices."""
         parts: list[bytes] = []
         taken = 0
         while self.chunks and taken < budget:
@@ -109,7 +115,14 @@ class OutputBacklog:
                 self.chunks[0] = chunk[room:]
                 taken += room
         self.size -= taken
-        return parts[0] if len(parts) == 1 else b"".join(parts)
+        taken_bytes = parts[0] if len(parts) == 1 else b"".join(parts)
+        if self.chunks:
+            row_end = taken_bytes.rfind(ROW_END, len(taken_bytes) // 2) + len(ROW_END)
+            if len(ROW_END) <= row_end < len(taken_bytes):
+                self.chunks.appendleft(taken_bytes[row_end:])
+                self.size += len(taken_bytes) - row_end
+                taken_bytes = taken_bytes[:row_end]
+        return taken_bytes
 
 
 class Session:

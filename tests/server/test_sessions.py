@@ -255,3 +255,27 @@ async def test_a_session_told_not_to_drain_reads_once_per_wake_up() -> None:
         await session.kill()
     assert session.bytes_read == size and len(reads) > 1
     assert len(reads) == wake_ups  # exactly one read each
+
+
+def test_a_parse_slice_ends_after_a_redrawn_row_when_more_is_left() -> None:
+    """The backlog gives the parser whole rows of a full-screen program where it can: a take that
+    leaves bytes behind ends after the last EL in its second half (so neither the emulator nor
+    the TUI's shadow draws a row cut in two run by run); with no EL there, or nothing left
+    behind, it takes its budget. Every byte comes out once, in order."""
+    from termux.server.session import ROW_END, OutputBacklog
+
+    rows = b"".join(b"\x1b[%d;1H\x1b[33mrow %d\x1b[m of text\x1b[K" % (y % 40 + 1, y) for y in range(200))
+    backlog = OutputBacklog()
+    for i in range(0, len(rows), 700):  # (as reads cut them)
+        backlog.push(rows[i : i + 700])
+    taken = [backlog.take(1000) for _ in range(3)]
+    assert all(piece.endswith(ROW_END) and 500 <= len(piece) <= 1000 for piece in taken)
+    assert backlog.size == len(rows) - sum(map(len, taken))
+    rest = backlog.take(len(rows))  # all that is left: taken whole
+    assert b"".join(taken) + rest == rows and backlog.size == 0 and not backlog.chunks
+
+    text = b"x" * 1000 + b"\x1b[K" + b"y" * 5000  # an EL, but in the first half: the budget
+    backlog.push(text)
+    assert backlog.take(5000) == text[:5000] and backlog.take(5000) == text[5000:]
+    backlog.push(text)
+    assert backlog.take(len(text)) == text  # nothing left behind: the whole of it, EL or not
