@@ -60,6 +60,12 @@ TYPING_BACKGROUND_BUDGET = BACKGROUND_BUDGET / 4
 # background output is parsed flat out.
 TYPING_SHARE = 0.25
 TYPING_HOLD = 1.0
+# A key's echo is small: once the focused sessions have printed more than ECHO_BYTES since the last
+# key (a command's output: `cat` of a log, a build), the person is reading, not typing, and the
+# hold ends. Else a flood started by a key would be read and parsed as echoes are, a few KiB at a
+# time, each parsed and pushed at once, for a whole TYPING_HOLD (`python -m benchmarks.throughput
+# --modes focused`). A key typed into it starts a new hold. A full-screen redraw fits many times.
+ECHO_BYTES = 64 * 1024
 # One pass of the loop parses slices of several waiting sessions, one after another, until
 # BATCH_BUDGET is spent: a pass costs a select() and the loop's own bookkeeping, and with many
 # sessions each printing a little, that would otherwise be paid per session. The next slice of a
@@ -147,19 +153,25 @@ class OutputPump:
         self._rest = Rest()  # after background slices; output for a focused session ends it
         self.rates = ParseRate()
         self.typing_until = float("-inf")
+        self._echo_left = 0  # bytes the focused sessions may print before the typing hold ends
         self.slices = 0
         self.batches = 0
         self.at_once = 0  # batches run from notify (a focused session's output while typing)
         self.interrupted = 0  # slices ended early for a request waiting (server.stats)
         self._batching = False
 
-    def notify(self, session_id: str) -> None:
-        """`session_id` has output to parse. A focused session's while someone types is parsed
-        (and forwarded) at once, in the caller's callback: it is likely a key's echo, and the
-        pump's task would take it only on the loop's next pass (a rest the pump takes goes on
-        then: it keeps background parsing to its share). Else focused output ends the rest."""
+    def notify(self, session_id: str, nbytes: int) -> None:
+        """`session_id` has `nbytes` more output to parse. A focused session's while someone types
+        is parsed (and forwarded) at once, in the caller's callback: it is likely a key's echo, and
+        the pump's task would take it only on the loop's next pass (a rest the pump takes goes on
+        then: it keeps background parsing to its share). Past ECHO_BYTES since the last key it is
+        not an echo: the typing hold ends. Else focused output ends the rest."""
         self.order.add(session_id)
         if session_id in self.order.focused:
+            if self.typing():
+                self._echo_left -= nbytes
+                if self._echo_left < 0:
+                    self.typing_until = float("-inf")
             if self.typing() and not self._batching:
                 self.at_once += 1
                 self.batch()
@@ -171,6 +183,7 @@ class OutputPump:
     def typed(self) -> None:
         """Input reached a session a view shows: background parsing rests for a while."""
         self.typing_until = self._clock() + TYPING_HOLD
+        self._echo_left = ECHO_BYTES
 
     def typing(self) -> bool:
         return self._clock() < self.typing_until

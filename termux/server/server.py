@@ -626,8 +626,8 @@ class Server:
             self.events.commit(ev.SessionClosed(session=session.id, name=session.name))
             self._resume_accepting()  # its descriptors are free
 
-    def _output_ready(self, session: Session) -> None:
-        self.pump.notify(session.id)
+    def _output_ready(self, session: Session, nbytes: int) -> None:
+        self.pump.notify(session.id, nbytes)
 
     def _read_rest(self, session: Session, nbytes: int) -> bool:
         """Whether a session's reading rests after a read of `nbytes` (see READ_REST, and

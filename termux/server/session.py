@@ -70,7 +70,7 @@ class SessionConfig:
 class SessionHooks:
     """How a session tells the server about itself (the server wires these up)."""
 
-    output_ready: Callable[[Session], None]
+    output_ready: Callable[[Session, int], None]  # (the bytes just read)
     exited: Callable[[Session], None]
     # After a read of this many bytes: True when the session's reading should rest until the
     # server calls wake() (see scheduler.ReadPacer).
@@ -253,7 +253,7 @@ class Session:
     def _accept(self, data: bytes) -> None:
         self.backlog.push(data)
         self.bytes_read += len(data)
-        self.hooks.output_ready(self)
+        self.hooks.output_ready(self, len(data))
 
     def pause_reading(self) -> None:
         if not self.reading_paused and self._pty_open:

@@ -17,6 +17,7 @@ from termux.protocol.messages import AttachArgs, NewArgs
 from termux.server.scheduler import (
     BATCH_BUDGET,
     CATCH_UP_TYPING,
+    ECHO_BYTES,
     FOCUSED_BUDGET,
     FORWARD_CATCH_UP,
     FRAME_REST,
@@ -75,8 +76,8 @@ async def test_a_flood_pauses_reads_above_the_high_watermark_and_resumes_below_t
     session = await _flooding_session(server)
     full = asyncio.Event()
 
-    def ready(s: Session) -> None:
-        server.pump.notify(s.id)
+    def ready(s: Session, n: int) -> None:
+        server.pump.notify(s.id, n)
         if s.backlog.size >= HIGH_WATERMARK:
             full.set()
 
@@ -103,7 +104,7 @@ async def test_the_pump_yields_to_the_loop_after_every_batch(tmp_path: Path) -> 
     floods = [server.new_session(NewArgs(name=f"f{i}", command=["yes"])) for i in range(3)]
     full = asyncio.Event()
     for session in floods:
-        session.hooks.output_ready = lambda s: (server.pump.notify(s.id), full.set())  # type: ignore[func-returns-value]
+        session.hooks.output_ready = lambda s, n: (server.pump.notify(s.id, n), full.set())  # type: ignore[func-returns-value]
     await full.wait()
     pump = asyncio.create_task(server.pump.run())
     seen: list[int] = []
@@ -205,7 +206,7 @@ def test_a_slice_ends_when_its_time_budget_is_spent() -> None:
     speed = 3 * PARSE_CHUNK / TYPING_BACKGROUND_BUDGET  # the budget parses three PARSE_CHUNKs
     pump, backlogs = _timed_pump(("%0", speed), clock=clock)
     pump.typed()  # someone types: background slices are short
-    pump.notify("%0")
+    pump.notify("%0", 1)
     done = pump.step()
     assert done == Slice("%0", False, pytest.approx(TYPING_BACKGROUND_BUDGET))
     calls = backlogs["%0"].calls
@@ -213,17 +214,38 @@ def test_a_slice_ends_when_its_time_budget_is_spent() -> None:
     assert calls == [PARSE_CHUNK, 2 * PARSE_CHUNK]  # then the rest of the budget at the speed measured
 
 
+def test_a_focused_session_printing_past_an_echo_ends_the_typing_hold() -> None:
+    """A key's echo is small: the focused sessions' output since the last key counts, and past
+    ECHO_BYTES (a command the key started is printing) the typing hold ends, so the flood is read
+    and parsed as output, not as echoes. Background output does not count; the next key starts a
+    new hold."""
+    clock = _Clock()
+    pump, _ = _timed_pump(("%0", 1e12), ("%1", 1e12), clock=clock)
+    pump.order.focused = {"%0"}
+    pump.typed()
+    pump.notify("%1", 10 * ECHO_BYTES)  # a background flood: not the echo
+    pump.notify("%0", ECHO_BYTES // 2)
+    pump.notify("%0", ECHO_BYTES // 2)  # an echo as large as ECHO_BYTES is still one
+    assert pump.typing()
+    pump.notify("%0", 1)
+    assert not pump.typing()
+    pump.typed()  # the next key
+    assert pump.typing()
+    pump.notify("%0", ECHO_BYTES)
+    assert pump.typing()
+
+
 def test_pieces_grow_to_what_the_budget_allows_and_focus_gets_more() -> None:
     clock = _Clock()
     pump, backlogs = _timed_pump(("%0", 1e12), clock=clock)  # parsing is (nearly) free
-    pump.notify("%0")
+    pump.notify("%0", 1)
     pump.step()
     assert backlogs["%0"].calls == [PARSE_CHUNK, SLICE_BYTES - PARSE_CHUNK]  # the byte bound, in one feed
     speed = 3 * PARSE_CHUNK / TYPING_BACKGROUND_BUDGET
     pump, backlogs = _timed_pump(("%0", speed), ("%1", speed), clock=clock)
     pump.order.focused = {"%1"}
-    pump.notify("%0")
-    pump.notify("%1")
+    pump.notify("%0", 1)
+    pump.notify("%1", 1)
     assert pump.step() == Slice("%1", True, pytest.approx(FOCUSED_BUDGET))  # the focused session first
     pump.order.focused = set()
     pump.typed()
@@ -240,8 +262,8 @@ def test_a_request_waiting_ends_a_slice_after_its_piece_and_the_batch_with_it() 
     waiting = [False]
     backlogs = {sid: _TimedBacklog(sid, 1 << 24, clock, speed) for sid in ("%0", "%1")}
     pump = OutputPump(backlogs.get, lambda s, off, data: None, clock=clock, interrupted=lambda: waiting[0])
-    pump.notify("%0")
-    pump.notify("%1")
+    pump.notify("%0", 1)
+    pump.notify("%1", 1)
     assert pump.step() == Slice("%0", False, pytest.approx(QUIET_BACKGROUND_BUDGET))  # nobody waits: whole
     assert len(backlogs["%0"].calls) > 2  # in pieces of at most PIECE_TIME
     assert all(n <= speed * PIECE_TIME + 1 for n in backlogs["%0"].calls)
@@ -365,7 +387,7 @@ async def test_output_for_a_focused_session_ends_a_rest_in_the_loops_next_pass()
     )
     pump.order.focused = {"%1"}
     pump.typing_until = float("inf")  # someone types: after the background slice, a 30 s rest
-    pump.notify("%0")
+    pump.notify("%0", 1)
     task = asyncio.create_task(pump.run())
     while not parsed_at:
         await asyncio.sleep(0)
@@ -380,7 +402,7 @@ async def test_output_for_a_focused_session_ends_a_rest_in_the_loops_next_pass()
             loop.call_soon(count)
 
     focused.left = 100  # the echo was read
-    pump.notify("%1")
+    pump.notify("%1", 1)
     loop.call_soon(count)
     while len(parsed_at) < 2:
         await asyncio.sleep(0)
@@ -412,14 +434,14 @@ async def test_output_for_a_shown_session_ends_a_rest_at_once() -> None:
     pump, _ = _pump_with_clock({"%0": flood, "%1": shown}, tick=1.0)
     pump.order.focused = {"%1"}
     pump.typing_until = float("inf")
-    pump.notify("%0")
+    pump.notify("%0", 1)
     task = asyncio.create_task(pump.run())
     for _ in range(3):
         await asyncio.sleep(0)
     assert len(flood.calls) == 1  # one slice, then resting:
     assert loop.pending_timers()  # on a timer
     shown.left = 100
-    pump.notify("%1")
+    pump.notify("%1", 1)
     for _ in range(10):
         await asyncio.sleep(0)
         if shown.calls:
@@ -452,7 +474,7 @@ def test_a_batch_serves_every_waiting_session_that_fits_in_its_budget() -> None:
     forwarded: list[str] = []
     pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock)
     for sid in backlogs:
-        pump.notify(sid)
+        pump.notify(sid, 1)
     assert pump.batch() is not None
     assert forwarded == ["%0", "%1", "%2"]  # one pass of the loop, three sessions
     assert (pump.batches, pump.slices) == (1, 3)
@@ -465,7 +487,7 @@ def test_a_batch_ends_when_its_budget_is_spent_and_its_last_slice_gets_what_is_l
     backlogs = {f"%{i}": _TimedBacklog(f"%{i}", 1000 if i < 2 else 1 << 20, clock, speed) for i in range(4)}
     pump = OutputPump(backlogs.get, lambda *_: None, clock=clock)
     for sid in backlogs:
-        pump.notify(sid)
+        pump.notify(sid, 1)
     pump.batch()
     assert [sum(b.calls) for b in backlogs.values()] == [1000, 1000, PARSE_CHUNK, 0]
     assert clock.now <= BATCH_BUDGET + PARSE_CHUNK / speed  # at most one piece past the budget
@@ -478,7 +500,7 @@ def test_while_someone_types_a_batch_serves_small_slices_within_the_typing_budge
     forwarded: list[str] = []
     pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock)
     for sid in backlogs:
-        pump.notify(sid)
+        pump.notify(sid, 1)
     pump.typed()
     done = pump.batch()
     # Sessions that each printed a little share one pass (and one corked write), within the
@@ -498,7 +520,7 @@ def test_while_someone_types_a_focused_slice_ends_the_batch() -> None:
     pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock)
     pump.order.focused = {"%1"}
     for sid in backlogs:
-        pump.notify(sid)
+        pump.notify(sid, 1)
     pump.typed()
     done = pump.batch()
     assert forwarded == ["%1"]  # the echo goes out alone, at once
@@ -614,7 +636,7 @@ async def _first_output(*sessions: Session) -> None:
     """Until each of `sessions` (just created: no await since) has read its first output."""
     arrived = [asyncio.Event() for _ in sessions]
     for session, event in zip(sessions, arrived, strict=True):
-        session.hooks.output_ready = lambda s, event=event: event.set()  # type: ignore[misc]
+        session.hooks.output_ready = lambda s, n, event=event: event.set()  # type: ignore[misc]
     for event in arrived:
         await event.wait()
     await asyncio.sleep(0)
@@ -890,13 +912,13 @@ def test_while_someone_types_a_focused_slice_ends_its_batch() -> None:
     pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=clock, batch=corked)
     pump.order.focused = {"%1"}
     for sid in backlogs:
-        pump.notify(sid)
+        pump.notify(sid, 1)
     pump.typed()
     pump.batch()
     assert batches == [["%1"]]  # the focused one first, alone
     pump.typing_until = float("-inf")  # nobody types: the rest of the batch follows it as before
     backlogs["%1"].left = 100
-    pump.notify("%1")
+    pump.notify("%1", 1)
     pump.batch()
     assert batches[1] == ["%1", "%0", "%2"]
 
@@ -911,12 +933,12 @@ def test_while_someone_types_a_focused_sessions_output_is_parsed_and_forwarded_a
     pump.order.focused = {"%1"}
     pump.typed()
     backlogs["%0"].left = backlogs["%1"].left = 10
-    pump.notify("%0")
+    pump.notify("%0", 1)
     assert forwarded == []  # background: the task's
-    pump.notify("%1")
+    pump.notify("%1", 1)
     assert forwarded == ["%1"] and pump.at_once == 1  # the focus's, at once, alone
     assert "%0" in pump.order  # still waiting for the task
     pump.typing_until = float("-inf")
     backlogs["%1"].left = 10
-    pump.notify("%1")
+    pump.notify("%1", 1)
     assert forwarded == ["%1"] and pump.at_once == 1  # nobody types: the task's

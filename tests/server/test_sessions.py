@@ -241,7 +241,7 @@ async def test_a_session_told_not_to_drain_reads_once_per_wake_up() -> None:
         wake_ups += 1  # asked once per wake-up that read something
         return False
 
-    def read(session: Session) -> None:
+    def read(session: Session, nbytes: int) -> None:
         reads.append(session.bytes_read)
         if session.bytes_read >= size and not all_read.done():
             all_read.set_result(None)
