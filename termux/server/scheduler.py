@@ -324,6 +324,15 @@ FORWARD_BURST = 64 * 1024
 FORWARD_VISIBLE_RATE = 64 * 1024
 FORWARD_VISIBLE_BURST = 64 * 1024
 FORWARD_CATCH_UP = 0.25
+# The focus too, within a far larger budget: a screenful redrawn after each key, or a command's
+# output of a few hundred KiB, is forwarded whole. A flood past it comes as snapshots, each
+# FOCUS_CATCH_UP after the first output it skipped, the rate at which the view draws frames anyway
+# (FRAME_REST): the screen the view shows is the same, where parsing every byte of the flood a
+# second time cost the view as much CPU as the server's own parse, on the same two cores the
+# program and the server want (`python -m benchmarks.throughput --modes focused`).
+FORWARD_FOCUS_RATE = 256 * 1024
+FORWARD_FOCUS_BURST = 256 * 1024
+FOCUS_CATCH_UP = FRAME_REST
 # A session the client does not show (not its focus, a pane or a tile) gets a catch-up snapshot at
 # most once per UNSEEN_CATCH_UP: the client keeps its screen for the sidebar's preview and for
 # when it is shown (focusing a stale session sends its snapshot at once), and a snapshot costs the
@@ -376,12 +385,18 @@ class ForwardBudget:
 class CatchUp:
     """Which of one client's stale sessions get their snapshot when (sans-I/O: the caller says
     when). Order: by the caller's rank (the focus first), then the one caught up least recently
-    (never: first). Due: `period` after the session went stale, and for a session the client does
-    not show, no sooner than `unseen_period` after its last snapshot."""
+    (never: first). Due: `period` after the session went stale (the focus: `focus_period`), and
+    for a session the client does not show, no sooner than `unseen_period` after its last snapshot."""
 
-    def __init__(self, period: float = FORWARD_CATCH_UP, unseen_period: float = UNSEEN_CATCH_UP) -> None:
+    def __init__(
+        self,
+        period: float = FORWARD_CATCH_UP,
+        unseen_period: float = UNSEEN_CATCH_UP,
+        focus_period: float = FOCUS_CATCH_UP,
+    ) -> None:
         self.period = period
         self.unseen_period = unseen_period
+        self.focus_period = focus_period
         self._caught_up: dict[str, int] = {}  # session -> the number of its latest snapshot
         self._count = 0
         self._sent_at: dict[str, float] = {}  # session -> when its latest snapshot went
@@ -398,9 +413,9 @@ class CatchUp:
         """Output of the session was skipped at `now` (the first time since its last snapshot counts)."""
         self._stale_since.setdefault(session_id, now)
 
-    def due(self, session_id: str, shown: bool) -> float:
+    def due(self, session_id: str, shown: bool, focus: bool = False) -> float:
         """When the stale session's snapshot is due (in the past: at the next catch-up)."""
-        due = self._stale_since.get(session_id, -math.inf) + self.period
+        due = self._stale_since.get(session_id, -math.inf) + (self.focus_period if focus else self.period)
         if not shown:
             due = max(due, self._sent_at.get(session_id, -math.inf) + self.unseen_period)
         return due

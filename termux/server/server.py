@@ -62,6 +62,8 @@ from termux.server.priority import CpuPriority, IdleCgroup, Mover, read_group_ni
 from termux.server.scheduler import (
     CATCH_UP_TYPING,
     FORWARD_CATCH_UP,
+    FORWARD_FOCUS_BURST,
+    FORWARD_FOCUS_RATE,
     FORWARD_VISIBLE_BURST,
     FORWARD_VISIBLE_RATE,
     FRAME_REST,
@@ -145,11 +147,12 @@ class Connection(asyncio.Protocol):
         self.attached = False
         self.follow: set[str] | None = None  # None: every session
         self.focus: str | None = None
-        self.coalesce = False  # background output within a budget, snapshots past it (client.attach)
+        self.coalesce = False  # output within a budget, snapshots past it (client.attach)
         self.lagging = False
-        self.stale: set[str] = set()  # background sessions whose output was skipped (lagging, or over budget)
+        self.stale: set[str] = set()  # sessions whose output was skipped (lagging, or over budget)
         self.budget = ForwardBudget()
         self.visible_budget = ForwardBudget(FORWARD_VISIBLE_RATE, FORWARD_VISIBLE_BURST)
+        self.focus_budget = ForwardBudget(FORWARD_FOCUS_RATE, FORWARD_FOCUS_BURST)
         self.catch_up = CatchUp()  # which stale sessions' snapshots go first, and when
         self.tiles: set[str] = set()  # sessions the view shows as tiles (client.view)
         self._catch_up: asyncio.TimerHandle | None = None  # armed only while sessions are stale
@@ -350,18 +353,22 @@ class Connection(asyncio.Protocol):
         if self.lagging:
             self.stale.add(session_id)  # a snapshot follows when the socket drains, the focus's first
             return False
-        if session_id != self.focus:
-            budget = self.visible_budget if session_id in self.shown else self.budget
-            if self.coalesce and not budget.take(session_id, nbytes, now):
-                self.stale.add(session_id)
-                self.catch_up.went_stale(session_id, now)
-                self._arm_catch_up(self._due(session_id))
-                return False
+        if self.coalesce and not self._budget_of(session_id).take(session_id, nbytes, now):
+            self.stale.add(session_id)
+            self.catch_up.went_stale(session_id, now)
+            self._arm_catch_up(self._due(session_id))
+            return False
         return True
 
+    def _budget_of(self, session_id: str) -> ForwardBudget:
+        if session_id == self.focus:
+            return self.focus_budget
+        return self.visible_budget if session_id in self.shown else self.budget
+
     def _due(self, session_id: str) -> float:
-        shown = session_id == self.focus or session_id in self.shown or session_id in self.tiles
-        return self.catch_up.due(session_id, shown=shown)
+        focus = session_id == self.focus
+        shown = focus or session_id in self.shown or session_id in self.tiles
+        return self.catch_up.due(session_id, shown=shown, focus=focus)
 
     def show_tiles(self, tiles: set[str]) -> None:
         """The sessions this view shows as tiles (`client.view`): caught up as often as panes."""
@@ -417,7 +424,7 @@ class Connection(asyncio.Protocol):
                     self.flush()  # pushes queued before it go first
                 if self.transport is not None and not self.transport.is_closing():
                     self.transport.write(line)
-                (self.visible_budget if session_id in self.shown else self.budget).empty(session_id, now)
+                self._budget_of(session_id).empty(session_id, now)
                 self.catch_up.sent(session_id, now)
         if not self.stale and self._catch_up is not None:
             self._catch_up.cancel()
@@ -432,6 +439,7 @@ class Connection(asyncio.Protocol):
         self.tiles.discard(session_id)
         self.budget.forget(session_id)
         self.visible_budget.forget(session_id)
+        self.focus_budget.forget(session_id)
         self.catch_up.forget(session_id)
         if not self.stale and self._catch_up is not None:
             self._catch_up.cancel()  # (no timer while nothing is stale)

@@ -376,6 +376,19 @@ def test_a_session_the_client_does_not_show_is_caught_up_at_most_once_per_unseen
     assert catch_up.due("unseen", shown=False) == 20.25  # forgotten: as if never caught up
 
 
+def test_a_flooding_focus_is_caught_up_a_frame_after_its_output_was_first_skipped() -> None:
+    """The focus's snapshot is due `focus_period` (a frame) after the first output skipped, where
+    a pane's is due `period` after; each one's next counts from its next skip."""
+    catch_up = CatchUp(period=0.25, unseen_period=1.0, focus_period=0.025)
+    catch_up.went_stale("focus", now=10.0)
+    catch_up.went_stale("pane", now=10.0)
+    assert catch_up.due("focus", shown=True, focus=True) == pytest.approx(10.025)
+    assert catch_up.due("pane", shown=True) == 10.25
+    catch_up.sent("focus", now=10.025)
+    catch_up.went_stale("focus", now=10.03)
+    assert catch_up.due("focus", shown=True, focus=True) == pytest.approx(10.055)
+
+
 async def test_output_for_a_focused_session_ends_a_rest_in_the_loops_next_pass() -> None:
     clock = _Clock()
     background = _TimedBacklog("%0", 1 << 20, clock, PARSE_CHUNK / 10)  # a piece "takes" 10 s

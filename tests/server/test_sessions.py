@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from termux.server.scheduler import FORWARD_FOCUS_BURST
 from termux.server.session import Session, SessionConfig, SessionHooks
 from tests.conftest import RunningServer, wait_for_screen
 
@@ -131,9 +132,13 @@ def _view_end(pushes: list[dict[str, Any]], sid: str) -> int:
     return end
 
 
-def test_a_coalescing_view_gets_a_background_flood_as_snapshots_and_its_focus_in_full(
+def test_a_coalescing_view_gets_floods_as_snapshots_past_their_budgets_the_focus_within_a_larger_one(
     server: RunningServer,
 ) -> None:
+    """A background flood is forwarded within FORWARD_BURST and comes as snapshots past it; the
+    focus's within FORWARD_FOCUS_BURST, far larger. Either way the view's output offsets run on
+    without a gap or an overlap, and the last snapshot ends exactly where the output ended, with
+    the screen the server has."""
     size = 2_000_000
     flood = ["python3", "-c", f"import sys; sys.stdout.write('x' * {size}); sys.stdout.flush()"]
     with server.client() as client:
@@ -141,7 +146,7 @@ def test_a_coalescing_view_gets_a_background_flood_as_snapshots_and_its_focus_in
         client.request("client.attach", focus=focused, coalesce=True)
         background = client.request("session.new", name="bg", command=flood)["session"]["id"]
         loud = client.request("session.new", name="loud", command=flood)["session"]["id"]
-        client.request("client.focus", target=loud)  # a flood in focus is forwarded whole
+        client.request("client.focus", target=loud)
         pushes: list[dict[str, Any]] = []
         exited: set[str] = set()
         while exited != {background, loud}:
@@ -150,32 +155,38 @@ def test_a_coalescing_view_gets_a_background_flood_as_snapshots_and_its_focus_in
             pushes.append(push)
             if push.get("push") == "event" and push["event"]["type"] == "session.exited":
                 exited.add(push["event"]["session"])
-        final = {s["id"]: s for s in client.request("session.list")["sessions"]}
-        # The background flood: a small part forwarded, the rest skipped, then one snapshot that
-        # ends exactly where the output ended (its screen, offset and size, as the server has it).
-        while not (snaps := _forwarded(pushes, background)[1]) or snaps[-1]["offset"] < size:
-            push = client.next_push(30)
-            assert push is not None, "no snapshot of the skipped output came"
+        for sid in (background, loud):
+            while not (snaps := _forwarded(pushes, sid)[1]) or snaps[-1]["offset"] < size:
+                push = client.next_push(30)
+                assert push is not None, f"no snapshot of {sid}'s skipped output came"
+                pushes.append(push)
+            assert _view_end(pushes, sid) == size
+            assert snaps[-1]["data"] == client.request("session.snapshot", target=sid)["data"]
+        background_bytes = _forwarded(pushes, background)[0]
+        loud_bytes = _forwarded(pushes, loud)[0]
+        assert background_bytes < FORWARD_FOCUS_BURST <= loud_bytes < size // 2
+
+
+def test_a_focus_printing_within_its_budget_is_forwarded_whole(server: RunningServer) -> None:
+    """A command's output in the focus, a burst under FORWARD_FOCUS_BURST: every byte, in order,
+    no snapshot (a background session's burst that large is cut short by its own budget)."""
+    size = FORWARD_FOCUS_BURST // 2
+    burst = ["python3", "-c", f"import sys; sys.stdout.write('z' * {size}); sys.stdout.flush()"]
+    with server.client() as client:
+        idle = client.request("session.new", name="idle", command=["sleep", "60"])["session"]["id"]
+        client.request("client.attach", focus=idle, coalesce=True)
+        loud = client.request("session.new", name="loud", command=["sh", "-c", "read x; exec \"$@\"", "sh", *burst])[
+            "session"
+        ]["id"]
+        client.request("client.focus", target=loud)
+        client.request("session.send", target=loud, data=base64.b64encode(b"go\r").decode())
+        pushes: list[dict[str, Any]] = []
+        while not any(p.get("push") == "event" and p["event"]["type"] == "session.exited" for p in pushes):
+            push = client.next_push(60)
+            assert push is not None
             pushes.append(push)
-        forwarded, snapshots = _forwarded(pushes, background)
-        assert forwarded < size // 4
-        assert snapshots[-1]["offset"] == size
-        expected = client.request("session.snapshot", target=background)
-        assert snapshots[-1]["data"] == expected["data"]
-        # The focused flood: every byte, in order, no snapshot; unless this client fell more than
-        # CLIENT_BUFFER_HIGH behind (a loaded machine), the one reason a focus is skipped: then
-        # what it missed comes as a snapshot, after which output resumes where the snapshot ends.
-        while (end := _view_end(pushes, loud)) < size:
-            push = client.next_push(30)
-            assert push is not None, f"the focus's view stopped at {end} of {size} bytes"
-            pushes.append(push)
-        assert end == size
-        loud_bytes, loud_snapshots = _forwarded(pushes, loud)
-        if loud_snapshots:
-            assert client.request("server.stats")["client_lags"] > 0, "a focus skipped, not lagging"
-        else:
-            assert loud_bytes == size
-        assert final[loud]["state"] == "exited"
+        forwarded, snapshots = _forwarded(pushes, loud)
+        assert snapshots == [] and _view_end(pushes, loud) == forwarded >= size
 
 
 def test_without_coalesce_every_byte_of_every_session_is_forwarded(server: RunningServer) -> None:
