@@ -81,9 +81,11 @@ def test_split_shows_both_sessions_side_by_side_and_focus_moves_to_the_other(
     term.write(PREFIX + LEFT)  # the focus moves to the left pane: keys go there now
     type_and_see(term, "echo left-$((2+3))", "left-5", SIDEBAR, LEFT_W)
     assert not shows(term, "left-5", RIGHT_X, RIGHT_W)
-    # the title rows: each session's name, the focused one marked; the separator between them
-    title = term.display[0]
+    # the title rows: each session's name, the focused one marked (drawn with the next frame of
+    # marks, which may come after the echo); the separator between them
     names = [s["name"] for s in sessions(server)]
+    term.wait_for(lambda t: t.display[0][SIDEBAR] == "▌" and t.display[0][RIGHT_X] == "─", timeout=20)
+    title = term.display[0]
     assert title[SIDEBAR : SIDEBAR + 4] == f"▌ {names[0]} " and title[RIGHT_X : RIGHT_X + 4] == f"─ {names[1]} "
     assert all(line[SIDEBAR + LEFT_W] == "│" for line in term.display[:AREA_H])
     term.write(PREFIX + b"o")  # cycles back to the right one
