@@ -81,8 +81,8 @@ def test_split_shows_both_sessions_side_by_side_and_focus_moves_to_the_other(
     term.write(PREFIX + LEFT)  # the focus moves to the left pane: keys go there now
     type_and_see(term, "echo left-$((2+3))", "left-5", SIDEBAR, LEFT_W)
     assert not shows(term, "left-5", RIGHT_X, RIGHT_W)
-    # the title rows: each session's name, the focused one marked (drawn with the next frame of
-    # marks, which may come after the echo); the separator between them
+    # the title rows: each session's name, the focused one marked (the mark may be drawn a frame
+    # after the echo); the separator between them
     names = [s["name"] for s in sessions(server)]
     term.wait_for(lambda t: t.display[0][SIDEBAR] == "▌" and t.display[0][RIGHT_X] == "─", timeout=20)
     title = term.display[0]

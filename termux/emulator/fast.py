@@ -694,9 +694,10 @@ _FRAME_ROW = re.compile(
     rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})([\x20-\x7e]*+)({_FRAME_SGR})((?:[\x20-\x7e]++{_FRAME_SGR})*+)\x1b\[0?K"
 )
 _FRAME_PIECE = re.compile(rf"([\x20-\x7e]+)({_FRAME_SGR})")
-# The rows of several runs the frame path remembers as it built them (a few frames' worth; past it, it starts
-# afresh), each of at most _ROWS_MEMO_TEXT characters after its CUP, built to the screen's width (a
-# session's is 1,000 columns at most): a session's memo holds at most half a MiB of text.
+# The rows of several runs the frame path remembers as it built them (a few frames' worth; past
+# it, it starts afresh), each of at most _ROWS_MEMO_TEXT characters after its CUP, built to the
+# screen's width (a session's is 1,000 columns at most): a session's memo holds at most half a MiB
+# of text.
 _ROWS_MEMO_ROWS = 256
 _ROWS_MEMO_TEXT = 1024
 # A frame row of several runs as built: its runs of text and their cells (to the screen's edge),
