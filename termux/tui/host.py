@@ -60,6 +60,7 @@ HOST_SUFFIX = "tui"  # the host's socket: SOCKET.tui, beside the server's
 IDENTITY = f"termux {__version__} {sys.executable} {os.path.dirname(os.path.dirname(__file__))}"
 MAX_HELLO = 1 << 20  # bytes of the caller's hello (its environment is most of it)
 HELLO_TIMEOUT = 5.0  # seconds a caller may take to send its hello, and the host to answer it
+EXIT_WAIT = 2.0  # seconds a caller waits, after the exit status, for the child to close its end
 LISTEN_BACKLOG = 16
 # The signals a caller relays to the child: its process group's (a resize, a hang-up) and the
 # ones that end a TUI.
@@ -177,6 +178,7 @@ def _attached(sock: _socket.socket, argv: list[str]) -> int | None:
     try:
         while (message := reader.next()) is not None:
             if "exit" in message:
+                _until_closed(sock)
                 return int(message["exit"])
             if "elsewhere" in message:
                 return None  # ARGV names another server than this host's
@@ -193,6 +195,17 @@ def _attached(sock: _socket.socket, argv: list[str]) -> int | None:
     except OSError:
         pass
     return 1
+
+
+def _until_closed(sock: _socket.socket) -> None:
+    """After the exit status: wait (bounded) until the child has closed its end, so the TUI has let
+    go of the terminal before the caller's shell prints its prompt."""
+    sock.settimeout(EXIT_WAIT)
+    try:
+        while sock.recv(4096):
+            pass
+    except OSError:
+        pass
 
 
 # -- the host's child, running a caller's command line --------------------------------------------
