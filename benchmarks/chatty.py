@@ -89,6 +89,7 @@ class Run:
     client_cpu: float
     seconds: float
     tally: Tally
+    drawn: int  # bytes the client wrote to its terminal in the window
 
     @property
     def cpu(self) -> float:
@@ -102,6 +103,7 @@ class Run:
             *label,
             f"{self.tally.chunks_per_s:.0f}",
             f"{self.tally.bytes_per_s / 1000:.0f}",
+            f"{self.drawn / self.seconds / 1000:.0f}",
             f"{self.server_cpu / self.seconds * 100:.1f}",
             f"{self.client_cpu / self.seconds * 100:.1f}",
             f"{both / self.seconds * 100:.1f}",
@@ -110,12 +112,14 @@ class Run:
         ]
 
 
-def window(pids: tuple[int, int], seconds: float) -> tuple[float, float]:
-    """CPU seconds each of `pids` used over the next `seconds`."""
+def window(pids: tuple[int, int], seconds: float, term: Terminal) -> tuple[float, float, int]:
+    """CPU seconds each of `pids` used over the next `seconds`, and the bytes the client wrote
+    to its terminal meanwhile."""
     before = [cpu_ns(pid) for pid in pids]
+    drawn = term.bytes_read
     time.sleep(seconds)
     after = [cpu_ns(pid) for pid in pids]
-    return (after[0] - before[0]) / 1e9, (after[1] - before[1]) / 1e9
+    return (after[0] - before[0]) / 1e9, (after[1] - before[1]) / 1e9, term.bytes_read - drawn
 
 
 def spy(directory: str | None, pids: dict[str, int], seconds: float, label: str) -> list[subprocess.Popen[bytes]]:
@@ -167,12 +171,12 @@ def measure_termux(n: int, focused: bool, args: argparse.Namespace, checkout: Pa
                 label += "-baseline"
             spies = spy(args.spy, {"server": server.pid, "tui": term.pid}, args.seconds, label)
             with profile_server(args.profile, server.socket_path, label):
-                server_cpu, client_cpu = window((server.pid, term.pid), args.seconds)
+                server_cpu, client_cpu, drawn = window((server.pid, term.pid), args.seconds, term)
             for process in spies:
                 process.wait()
         finally:
             server.stop()  # closes the sessions: each program writes its tally
-        return Run(server_cpu, client_cpu, args.seconds, read_tally(tally, n))
+        return Run(server_cpu, client_cpu, args.seconds, read_tally(tally, n), drawn)
 
 
 def measure_tmux(n: int, focused: bool, args: argparse.Namespace) -> Run:
@@ -189,10 +193,10 @@ def measure_tmux(n: int, focused: bool, args: argparse.Namespace) -> Run:
             server_pid = tmux.pid()
             client_pid = next((p for p in [term.pid, *descendants(term.pid)] if p != server_pid), term.pid)
             settle(term, args)
-            server_cpu, client_cpu = window((server_pid, client_pid), args.seconds)
+            server_cpu, client_cpu, drawn = window((server_pid, client_pid), args.seconds, term)
         finally:
             tmux.stop()
-        return Run(server_cpu, client_cpu, args.seconds, read_tally(tally, n))
+        return Run(server_cpu, client_cpu, args.seconds, read_tally(tally, n), drawn)
 
 
 def measure_all(n: int, focused: bool, args: argparse.Namespace, baseline: Path | None) -> list[list[str]]:
@@ -235,14 +239,15 @@ def main(argv: list[str] | None = None) -> int:
     unit = "lines" if args.program == "chatty" else "frames"
     print(f"## Many busy sessions ({args.program})\n")
     header = [
-        "sessions", "mode", "mux", f"{unit}/s", "kB/s", "server CPU %", "client CPU %", "together %",
+        "sessions", "mode", "mux", f"{unit}/s", "kB/s", "drawn kB/s", "server CPU %", "client CPU %", "together %",
         "µs CPU / chunk", "ns CPU / byte", "termux/tmux CPU",
     ]  # fmt: skip
     print(markdown_table(header, rows))
     print(
         f"\n{args.seconds:g} s windows; client: termux's TUI, tmux's client, in a {COLS}x{ROWS} PTY;"
         f" a chunk is one write() of the program (one {unit[:-1]}); CPU per chunk and per byte: server"
-        " and client together. background: the client shows an idle session; focused: the first busy one."
+        " and client together; drawn: what the client wrote to its terminal. background: the client shows an"
+        " idle session; focused: the first busy one."
     )
     return 0
 

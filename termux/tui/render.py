@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import compress
 from operator import attrgetter, is_, itemgetter, ne, or_
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.color import Color
 from rich.segment import Segment
@@ -226,6 +226,20 @@ def render_cells(cells: list[Any], palette: Palette, cursor_x: int | None = None
     return strip if strip.cell_length == columns else strip.crop_extend(0, columns, None)
 
 
+class _DrawnRuns(NamedTuple):
+    """A row of runs as it was when drawn, and its strip (ScreenRenderer._packed_line)."""
+
+    row: Packed
+    texts: list[str]
+    cells: list[Any]
+    runs: int
+    start: int
+    end: int
+    default: Any
+    cursor_x: int | None
+    strip: Strip
+
+
 class ScreenRenderer:
     """Line strips for one screen, re-rendered only when pyte marks the line dirty and its cells
     changed: when a screen scrolls, every line is dirty, but most rows only moved up (the emulator
@@ -239,6 +253,7 @@ class ScreenRenderer:
         # id(row) -> (row, its cells, cursor column, strip) as last drawn; rows no longer on the
         # screen are dropped once this holds twice the screen's lines.
         self._rows: dict[int, tuple[Any, list[Any], int | None, Strip]] = {}
+        self._packed: dict[int, _DrawnRuns] = {}  # the same for rows of runs
         # y -> (what a blank line there was drawn for: size, cursor, default cell; its strip)
         self._blanks: dict[int, tuple[tuple[Any, ...], Strip]] = {}
         self.rendered = 0  # lines rendered since creation (tests count re-renders)
@@ -247,6 +262,7 @@ class ScreenRenderer:
     def reset(self) -> None:
         self._strips.clear()
         self._rows.clear()
+        self._packed.clear()
         self._blanks.clear()
         self._cursor = None
 
@@ -276,38 +292,60 @@ class ScreenRenderer:
             return strip
         cursor_x = self._cursor[0] if self._cursor is not None and self._cursor[1] == y else None
         row = _row(screen, y)
-        # What the row shows, to tell whether it is the one drawn before, by the objects it is made
-        # of being the same ones in the same places: a row of runs by its texts and their attribute
-        # caches, a row of cells by its cells (both immutable). (Not `==`: termux's cells compare
-        # equal to pyte's, ignoring their extras.)
-        if row.__class__ is Packed:
-            # (the attribute caches by identity too: they are dicts, equal when their cells are)
-            content: list[Any] = [row.start, row.default, *row.texts, *row.cells]
-        else:
-            content = _cells(screen, row)
         if row is None:  # no row: blank, in the screen's default cell
             return self._blank_line(screen, y, cursor_x)
+        if row.__class__ is Packed:
+            return self._packed_line(screen, y, row, cursor_x)
+        # A row of cells is the one drawn before when its cells (immutable) are the same objects in
+        # the same places. (Not `==`: termux's cells compare equal to pyte's, ignoring their extras.)
+        content = _cells(screen, row)
         drawn = self._rows.get(id(row))
-        same = (
+        if (
             drawn is not None
             and drawn[0] is row
             and drawn[2] == cursor_x
             and len(drawn[1]) == len(content)
             and all(map(is_, drawn[1], content))
-        )
-        if same:
-            assert drawn is not None
+        ):
             strip = drawn[3]
             self.reused += 1
         else:
-            if row.__class__ is Packed:
-                strip = render_packed(row, screen.columns, self.palette, cursor_x)
-            else:
-                strip = render_cells(content, self.palette, cursor_x)
+            strip = render_cells(content, self.palette, cursor_x)
             self.rendered += 1
             if len(self._rows) >= 2 * screen.lines:
                 self._forget_gone_rows(screen)
             self._rows[id(row)] = (row, content, cursor_x, strip)
+        self._strips[y] = strip
+        return strip
+
+    def _packed_line(self, screen: Any, y: int, row: Packed, cursor_x: int | None) -> Strip:
+        """A row of runs is the one drawn before when it holds the same lists of texts and of
+        attribute caches, of the same lengths, from the same column to the same one: the emulator
+        only appends to those lists or replaces them, never changes a run in place (a test feeds
+        edits of every kind to hold it to that)."""
+        texts = row.texts
+        drawn = self._packed.get(id(row))
+        if (
+            drawn is not None
+            and drawn.row is row
+            and drawn.texts is texts
+            and drawn.cells is row.cells
+            and drawn.runs == len(texts)
+            and drawn.start == row.start
+            and drawn.end == row.end
+            and drawn.default is row.default
+            and drawn.cursor_x == cursor_x
+        ):
+            strip = drawn.strip
+            self.reused += 1
+        else:
+            strip = render_packed(row, screen.columns, self.palette, cursor_x)
+            self.rendered += 1
+            if len(self._packed) >= 2 * screen.lines:
+                self._forget_gone_rows(screen)
+            self._packed[id(row)] = _DrawnRuns(
+                row, texts, row.cells, len(texts), row.start, row.end, row.default, cursor_x, strip
+            )
         self._strips[y] = strip
         return strip
 
@@ -328,3 +366,4 @@ class ScreenRenderer:
     def _forget_gone_rows(self, screen: Any) -> None:
         shown = {id(_row(screen, y)) for y in range(screen.lines)}
         self._rows = {key: drawn for key, drawn in self._rows.items() if key in shown}
+        self._packed = {key: drawn for key, drawn in self._packed.items() if key in shown}

@@ -17,7 +17,7 @@ from textual.widget import Widget
 from termux.emulator import ByteStream, Screen
 from termux.tui.render import Palette, ScreenRenderer, render_line
 from termux.tui.widgets import TerminalView
-from tests.emulator.emu_strategies import streams
+from tests.emulator.emu_strategies import chunked, streams
 
 
 def screen_with(data: bytes, cols: int = 20, rows: int = 4) -> Screen:
@@ -190,6 +190,27 @@ def test_render_line_matches_the_cell_by_cell_reference(data: bytes, cursor_x: i
         for cursor, strip in strips.items():
             assert strip.cell_length == screen.columns
             assert characters(strip) == characters(reference_render_line(screen, y, palette, cursor))
+
+
+@settings(max_examples=300, deadline=None)
+@given(chunked(), st.booleans())
+def test_strips_kept_across_chunks_show_what_a_fresh_render_shows(
+    data_chunks: tuple[bytes, list[bytes]], show_cursor: bool
+) -> None:
+    """The renderer keeps a row's strip while the row looks the same (for a row of runs: the same
+    lists of the same lengths): whatever edits the chunks make, every line it shows after each
+    one is the line drawn from scratch."""
+    _data, chunks = data_chunks
+    screen = Screen(20, 4)
+    stream = ByteStream(screen)
+    renderer = ScreenRenderer(Palette())
+    for chunk in [b"one\r\n\x1b[31mtwo\x1b[0m three\r\nfour", *chunks]:
+        stream.feed(chunk)
+        renderer.take_dirty(screen, show_cursor)
+        cursor = (screen.cursor.x, screen.cursor.y) if show_cursor else None
+        for y in range(screen.lines):
+            fresh = render_line(screen, y, Palette(), cursor[0] if cursor and cursor[1] == y else None)
+            assert _cells([renderer.line(screen, y)]) == _cells([fresh])
 
 
 def test_a_row_of_runs_is_drawn_from_its_runs_and_stays_one() -> None:
