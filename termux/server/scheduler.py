@@ -78,14 +78,16 @@ BATCH_BUDGET = BACKGROUND_BUDGET
 # loop. A session printing a line at a time then costs a read, a parse and a push per tick instead
 # of per line (and a parse of several lines is cheaper per line). Faster output is read at once,
 # as before; what a view focuses rests on a faster clock, and never while someone types (below).
-# The PTY's buffer holds several times SMALL_READ, so a program printing a little never blocks on a
-# resting session (a sudden burst waits at most one tick, then it is read at once). While someone
+# A redraw of a full-screen program's terminal (an agent's, `top`'s) is a little at a time too: a
+# frame a tick. The PTY holds more than SMALL_READ unread, whatever size its program writes in (a
+# test checks), so a program printing a little never blocks on a resting session (a sudden burst
+# waits at most one tick, then it is read at once). While someone
 # types, every session no view shows rests after a read, whatever it printed: a flood is then read
 # once a tick (one read: `Server._drains`), its program blocks on its full PTY meanwhile, and the
 # loop is not woken each time the program gets a moment of CPU to write a little more (which,
 # with its processes in the idle cgroup, is whenever the server waits).
 READ_REST = 0.05
-SMALL_READ = 4096
+SMALL_READ = 8 * 1024
 # One pass of the loop reads at most READ_PASS_BUDGET bytes from the PTYs of sessions that drain
 # (read on until the PTY is empty: Session._on_readable) and that no view focuses; past it, each
 # reads once per wake-up until the next pass. Many floods drained in one pass would hold the loop

@@ -837,6 +837,24 @@ def test_the_read_pacer_rests_a_session_printing_a_little_and_never_a_busy_one()
     assert pacer.next_tick(1.01) == pytest.approx(1.05)
 
 
+@pytest.mark.parametrize("write_size", [1, 512, 4096, 65536])
+def test_a_pty_holds_more_than_a_resting_session_prints_between_two_ticks(write_size: int) -> None:
+    """A session rests while it prints less than SMALL_READ a window, so what its program writes
+    until the tick must fit in the PTY unread (else it blocks until the tick): checked on a real
+    PTY with the line discipline a session's program gets, for small and large writes."""
+    master, follower = os.openpty()
+    os.set_blocking(follower, False)
+    held = 0
+    try:
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                held += os.write(follower, b"x" * write_size)
+    finally:
+        os.close(follower)
+        os.close(master)
+    assert held > SMALL_READ
+
+
 def test_every_other_frame_tick_falls_on_a_read_tick() -> None:
     """The focused session's frames and the background sessions' rests end in the same pass of
     the loop every other frame, so one write to the view carries both."""
