@@ -13,7 +13,7 @@ from termux.modes import ALT_SCREEN_MODES, COLUMNS_132
 
 from .history import Line, RunStyle, compact_line, intern_style, line_text, style_key
 from .reflow import join as join_rows
-from .rows import Packed, is_wrapped, wrap_extent
+from .rows import Cells, Packed, is_wrapped, wrap_extent
 from .screen import DEFAULT_CHAR, Screen
 
 _FG_CODES = {name: code for code, name in {**pyte.graphics.FG_ANSI, **pyte.graphics.FG_AIXTERM}.items()}
@@ -313,40 +313,41 @@ def _draw_buffer(buffer: Any, columns: int, lines: int) -> list[str]:
 
 
 def _draw_runs(row: Packed, y: int, columns: int, pen: _Pen) -> None:
-    """A row of runs (single-width characters only): each run's text at once, default-looking
-    blanks before the row's first text and after its last skipped (the replaying screen is blank
-    there already). Blanks between texts are written, not jumped over: the replaying fast Screen
-    then keeps the row as runs too (a row with a gap becomes cells, slower to draw on and to
-    render)."""
-    out = pen.out
+    """A row of runs (single-width characters only), written as a full-screen program redraws a
+    row: a CUP to column 1, the row's text from there (blanks before and between its texts
+    included), then EL for the default-looking blanks after its last text. The replaying fast
+    Screen takes such rows whole (its frame path), as it takes a program's own redraws, and keeps
+    them as runs. A row of nothing but default-looking blanks is not written: the replaying screen
+    is blank there already."""
+    runs: list[tuple[str, Cells]] = []
     x = row.start
-    at = -1  # where the cursor is now in this line (-1: not positioned yet)
-    blank_from = -1  # default-looking blanks drawn nowhere yet run from here up to x (-1: none)
     for text, cells in zip(row.texts, row.cells, strict=True):
         if x >= columns:
             break
-        end = x + len(text)
-        if end > columns:
-            text = text[: columns - x]
-            end = columns
-        start = x
-        if cells.plain and cells.blank == DEFAULT_CHAR:
-            stripped = text.lstrip(" ")
-            start += len(text) - len(stripped)
-            text = stripped.rstrip(" ")
-            if blank_from < 0 and at >= 0:
-                blank_from = x  # after a text: written if another text follows
-        if text:
-            if blank_from >= 0 and blank_from == at:
-                pen.use(DEFAULT_CHAR)
-                out.append(" " * (start - at))
-            elif start != at:
-                out.append(f"\x1b[{y + 1};{start + 1}H")
-            pen.use(cells.style)
-            out.append(text)
-            at = start + len(text)
-            blank_from = at if at < end else -1  # (its own trailing blanks)
-        x = end
+        text = text[: columns - x]
+        runs.append((text, cells))
+        x += len(text)
+    while runs:  # the default-looking blanks at the end are EL's
+        text, cells = runs[-1]
+        if not (cells.plain and cells.blank == DEFAULT_CHAR):
+            break
+        kept = text.rstrip(" ")
+        if kept:
+            runs[-1] = (kept, cells)
+            break
+        runs.pop()
+    if not runs:
+        return
+    out = pen.out
+    out.append(f"\x1b[{y + 1};1H")
+    if row.start:
+        pen.use(DEFAULT_CHAR)
+        out.append(" " * row.start)
+    for text, cells in runs:
+        pen.use(cells.style)
+        out.append(text)
+    pen.use(DEFAULT_CHAR)
+    out.append("\x1b[K")
 
 
 def _draw_cells(line: Any, y: int, columns: int, pen: _Pen) -> None:

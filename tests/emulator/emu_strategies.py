@@ -1,8 +1,14 @@
-"""Hypothesis strategies for terminal byte streams: escape-heavy, malformed on purpose, chunked."""
+"""Hypothesis strategies for terminal byte streams: escape-heavy, malformed on purpose, chunked; and
+`rows_built`, which counts the rows the emulator's frame path builds."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from hypothesis import strategies as st
+
+from termux.emulator import ByteStream
 
 TEXT = st.sampled_from([
     "a", "hello", "x" * 30, " ", "é", "e\u0301", "\u0301", "中", "中文字", "👨\u200d👩\u200d👧", "❤\ufe0f",
@@ -79,3 +85,20 @@ def chunked(draw: st.DrawFn, max_pieces: int = 40) -> tuple[bytes, list[bytes]]:
     cuts = sorted(draw(st.lists(st.integers(0, len(data)), max_size=8)))
     chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
     return data, chunks
+
+
+def rows_built(monkeypatch: pytest.MonkeyPatch, screen: Any, data: bytes) -> int:
+    """Feed `data` to a stream on `screen`: the rows the frame path built (`Packed.of_runs`)."""
+    import termux.emulator.fast as fast
+
+    built: list[int] = []
+    real = fast.Packed.of_runs
+
+    def counted(*args: Any) -> Any:
+        built.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(fast.Packed, "of_runs", counted)
+    ByteStream(screen).feed(data)
+    monkeypatch.undo()
+    return len(built)

@@ -40,6 +40,7 @@ import msgspec
 import pyte
 import pytest
 from emu_strategies import chunked as emu_chunked
+from emu_strategies import rows_built
 from hypothesis import HealthCheck, example, given, reject, settings
 from hypothesis import strategies as st
 from pyte.screens import Char
@@ -546,23 +547,6 @@ def test_frames_redrawn_same_as_reference(
     assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
 
 
-def _rows_built(monkeypatch: pytest.MonkeyPatch, screen: Any, data: bytes) -> int:
-    """Feed `data` to a stream on `screen`: the rows the frame path built (`Packed.of_runs`)."""
-    import termux.emulator.fast as fast
-
-    built: list[int] = []
-    real = fast.Packed.of_runs
-
-    def counted(*args: Any) -> Any:
-        built.append(1)
-        return real(*args)
-
-    monkeypatch.setattr(fast.Packed, "of_runs", counted)
-    temu.ByteStream(screen).feed(data)
-    monkeypatch.undo()
-    return len(built)
-
-
 def test_frame_path_builds_each_row_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Three frames in one feed: each row is built from its last redraw only, and the result is
     the reference's (the frame path ran: the rows hold the last frame's Packed runs)."""
@@ -571,7 +555,7 @@ def test_frame_path_builds_each_row_once(monkeypatch: pytest.MonkeyPatch) -> Non
         "".join(f"\x1b[{y};1H\x1b[1m{n}:{y}\x1b[m\x1b[K" for y in range(1, 6)) + "\x1b[6;8H" for n in range(3)
     )
     screen = temu.Screen(10, 6, history=0)
-    assert _rows_built(monkeypatch, screen, frames.encode()) == 5  # one per row, though each was redrawn three times
+    assert rows_built(monkeypatch, screen, frames.encode()) == 5  # one per row, though each was redrawn three times
     assert [screen.display[y].rstrip() for y in range(5)] == [f"2:{y}" for y in range(1, 6)]
     assert (screen.cursor.x, screen.cursor.y) == (7, 5)
     assert_same_as_reference(10, 6, 0, [frames.encode()])
@@ -591,7 +575,7 @@ def test_frame_rows_of_several_runs_are_built_once_from_their_runs(monkeypatch: 
 
     frames = "".join(frame(n) for n in range(3)) + "\x1b[6;1H"
     screen = temu.Screen(30, 6, history=0)
-    assert _rows_built(monkeypatch, screen, frames.encode()) == 5  # one per row, though each was redrawn three times
+    assert rows_built(monkeypatch, screen, frames.encode()) == 5  # one per row, though each was redrawn three times
     row = screen.buffer.rows[2]
     assert isinstance(row, fast.Packed)
     assert row.texts == ["   5 ", "word3", " ", "...", " ", "006", " " * 12]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from emu_strategies import rows_built, streams
 from emu_strategies import sgr as emu_sgr
-from emu_strategies import streams
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,19 +75,20 @@ def test_snapshot_round_trips_exactly(data: bytes) -> None:
     assert copy.display == screen.display
 
 
-def test_a_snapshot_replays_rows_of_runs_as_rows_of_runs() -> None:
-    """Blanks between a row's texts are written, not jumped over: the replaying screen keeps the
-    row as runs (a gap would make it cells), in the same state; blanks before the first text and
-    after the last are still skipped."""
+def test_a_snapshot_writes_rows_of_runs_as_a_program_redraws_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row of runs is written from column 1 (the blanks before and between its texts too) and
+    ended by EL: the replaying fast Screen takes each row whole by its frame path (one row built
+    per row written) and keeps it as runs, in the same state."""
     # An agent's row: texts in colours with default blanks between them, and blanks at both ends.
     row = "   12 \x1b[33mreading\x1b[m   \x1b[2m....\x1b[m \x1b[32m04711\x1b[m      "
     screen = feed(Screen(40, 3), f"\x1b[2;1H{row}\x1b[3;1Hplain   text   \x1b[1;1H")
     assert all(screen.buffer.peek(y).__class__ is Packed for y in (1, 2))
     data = snapshot(screen)
-    copy = feed(Screen(40, 3), data)
+    copy = Screen(40, 3)
+    assert rows_built(monkeypatch, copy, data) == 2
     assert all(copy.buffer.peek(y).__class__ is Packed for y in (1, 2))  # runs, not cells
     assert full_state(copy) == full_state(screen)
-    assert b"\x1b[2;4H12 " in data and b"plain   text" in data  # each row's text from its first
+    assert b"\x1b[2;1H   12 " in data and b"\x1b[3;1Hplain   text\x1b[K" in data
     assert data.count(b"\x1b[2;") == 1 and data.count(b"\x1b[3;") == 1
 
 
