@@ -254,6 +254,10 @@ class ScreenRenderer:
         # screen are dropped once this holds twice the screen's lines.
         self._rows: dict[int, tuple[Any, list[Any], int | None, Strip]] = {}
         self._packed: dict[int, _DrawnRuns] = {}  # the same for rows of runs
+        # A row of runs by what it holds -> (its cells and default, pinning the ids in the key; its
+        # strip): a row drawn before anywhere on the screen, as a program redrawing itself draws its
+        # transcript a row up each frame. Started afresh past four screens' worth of rows.
+        self._by_runs: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any, Strip]] = {}
         # y -> (what a blank line there was drawn for: size, cursor, default cell; its strip)
         self._blanks: dict[int, tuple[tuple[Any, ...], Strip]] = {}
         self.rendered = 0  # lines rendered since creation (tests count re-renders)
@@ -263,6 +267,7 @@ class ScreenRenderer:
         self._strips.clear()
         self._rows.clear()
         self._packed.clear()
+        self._by_runs.clear()
         self._blanks.clear()
         self._cursor = None
 
@@ -322,7 +327,8 @@ class ScreenRenderer:
         """A row of runs is the one drawn before when it holds the same lists of texts and of
         attribute caches, of the same lengths, from the same column to the same one: the emulator
         only appends to those lists or replaces them, never changes a run in place (a test feeds
-        edits of every kind to hold it to that)."""
+        edits of every kind to hold it to that). Else a row holding the same texts in the same
+        attribute caches, drawn before anywhere on the screen, takes the strip drawn then."""
         texts = row.texts
         drawn = self._packed.get(id(row))
         if (
@@ -339,8 +345,18 @@ class ScreenRenderer:
             strip = drawn.strip
             self.reused += 1
         else:
-            strip = render_packed(row, screen.columns, self.palette, cursor_x)
-            self.rendered += 1
+            cells = tuple(row.cells)
+            key = (tuple(texts), tuple(map(id, cells)), row.start, row.end, id(row.default), cursor_x, screen.columns)
+            known = self._by_runs.get(key)
+            if known is not None:
+                strip = known[2]
+                self.reused += 1
+            else:
+                strip = render_packed(row, screen.columns, self.palette, cursor_x)
+                self.rendered += 1
+                if len(self._by_runs) >= 4 * screen.lines:
+                    self._by_runs.clear()
+                self._by_runs[key] = (cells, row.default, strip)
             if len(self._packed) >= 2 * screen.lines:
                 self._forget_gone_rows(screen)
             self._packed[id(row)] = _DrawnRuns(

@@ -439,3 +439,26 @@ async def test_changed_sidebar_rows_write_only_their_changed_lines_in_one_write(
             "".join(strip.text for strip in sidebar.render_lines(Region(0, y, width, 1))) for y in written
         ]
         assert "one" in outer.display[1] and "two" in outer.display[3]
+
+
+def test_a_row_drawn_before_a_row_down_keeps_its_strip() -> None:
+    """A program redrawing itself draws its transcript a row up each frame (new row objects, the
+    same runs): only the rows it had not drawn before are rendered, and every line is the one drawn
+    from scratch."""
+
+    def frame(n: int) -> bytes:
+        rows = (f"\x1b[{y};1H{n + y:4d} \x1b[33mword{(n + y) % 5}\x1b[m \x1b[2m{'.' * ((n + y) % 7)}\x1b[m\x1b[K" for y in range(1, 6))
+        return "".join(rows).encode()
+
+    screen = Screen(30, 5)
+    stream = ByteStream(screen)
+    renderer = ScreenRenderer(Palette())
+    stream.feed(frame(0))
+    renderer.take_dirty(screen, show_cursor=False)
+    assert renderer.rendered == 5
+    stream.feed(frame(1))  # rows 2-5 of frame 0 are rows 1-4 now
+    assert renderer.take_dirty(screen, show_cursor=False) == set(range(5))
+    assert renderer.rendered == 6 and renderer.reused == 4
+    for y in range(5):
+        fresh = render_line(screen, y, Palette())
+        assert [(seg.text, seg.style) for seg in renderer.line(screen, y)] == [(seg.text, seg.style) for seg in fresh]
