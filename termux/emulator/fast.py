@@ -802,6 +802,10 @@ class FastStreamMixin(_ReferenceStream):
         self._f_span_re = re.compile(span + tokens)  # 1: a span that may be two or more lines
         self._fast_re = re.compile(exact + tokens)  # 1: two or more lines
 
+    def restart(self) -> None:
+        super().restart()
+        self._f_too_wide = None
+
     def _run(self, data: str, i: int) -> int:
         n = len(data)
         exact_match = self._fast_re.match

@@ -165,6 +165,20 @@ class Screen(pyte.Screen):
         super().reset()
         self.cursor.attrs = self.default_char
 
+    def renew(self) -> None:
+        """The state of a Screen just made at this size, in place: RIS, and what RIS keeps (the
+        scrollback, the title stack, the bell counter, an OSC 52 request not taken). A view that
+        replaces a screen by a snapshot this way keeps its stream's caches warm; the stream must
+        forget what it was in the middle of (`restart`)."""
+        self.reset()
+        self.history.clear()
+        self.history.added = 0
+        self.history.width = 0
+        self._title_stack.clear()
+        self.bell_count = 0
+        self.errors = 0
+        self.clipboard = None
+
     @property
     def display(self) -> list[str]:
         """pyte's `display`, but total: a stub without its wide character renders as a space."""

@@ -197,6 +197,15 @@ class Stream(pyte.Stream):
         self._osc = getattr(screen, "handle_osc", None)
         self._draw = screen.draw
 
+    def restart(self) -> None:
+        """Forget an unfinished escape sequence or string, as a stream just made would not have
+        one (for a screen made new in place: `Screen.renew`)."""
+        self._pending = ""
+        self._string = None
+        self._string_kind = ""
+        self._string_len = 0
+        self._string_esc = False
+
     # ------------------------------------------------------------------ feeding
 
     def feed(self, data: str) -> None:
@@ -499,6 +508,12 @@ class ByteStream(Stream):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.utf8_decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def restart(self) -> None:
+        """As `Stream.restart`, and back to UTF-8 with no character begun."""
+        super().restart()
+        self.use_utf8 = True
+        self.utf8_decoder.reset()
 
     def feed(self, data: bytes) -> None:  # type: ignore[override]
         if self.use_utf8:

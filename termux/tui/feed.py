@@ -98,9 +98,18 @@ class Shadow:
         self._screen, self._stream = make_screen(*self.blank)
         self.blank = None
 
-    def replace(self, screen: Any, stream: Any, offset: int) -> None:
-        """A new screen (from a snapshot) at `offset`."""
-        self._screen, self._stream, self.offset, self.blank = screen, stream, offset, None
+    def reset_to(self, cols: int, rows: int, history: int, snapshot: bytes, offset: int) -> None:
+        """The screen as a snapshot taken at `offset` shows it. A screen already made at that size
+        is made new in place (`Screen.renew`): making one costs more than replaying the snapshot,
+        and its stream's caches stay warm (a session no view shows is resynced once a second)."""
+        if self.blank is None and (self._screen.columns, self._screen.lines) == (cols, rows):
+            self._screen.renew()
+            self._stream.restart()
+            self._stream.feed(snapshot)
+        else:
+            self._screen, self._stream = make_screen(cols, rows, history, snapshot)
+            self.blank = None
+        self.offset = offset
 
     @property
     def end(self) -> int:
@@ -189,8 +198,7 @@ class Feeder:
         old = self.shadows.get(session)
         if old is None:
             return self.add(session, cols, rows, snapshot, offset)
-        screen, stream = make_screen(cols, rows, self.history, snapshot)
-        old.replace(screen, stream, offset)
+        old.reset_to(cols, rows, self.history, snapshot, offset)
         old.resyncing = False
         old.replay_until = None
         self.need_snapshot.discard(session)

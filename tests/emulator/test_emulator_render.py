@@ -75,6 +75,36 @@ def test_snapshot_round_trips_exactly(data: bytes) -> None:
     assert copy.display == screen.display
 
 
+# What a used screen's stream may be in the middle of when it is made new: a CSI, an OSC title,
+# a UTF-8 character, an ESC, a Latin-1 switch (ESC % @) with text after it.
+UNFINISHED = st.sampled_from([b"", b"\x1b[3", b"\x1b]2;half a title", b"\xe4\xb8", b"\x1b", b"\x1b%@\xe9"])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(streams(max_pieces=40), UNFINISHED, streams(max_pieces=40), st.sampled_from([0, 5]))
+def test_a_screen_made_new_in_place_replays_a_snapshot_as_a_new_screen_does(
+    before: bytes, unfinished: bytes, data: bytes, history: int
+) -> None:
+    """`Screen.renew` and `ByteStream.restart` after any output (scrollback, bells, a title stack, a
+    sequence cut in the middle included): a snapshot fed then leaves the state a new screen gets."""
+    source = feed(Screen(11, 6), data)
+    if not replayable(source):
+        return
+    taken = snapshot(source)
+    used = Screen(11, 6, history=history)
+    stream = ByteStream(used)
+    stream.feed(before + b"\x07\x1b[22t\r\n\r\n\r\n\r\n\r\n\r\n" + unfinished)
+    used.renew()
+    stream.restart()
+    stream.feed(taken)
+    fresh = feed(Screen(11, 6, history=history), taken)
+    assert full_state(used) == full_state(fresh)
+    assert used.display == fresh.display
+    assert (used.bell_count, used._title_stack, list(used.history), used.history.added) == (
+        fresh.bell_count, fresh._title_stack, list(fresh.history), fresh.history.added
+    )
+
+
 def test_a_snapshot_writes_rows_of_runs_as_a_program_redraws_them(monkeypatch: pytest.MonkeyPatch) -> None:
     """A row of runs is written from column 1 (the blanks before and between its texts too) and
     ended by EL: the replaying fast Screen takes each row whole by its frame path (one row built

@@ -296,3 +296,28 @@ def test_a_deferred_shadow_makes_its_screen_only_when_its_replay_begins() -> Non
     while feeder.step(set()) is not None:
         pass
     assert all(state(shadow.screen) == state(original) for shadow in shadows)
+
+
+def test_a_snapshot_of_a_shadow_made_at_its_size_renews_its_screen_in_place() -> None:
+    """A resync of a shadow whose screen is made and of the snapshot's size keeps its screen and
+    stream (caches warm, nothing made), whatever its stream was in the middle of, and shows what
+    a new screen fed the snapshot shows; at another size the screen is made anew."""
+    original = Screen(40, 10)
+    ByteStream(original).feed(flood(30, "server") + b"\x1b]2;the title\x07")
+    snap = snapshot(original)
+    feeder = Feeder(**BYTES_ONLY)
+    shadow = feeder.add("bg", 40, 10)
+    feeder.push("bg", 0, flood(12, "old") + b"\x07\x1b[38;5", visible=set())  # a bell, then a cut CSI
+    while feeder.step(set()) is not None:
+        pass
+    screen, stream = shadow.screen, shadow.stream
+    feeder.reset("bg", 40, 10, snap, 9000)
+    assert shadow.screen is screen and shadow.stream is stream and shadow.offset == 9000
+    assert state(screen) == state(original) and screen.title == "the title" and screen.bell_count == 0
+    feeder.push("bg", 9000, b"\x1b[1;1Hafter", visible=set())
+    while feeder.step(set()) is not None:
+        pass
+    ByteStream(original).feed(b"\x1b[1;1Hafter")
+    assert state(screen) == state(original)
+    feeder.reset("bg", 30, 10, snapshot(Screen(30, 10)), 9005)
+    assert shadow.screen is not screen and shadow.screen.columns == 30

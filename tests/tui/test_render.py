@@ -447,8 +447,8 @@ def test_a_row_drawn_before_a_row_down_keeps_its_strip() -> None:
     from scratch."""
 
     def frame(n: int) -> bytes:
-        rows = (f"\x1b[{y};1H{n + y:4d} \x1b[33mword{(n + y) % 5}\x1b[m \x1b[2m{'.' * ((n + y) % 7)}\x1b[m\x1b[K" for y in range(1, 6))
-        return "".join(rows).encode()
+        rows = (f"{k:4d} \x1b[33mword{k % 5}\x1b[m \x1b[2m{'.' * (k % 7)}\x1b[m" for k in range(n + 1, n + 6))
+        return "".join(f"\x1b[{y};1H{row}\x1b[K" for y, row in enumerate(rows, 1)).encode()
 
     screen = Screen(30, 5)
     stream = ByteStream(screen)
