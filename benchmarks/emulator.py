@@ -336,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--snapshot",
         action="store_true",
-        help="only measure snapshot() of full SGR-heavy screens (80x24, 120x40, 300x100, 1000x1000)",
+        help="only measure snapshot() of full SGR-heavy screens (80x24, 120x40, 300x100, 1000x1000) and its replay",
     )
     ap.add_argument("--per-feed", action="store_true", help="also report the cost of one small feed() call")
     ap.add_argument("--memory", action="store_true", help="also report scrollback bytes per line")
@@ -447,6 +447,9 @@ def snapshot_screens(module: Any, columns: int, lines: int) -> dict[str, object]
     listing = module.Screen(columns, lines, history=0)
     module.ByteStream(listing).feed(gen_sgr(columns * lines * 3))  # scrolled until full
     screens: dict[str, object] = {"`ls --color` listing": listing}
+    if (columns, lines) == (120, 40):  # (the agent draws 120x40 frames)
+        agent = screens["an agent's screen"] = module.Screen(columns, lines, history=0)
+        module.ByteStream(agent).feed(gen_agent(256 << 10))
     if columns * lines <= RAINBOW_MAX_CELLS:
         rainbow = screens["a colour per cell"] = module.Screen(columns, lines, history=0)
         module.ByteStream(rainbow).feed(gen_rainbow(columns, lines))
@@ -462,6 +465,25 @@ def snapshot_ms(module: Any, screen: object, repeat: int) -> float:
     return best * 1000
 
 
+def replay_ms(module: Any, data: bytes, columns: int, lines: int, repeat: int, renewed: bool = False) -> float:
+    """CPU ms to replay a snapshot (a view's resync): fed to a Screen just made at its size, or
+    (`renewed`) to one made new in place, whose stream has replayed it before (the TUI's shadows)."""
+    screen = module.Screen(columns, lines, history=0)
+    stream = module.ByteStream(screen)
+    stream.feed(data)
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        if renewed:
+            screen.renew()
+            stream.restart()
+            stream.feed(data)
+        else:
+            module.ByteStream(module.Screen(columns, lines, history=0)).feed(data)
+        best = min(best, time.process_time() - t0)
+    return best * 1000
+
+
 def report_snapshot(args: argparse.Namespace) -> int:
     before: Any = load_baseline(args.baseline) if args.baseline else None
     print(f"snapshot() CPU ms, best of {args.repeat}; Python {sys.version.split()[0]}")
@@ -469,6 +491,8 @@ def report_snapshot(args: argparse.Namespace) -> int:
     header = ["screen", "content"] + ([f"@{args.baseline} ms"] if before is not None else []) + ["termux ms"]
     if before is not None:
         header.append("speed-up")
+    # Replaying it, as a view resyncing does: on a new screen, and on one made new in place.
+    header += ([f"replay @{args.baseline} ms"] if before is not None else []) + ["replay ms", "renewed ms"]
     print("| " + " | ".join(header) + " |")
     print("| --- | --- | " + " | ".join(["---:"] * (len(header) - 2)) + " |")
     for columns, lines in SNAPSHOT_SIZES:
@@ -483,6 +507,10 @@ def report_snapshot(args: argparse.Namespace) -> int:
             row = [f"{columns}x{lines}", content] + ([f"{old:.2f}"] if old is not None else []) + [f"{now:.2f}"]
             if old is not None:
                 row.append(f"{old / now:.1f}x")
+                row.append(f"{replay_ms(before, before.snapshot(theirs[content]), columns, lines, repeat):.2f}")
+            data = temu.snapshot(screen)
+            row.append(f"{replay_ms(temu, data, columns, lines, repeat):.2f}")
+            row.append(f"{replay_ms(temu, data, columns, lines, repeat, renewed=True):.2f}")
             print("| " + " | ".join(row) + " |", flush=True)
     return 0
 

@@ -312,13 +312,20 @@ def _draw_buffer(buffer: Any, columns: int, lines: int) -> list[str]:
     return out
 
 
+# A row of more runs than this (a colour per cell, as image viewers and gradients draw) is written
+# without its EL: the replaying fast Screen's token path takes it, which costs less than the frame
+# path where nearly every run is a style of its own (`python -m benchmarks.emulator --snapshot`).
+FRAME_ROW_RUNS = 32
+
+
 def _draw_runs(row: Packed, y: int, columns: int, pen: _Pen) -> None:
     """A row of runs (single-width characters only), written as a full-screen program redraws a
     row: a CUP to column 1, the row's text from there (blanks before and between its texts
     included), then EL for the default-looking blanks after its last text. The replaying fast
     Screen takes such rows whole (its frame path), as it takes a program's own redraws, and keeps
-    them as runs. A row of nothing but default-looking blanks is not written: the replaying screen
-    is blank there already."""
+    them as runs. A row of nothing but default-looking blanks is not written, nor the blanks after
+    the last text of a row of many runs (no EL: `FRAME_ROW_RUNS`): the replaying screen is blank
+    there already."""
     runs: list[tuple[str, Cells]] = []
     x = row.start
     for text, cells in zip(row.texts, row.cells, strict=True):
@@ -346,8 +353,9 @@ def _draw_runs(row: Packed, y: int, columns: int, pen: _Pen) -> None:
     for text, cells in runs:
         pen.use(cells.style)
         out.append(text)
-    pen.use(DEFAULT_CHAR)
-    out.append("\x1b[K")
+    if len(runs) <= FRAME_ROW_RUNS:
+        pen.use(DEFAULT_CHAR)
+        out.append("\x1b[K")
 
 
 def _draw_cells(line: Any, y: int, columns: int, pen: _Pen) -> None:

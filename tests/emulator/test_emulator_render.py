@@ -122,6 +122,19 @@ def test_a_snapshot_writes_rows_of_runs_as_a_program_redraws_them(monkeypatch: p
     assert data.count(b"\x1b[2;") == 1 and data.count(b"\x1b[3;") == 1
 
 
+def test_a_row_of_more_runs_than_a_frame_row_is_written_without_its_el() -> None:
+    """A row with a style per cell (an image viewer's) is left to the replaying screen's token
+    path: no EL after it, and it replays exactly, before a row of few runs that has one."""
+    columns = render.FRAME_ROW_RUNS + 8
+    rainbow = "".join(f"\x1b[38;5;{16 + x}m{chr(65 + x % 26)}" for x in range(columns - 4)) + "\x1b[m"
+    screen = feed(Screen(columns, 3), f"\x1b[1;1H{rainbow}\x1b[2;1H\x1b[1mfew\x1b[m runs\x1b[3;1H")
+    data = snapshot(screen)
+    first, second = data.split(b"\x1b[2;1H")
+    assert b"\x1b[K" not in first and second.count(b"\x1b[K") == 1
+    copy = feed(Screen(columns, 3), data)
+    assert full_state(copy) == full_state(screen)
+
+
 def test_snapshot_of_alternate_screen_keeps_main_screen_underneath() -> None:
     screen = feed(Screen(20, 4), "\x1b[32mshell$ \x1b[0m\x1b[?1049h\x1b[1;1H\x1b[7mvim\x1b[?1h\x1b[?2004h")
     copy = feed(Screen(20, 4), snapshot(screen))
