@@ -46,7 +46,7 @@ from typing import Any
 import pyte
 from pyte import charsets as cs
 from pyte import modes as mo
-from pyte.screens import Margins
+from pyte.screens import Margins, wcwidth
 
 from .history import DEFAULT_STYLE, Stored, compact_line, intern_style, pack_line
 from .rows import Buffer, Cells, Deferred, Packed, row_line, stored_runs, wrap_extent
@@ -183,8 +183,8 @@ class FastScreenMixin(_ReferenceScreen):
             or self.g0_charset is not _LAT1
             or x > columns
             or IRM in self.mode
-            or not data.isascii()
             or not data.isprintable()
+            or not (data.isascii() or _one_cell_each(data))
         ):
             super().draw(data)
             return
@@ -658,6 +658,26 @@ def _compact_cells(cells: list[Any], default: Any) -> Stored:
     return pack_line(
         tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
     )
+
+
+# Characters seen to take one cell each (wcwidth 1: accented letters, box drawing, bullets, the
+# symbols agents draw with), so that text of them is drawn as runs, as ASCII is, not cell by cell
+# (the reference draw, which a wide or zero-width character still takes). Bounded: past the limit
+# new ones are looked up every time.
+_ONE_CELL: set[str] = set()
+_ONE_CELL_LIMIT = 4096
+
+
+def _one_cell_each(data: str) -> bool:
+    """Whether every character of `data` takes exactly one cell, as the reference draw counts."""
+    chars = set(data)
+    new = chars - _ONE_CELL
+    for char in new:
+        if wcwidth(char) != 1:
+            return False
+    if new and len(_ONE_CELL) < _ONE_CELL_LIMIT:
+        _ONE_CELL.update(new)
+    return True
 
 
 class Screen(FastScreenMixin, _ReferenceScreen, FastScreenBase):

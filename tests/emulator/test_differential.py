@@ -708,3 +708,34 @@ def test_sgr_transitions_are_computed_once(monkeypatch: pytest.MonkeyPatch) -> N
     stream.feed(data)
     assert list(screen.history) and screen.display
     assert steps == []
+
+
+# Text of one-cell characters beyond ASCII (accented letters, box drawing, bullets, the symbols
+# agents draw with), mixed with wide and zero-width ones, controls, SGR and cursor moves.
+one_cell_pieces = st.lists(
+    st.one_of(
+        st.text(alphabet=st.sampled_from(list("aé│─╭╮·•❯✻ ") + ["中", "\u0301", "\u200d"]), min_size=1, max_size=14),
+        st.sampled_from(["\r\n", "\r", "\x1b[K", "\x1b[1;31m", "\x1b[m", "\x1b[H", "\x1b[3;2H", "\x1b[4h", "\x1b[4l",
+                         "\x1b[?7l", "\x1b[?7h", "\x1b(0", "\x1b(B", "\x1b[2J"]),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 20), st.integers(1, 6), st.sampled_from([0, 5]), one_cell_pieces, st.integers(1, 64))
+def test_text_of_one_cell_characters_beyond_ascii_same_as_reference(
+    columns: int, lines: int, history: int, pieces: list[str], chunk: int
+) -> None:
+    """Text whose characters each take one cell is drawn as runs, as ASCII is (`_one_cell_each`):
+    the same state as the reference's cell-by-cell draw, over wide characters, at the edge, with
+    and without autowrap, in insert mode and under the line-drawing charset."""
+    data = "".join(pieces).encode()
+    assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+def test_a_row_of_box_drawing_and_bullets_is_kept_as_runs() -> None:
+    screen = temu.Screen(20, 3, history=0)
+    temu.ByteStream(screen).feed("╭──╮ • caf\u00e9 ❯ ok".encode())
+    assert type(screen.buffer.peek(0)).__name__ == "Packed"
+    assert screen.display[0] == "╭──╮ • café ❯ ok    "
