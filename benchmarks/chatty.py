@@ -3,13 +3,15 @@
     python -m benchmarks.chatty                        # N = 8, 32, 128 chatty sessions, both modes
     python -m benchmarks.chatty --sessions 32 --modes background --seconds 5   # quicker
     python -m benchmarks.chatty --program agent --sessions 4,16                # agents redrawing
+    python -m benchmarks.chatty --program agent-unicode --sessions 8           # with box drawing, bullets
     python -m benchmarks.chatty --profile              # profile the termux server's measured window
     python -m benchmarks.chatty --baseline main        # termux at another revision beside this one
     python -m benchmarks.chatty --spy /tmp/spy         # py-spy the termux server and TUI, window only
 
 N sessions each run a program that prints moderately (e2e/programs/chatty.py: 50 short log lines a
 second, `print(..., flush=True)` then `sleep(0.02)`; or e2e/programs/agent.py: a 120x40 full-screen
-redraw 20 times a second). One client in a real 120x40 PTY looks at the multiplexer:
+redraw 20 times a second, in ASCII or, `agent-unicode`, with one-cell characters beyond it as most
+agents draw). One client in a real 120x40 PTY looks at the multiplexer:
 
 - background: the client shows one more session that prints nothing (`cat`); all N are background.
   termux: the TUI (`termux attach -t home`); tmux: a client whose current window runs `cat`.
@@ -43,14 +45,15 @@ from e2e.isolated import IsolatedServer, TmuxServer, descendants
 from e2e.terminal import Terminal
 
 PROGRAMS_DIR = Path(__file__).resolve().parent.parent / "e2e" / "programs"
-PROGRAMS = {"chatty": "chatty.py", "agent": "agent.py"}
+PROGRAMS = {"chatty": ["chatty.py"], "agent": ["agent.py"], "agent-unicode": ["agent.py", "--unicode"]}
 COLS, ROWS = 120, 40
 SPY_RATE = 1000  # samples a second (py-spy)
 
 
 def program(name: str, tally: Path) -> list[str]:
     """The argv of a chatty or agent session that tallies into `tally`."""
-    return [sys.executable, str(PROGRAMS_DIR / PROGRAMS[name]), str(tally)]
+    script, *options = PROGRAMS[name]
+    return [sys.executable, str(PROGRAMS_DIR / script), *options, str(tally)]
 
 
 @dataclass(frozen=True)

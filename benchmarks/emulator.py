@@ -146,15 +146,21 @@ def _top_frames(columns: int, lines: int) -> Iterator[str]:
         yield "".join(parts)
 
 
-def gen_agent(size: int) -> bytes:
+def gen_agent(size: int, unicode: bool = False) -> bytes:
     """An agent's TUI redrawing itself (e2e/programs/agent.py's frames, 120 columns): per row a
-    CUP, several SGR runs and an EL, the rows already drawn by the frame before."""
+    CUP, several SGR runs and an EL, the rows already drawn by the frame before; with `unicode`,
+    a box corner, bars, dotted rules and a prompt arrow beyond ASCII, as most agents draw."""
     programs = str(Path(__file__).resolve().parent.parent / "e2e" / "programs")
     if programs not in sys.path:
         sys.path.insert(0, programs)
-    from agent import frame  # (its own directory: it imports its neighbour `tally`)
+    from agent import ASCII, UNICODE, frame  # (its own directory: it imports its neighbour `tally`)
 
-    return _until(size, (frame(n).decode() for n in itertools.count()))
+    glyphs = UNICODE if unicode else ASCII
+    return _until(size, (frame(n, glyphs=glyphs).decode() for n in itertools.count()))
+
+
+def gen_agent_unicode(size: int) -> bytes:
+    return gen_agent(size, unicode=True)
 
 
 def gen_truecolour(size: int) -> bytes:
@@ -174,6 +180,7 @@ WORKLOADS: dict[str, Callable[[int], bytes]] = {
     "sgr": gen_sgr,
     "top": gen_top,
     "agent": gen_agent,
+    "agent-unicode": gen_agent_unicode,
     "truecolour": gen_truecolour,
 }
 DESCRIPTIONS = {
@@ -182,6 +189,7 @@ DESCRIPTIONS = {
     "sgr": "SGR-heavy listing (`ls --color`)",
     "top": "full-screen redraws (`top`)",
     "agent": "an agent's redraws (several SGR runs a row)",
+    "agent-unicode": "an agent's redraws, box drawing and bullets beyond ASCII",
     "truecolour": "a 24-bit colour per cell",
 }
 
