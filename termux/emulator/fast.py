@@ -710,10 +710,14 @@ _CUP_1 = r"\x1b\[([0-9]{0,4})(?:;0*1?)?(H)"  # CUP to column 1 (a column of 0 is
 # (text, then SGR: a coloured word, a dimmed rule, a number in green, as agents draw a row; none
 # for a row in one style, as `top` draws most), its text at most the width in all (checked as
 # the row is taken; `_FRAME_PIECE` cuts the rest into its runs).
+# Text is any printable character here (as the token path cuts a text run); a row with one that
+# does not take exactly one cell (wide, zero-width) is left to the calls one by one (`_one_cell_each`).
+_FRAME_TEXT = r"[^\x00-\x1f\x7f-\x9f]"
 _FRAME_ROW = re.compile(
-    rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})([\x20-\x7e]*+)({_FRAME_SGR})((?:[\x20-\x7e]++{_FRAME_SGR})*+)\x1b\[0?K"
+    rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})({_FRAME_TEXT}*+)({_FRAME_SGR})((?:{_FRAME_TEXT}++{_FRAME_SGR})*+)\x1b\[0?K"
 )
-_FRAME_PIECE = re.compile(rf"([\x20-\x7e]+)({_FRAME_SGR})")
+_FRAME_PIECE = re.compile(rf"({_FRAME_TEXT}+)({_FRAME_SGR})")
+_ASCII_GONE = dict.fromkeys(range(128))  # str.translate: what is left of a string beyond ASCII
 # The rows of several runs the frame path remembers as it built them (a few frames' worth; past
 # it, it starts afresh), each of at most _ROWS_MEMO_TEXT characters after its CUP, built to the
 # screen's width (a session's is 1,000 columns at most): a session's memo holds at most half a MiB
@@ -806,6 +810,7 @@ class FastStreamMixin(_ReferenceStream):
         self._f_block = re.compile(exact).match
         self._f_spans = False
         self._f_too_wide: tuple[str, int] | None = None  # where the frame path last found a row too wide
+        self._f_ascii: tuple[str | None, bool] = (None, True)  # the feed last looked at, and whether it is ASCII
         # Frame rows of several runs as built (see _redraw_frame): a program redrawing itself draws
         # most rows as it drew them a frame before, or one row up.
         self._f_rows: dict[_RowKey, _FrameRow] = {}
@@ -1081,8 +1086,16 @@ class FastStreamMixin(_ReferenceStream):
         x = 0
         last_char = ""
         end = start
+        ascii_feed = data.isascii() if self._f_ascii[0] is not data else self._f_ascii[1]
+        self._f_ascii = (data, ascii_feed)
         row = match(data, start)
         while row is not None and (row.group(2) or end == start):  # (a row without a CUP: only the first)
+            if not ascii_feed:
+                drawn_text = data[row.start(3) : row.end()].translate(_ASCII_GONE)
+                if drawn_text and not _one_cell_each(drawn_text):
+                    # A wide or zero-width character: the calls one by one, as for a row too wide.
+                    self._f_too_wide = (data, row.start(3))
+                    break
             line, cup, before, text, after, rest = row.groups()
             built = None
             width = len(text)

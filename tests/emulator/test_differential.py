@@ -509,17 +509,20 @@ frame_cup = st.one_of(
     ).map(lambda t: f"\x1b[{t[0]}{t[1]}H"),
     st.tuples(st.integers(0, 12), st.integers(0, 40)).map(lambda t: f"\x1b[{t[0]};{t[1]}H"),
 )
+# A row's text beyond ASCII: one-cell characters as agents draw (box drawing, bullets, accents),
+# and now and then a wide or zero-width one (the row is then left to the calls one by one).
+frame_unicode = st.text(alphabet=st.sampled_from(list("aé│─╭·❯ ") + ["中", "\u0301"]), min_size=1, max_size=10)
 # Runs after a row's first (text, then SGR), as an agent draws a row: a word in colour, a number.
 frame_runs = st.lists(
     st.tuples(
-        st.one_of(ascii_text, st.just("x" * 9)), st.one_of(st.just(""), sgr_seqs, st.just("\x1b[m"))
+        st.one_of(ascii_text, frame_unicode, st.just("x" * 9)), st.one_of(st.just(""), sgr_seqs, st.just("\x1b[m"))
     ).map("".join),
     max_size=3,
 ).map("".join)
 frame_row = st.tuples(
     frame_cup,
     st.one_of(st.just(""), sgr_seqs, st.sampled_from(["\x1b[1m", "\x1b[7m\x1b[1m", "\x1b[0m\x1b[01;34m"])),
-    st.one_of(st.just(""), ascii_text, long_line, st.just("x" * 30)),
+    st.one_of(st.just(""), ascii_text, frame_unicode, long_line, st.just("x" * 30)),
     st.one_of(st.just(""), sgr_seqs, st.just("\x1b[m")),
     st.one_of(st.just(""), frame_runs),
     st.sampled_from(["\x1b[K", "\x1b[K", "\x1b[0K", "\x1b[1K", ""]),
@@ -739,3 +742,22 @@ def test_a_row_of_box_drawing_and_bullets_is_kept_as_runs() -> None:
     temu.ByteStream(screen).feed("╭──╮ • caf\u00e9 ❯ ok".encode())
     assert type(screen.buffer.peek(0)).__name__ == "Packed"
     assert screen.display[0] == "╭──╮ • café ❯ ok    "
+
+
+def test_frame_rows_beyond_ascii_take_the_frame_path_when_each_character_takes_one_cell(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An agent's rows drawn with box drawing and bullets are built by the frame path (one per
+    row); a row with a wide character or a combining mark is left to the calls one by one; each
+    frame leaves the reference's state."""
+    one_cell = "".join(f"\x1b[{y};1H\x1b[1m╭{y}\x1b[m │ \x1b[2m{'·' * y}\x1b[m ❯ café\x1b[K" for y in range(1, 5))
+    screen = temu.Screen(24, 6, history=0)
+    assert rows_built(monkeypatch, screen, one_cell.encode()) == 4
+    assert screen.display[2].rstrip() == "╭3 │ ··· ❯ café"
+    for odd in ("中文", "e\u0301", "\u200b"):
+        mixed = one_cell.replace("café", f"caf{odd}", 1)  # on the first row only
+        screen = temu.Screen(24, 6, history=0)
+        assert rows_built(monkeypatch, screen, mixed.encode()) == 3  # (the first row by the calls one by one)
+        assert_same_as_reference(24, 6, 0, [mixed.encode()])
+        assert_same_as_reference(24, 6, 0, [one_cell.replace("café", f"caf{odd}").encode()])
+    assert_same_as_reference(24, 6, 0, [one_cell.encode()])
