@@ -710,13 +710,23 @@ _CUP_1 = r"\x1b\[([0-9]{0,4})(?:;0*1?)?(H)"  # CUP to column 1 (a column of 0 is
 # (text, then SGR: a coloured word, a dimmed rule, a number in green, as agents draw a row; none
 # for a row in one style, as `top` draws most), its text at most the width in all (checked as
 # the row is taken; `_FRAME_PIECE` cuts the rest into its runs).
-# Text is any printable character here (as the token path cuts a text run); a row with one that
-# does not take exactly one cell (wide, zero-width) is left to the calls one by one (`_one_cell_each`).
-_FRAME_TEXT = r"[^\x00-\x1f\x7f-\x9f]"
-_FRAME_ROW = re.compile(
-    rf"(?:(?:{_BARE_CUP})*{_CUP_1})?({_FRAME_SGR})({_FRAME_TEXT}*+)({_FRAME_SGR})((?:{_FRAME_TEXT}++{_FRAME_SGR})*+)\x1b\[0?K"
+_FRAME_ROW_TEMPLATE = (
+    r"(?:(?:{cup})*{cup_1})?({sgr})({text}*+)({sgr})((?:{text}++{sgr})*+)\x1b\[0?K"
 )
-_FRAME_PIECE = re.compile(rf"({_FRAME_TEXT}+)({_FRAME_SGR})")
+_FRAME_PIECE_TEMPLATE = r"({text}+)({sgr})"
+
+
+def _frame_patterns(text: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The frame row and its pieces, for text of the characters `text` matches."""
+    parts = {"cup": _BARE_CUP, "cup_1": _CUP_1, "sgr": _FRAME_SGR, "text": text}
+    return re.compile(_FRAME_ROW_TEMPLATE.format(**parts)), re.compile(_FRAME_PIECE_TEMPLATE.format(**parts))
+
+
+# Printable ASCII; in a feed that is not all ASCII, any printable character (as the token path cuts
+# a text run), a row with one that does not take exactly one cell (wide, zero-width) being left to
+# the calls one by one (`_one_cell_each`). (The second class is slower to match: ASCII feeds keep the first.)
+_FRAME_ROW, _FRAME_PIECE = _frame_patterns(r"[\x20-\x7e]")
+_FRAME_ROW_ANY, _FRAME_PIECE_ANY = _frame_patterns(r"[^\x00-\x1f\x7f-\x9f]")
 _ASCII_GONE = dict.fromkeys(range(128))  # str.translate: what is left of a string beyond ASCII
 # The rows of several runs the frame path remembers as it built them (a few frames' worth; past
 # it, it starts afresh), each of at most _ROWS_MEMO_TEXT characters after its CUP, built to the
@@ -1074,8 +1084,10 @@ class FastStreamMixin(_ReferenceStream):
         reverse = DECSCNM in screen.mode
         state = self._sgr_state(screen, cursor.attrs, reverse)
         step = self._sgr_step
-        match = _FRAME_ROW.match
-        runs_of = _FRAME_PIECE.findall
+        ascii_feed = data.isascii() if self._f_ascii[0] is not data else self._f_ascii[1]
+        self._f_ascii = (data, ascii_feed)
+        match = _FRAME_ROW.match if ascii_feed else _FRAME_ROW_ANY.match
+        runs_of = _FRAME_PIECE.findall if ascii_feed else _FRAME_PIECE_ANY.findall
         known = self._f_rows
         # The last redraw of each row: y -> (text, state drawn with, state of the blanks after the
         # row, the runs after the first: text and state, None for a row in one style; the row's key
@@ -1086,8 +1098,6 @@ class FastStreamMixin(_ReferenceStream):
         x = 0
         last_char = ""
         end = start
-        ascii_feed = data.isascii() if self._f_ascii[0] is not data else self._f_ascii[1]
-        self._f_ascii = (data, ascii_feed)
         row = match(data, start)
         while row is not None and (row.group(2) or end == start):  # (a row without a CUP: only the first)
             if not ascii_feed:
