@@ -59,6 +59,8 @@ FLOOD_PROGRAMS: dict[str, list[str]] = {
     # Not floods: moderate output, as most busy sessions print.
     "chatty": [sys.executable, str(PROGRAMS / "chatty.py")],
     "agent": [sys.executable, str(PROGRAMS / "agent.py")],
+    # The same agent drawing as most do, with one-cell characters beyond ASCII.
+    "agent-unicode": [sys.executable, str(PROGRAMS / "agent.py"), "--unicode"],
 }
 # Not a flood: busy loops that print nothing (`--programs spin`). The control that shows how much
 # of a flood phase is the machine's CPUs being taken, whatever the multiplexer does.
@@ -66,7 +68,7 @@ CONTROL_PROGRAMS: dict[str, list[str]] = {"spin": ["sh", "-c", "while :; do :; d
 COLS, ROWS = 120, 40
 # The agents draw a 120x40 screen: their termux sessions are that size (tmux's windows take the
 # client's, 120x39).
-SESSION_SIZE: dict[str, tuple[int, int]] = {"agent": (120, 40)}
+SESSION_SIZE: dict[str, tuple[int, int]] = {"agent": (120, 40), "agent-unicode": (120, 40)}
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -515,7 +517,7 @@ def phases(cfg: Settings) -> list[Phase]:
     out = [Phase("idle", None, 0)]
     for program in cfg.programs:
         argv = FLOOD_PROGRAMS.get(program) or CONTROL_PROGRAMS[program]
-        counts = {"chatty": cfg.chatty, "agent": cfg.agents}.get(program, cfg.floods)
+        counts = {"chatty": cfg.chatty, "agent": cfg.agents, "agent-unicode": cfg.agents}.get(program, cfg.floods)
         out += [Phase(f"{n}× {program}", argv, n, SESSION_SIZE.get(program)) for n in counts]
     out += [Phase(f"{n}× yes in panes", FLOOD_PROGRAMS["yes"], n, panes=True) for n in cfg.panes]
     return out
