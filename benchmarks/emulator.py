@@ -146,6 +146,20 @@ def _top_frames(columns: int, lines: int) -> Iterator[str]:
         yield "".join(parts)
 
 
+def gen_checks(size: int) -> bytes:
+    """A test runner's report as modern runners print it: a coloured ✓ or ✗, the test's name, a
+    bullet and its time (one-cell characters beyond ASCII, and SGR)."""
+    return _until(size, _check_lines())
+
+
+def _check_lines() -> Iterator[str]:
+    rnd = random.Random(4)
+    while True:
+        mark = "\x1b[32m✓\x1b[0m" if rnd.random() < 0.95 else "\x1b[31m✗\x1b[0m"
+        name = "_".join(rnd.choice(_WORDS) for _ in range(rnd.randint(2, 6)))
+        yield f"  {mark} test_{name} \x1b[2m• {rnd.randint(1, 999)} ms\x1b[0m\r\n"
+
+
 def gen_agent(size: int, unicode: bool = False) -> bytes:
     """An agent's TUI redrawing itself (e2e/programs/agent.py's frames, 120 columns): per row a
     CUP, several SGR runs and an EL, the rows already drawn by the frame before; with `unicode`,
@@ -181,6 +195,7 @@ WORKLOADS: dict[str, Callable[[int], bytes]] = {
     "top": gen_top,
     "agent": gen_agent,
     "agent-unicode": gen_agent_unicode,
+    "checks": gen_checks,
     "truecolour": gen_truecolour,
 }
 DESCRIPTIONS = {
@@ -190,6 +205,7 @@ DESCRIPTIONS = {
     "top": "full-screen redraws (`top`)",
     "agent": "an agent's redraws (several SGR runs a row)",
     "agent-unicode": "an agent's redraws, box drawing and bullets beyond ASCII",
+    "checks": "a test runner's ✓ and • lines (SGR, beyond ASCII)",
     "truecolour": "a 24-bit colour per cell",
 }
 
