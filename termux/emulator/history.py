@@ -312,6 +312,12 @@ class Scrollback:
         self._older_wraps.clear()
         self._expanded = (None, [])
 
+    def reset(self) -> None:
+        """As a new one: empty, numbered from 0 again, at no width (the expander stays)."""
+        self.clear()
+        self.added = 0
+        self.width = 0
+
     # -- reflow
 
     def retarget(self, width: int) -> None:

@@ -171,9 +171,7 @@ class Screen(pyte.Screen):
         replaces a screen by a snapshot this way keeps its stream's caches warm; the stream must
         forget what it was in the middle of (`restart`)."""
         self.reset()
-        self.history.clear()
-        self.history.added = 0
-        self.history.width = 0
+        self.history.reset()
         self._title_stack.clear()
         self.bell_count = 0
         self.errors = 0
