@@ -473,7 +473,8 @@ class FastScreenMixin(_ReferenceScreen):
         self.linefeed()
 
     def draw_lines(self, block: str) -> None:
-        """Apply `block` (lines of printable ASCII, each ended by CR LF) exactly as the calls
+        """Apply `block` (lines of printable text whose every character takes one cell, each ended
+        by CR LF) exactly as the calls
         `draw(line); carriage_return(); linefeed()` per line would."""
         texts = block.split("\r\n")
         texts.pop()  # the block ends with CR LF: the last piece is empty
@@ -669,11 +670,24 @@ _ONE_CELL_LIMIT = 4096
 
 
 def _one_cell_each(data: str) -> bool:
-    """Whether every character of `data` takes exactly one cell, as the reference draw counts."""
-    chars = set(data)
+    """Whether every character of `data` is printable and takes exactly one cell, as the reference
+    draw counts."""
+    return _one_cell_chars(set(data))
+
+
+_ASCII = frozenset(map(chr, range(128)))
+
+
+def _one_cell_beyond_ascii(data: str) -> bool:
+    """Whether every character of `data` beyond ASCII is printable and takes exactly one cell (its
+    ASCII, controls included, is for the caller to know)."""
+    return data.isascii() or _one_cell_chars(set(data) - _ASCII)
+
+
+def _one_cell_chars(chars: set[str]) -> bool:
     new = chars - _ONE_CELL
     for char in new:
-        if wcwidth(char) != 1:
+        if not char.isprintable() or wcwidth(char) != 1:
             return False
     if new and len(_ONE_CELL) < _ONE_CELL_LIMIT:
         _ONE_CELL.update(new)
@@ -696,6 +710,14 @@ _PLAN_CACHE_LIMIT = 1024
 _SGR_SEQ = re.compile(r"\x1b\[([0-9;]*)m")
 _SGR_RUNS = re.compile(r"(?:\x1b\[[0-9;]*m)+")
 _PIECE = re.compile(r"((?:\x1b\[[0-9;]*m)*)([\x20-\x7e]*)")
+_PIECE_ANY = re.compile(r"((?:\x1b\[[0-9;]*m)*)([^\x00-\x1f\x7f-\x9f]*)")  # (slower to match: ASCII keeps the first)
+
+
+def _pieces(line: str) -> list[tuple[str, str]]:
+    """A line's SGR sequences, each with the text after it (a line of text and SGR only)."""
+    return (_PIECE if line.isascii() else _PIECE_ANY).findall(line)
+
+
 # After a CUP: a row redrawn whole, as top and other full-screen programs do: SGR, text, SGR, EL 0.
 _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-9;]{0,64}m)*)\x1b\[0?K")
 # Right after a CUP to column 1: a row redrawn whole, then more rows each after a CUP to column 1
@@ -739,6 +761,17 @@ _ROWS_MEMO_TEXT = 1024
 # from, its text after its CUP and the screen's width.
 _FrameRow = tuple[tuple[str, ...], tuple[Cells, ...], "SgrState", int, str]
 _RowKey = tuple["SgrState", str, int]
+
+# The fast path's tokens, after group 1 (lines; see FastStreamMixin.attach).
+_TOKENS = (
+    r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
+    r"|(\r\n)"  # 3: CR LF
+    # 4, 5: SGR sequences in a row, then the text run after them (possibly empty)
+    rf"|((?:\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)+)([^\x00-\x1f\x7f-\x9f]*)"
+    rf"|\x1b\[(\??)([0-9;]{{0,{_CSI_PARAMS_MAX}}})([\x40-\x7e])"  # 6,7,8: CSI [?] params final
+    r"|([\x00-\x1a\x1c-\x1f\x7f])"  # 9: a C0 control (or DEL)
+    r"|\x1b([0-OQ-WYZ\\`-~])"  # 10: ESC final (not a CSI, string or intermediate)
+)
 
 DECSCNM = mo.DECSCNM
 DECOM = mo.DECOM
@@ -812,30 +845,32 @@ class FastStreamMixin(_ReferenceStream):
         # exact lines): one pass of C over the span rather than a loop of the pattern per line,
         # which costs more than the lines themselves. Longer lines are found by the exact pattern
         # (which then costs less than checking a span). Which one is tried next follows the length
-        # of the lines last seen (`_f_spans`).
-        exact = rf"(?<=\n)((?:(?:[\x20-\x7e]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+\r\n){{2,}})"
-        span = rf"(?<=\n)((?:[\x20-\x7e\r\n]++|\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)*+)"
-        if lines is None:
-            exact = span = r"(\b\B)"
-        self._f_block = re.compile(exact).match
+        # of the lines last seen (`_f_spans`). Their text is printable ASCII; in a feed that is not
+        # all ASCII, any printable character, a block with one that does not take exactly one cell
+        # (wide, zero-width) being cut around its lines that hold one (`_mixed_lines`).
+        sgr = rf"\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m"
+        line_text = {True: r"[\x20-\x7e]", False: r"[^\x00-\x1f\x7f-\x9f]"}
+        span_text = {True: r"[\x20-\x7e\r\n]", False: r"[^\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f]"}
+        self._f_tokens = re.compile(r"(\b\B)" + _TOKENS).match  # (the same groups, no block)
+        # By whether the feed is all ASCII: two or more lines (1), then a token; a span that may be
+        # two or more lines (1), then a token; the lines alone.
+        self._f_matchers: dict[bool, tuple[Callable[[str, int], re.Match[str] | None], ...]] = {}
+        for ascii_only in (True, False):
+            exact = rf"(?<=\n)((?:(?:{line_text[ascii_only]}++|{sgr})*+\r\n){{2,}})"
+            span = rf"(?<=\n)((?:{span_text[ascii_only]}++|{sgr})*+)"
+            if lines is None:
+                exact = span = r"(\b\B)"
+            self._f_matchers[ascii_only] = (
+                re.compile(exact + _TOKENS).match,
+                re.compile(span + _TOKENS).match,
+                re.compile(exact).match,
+            )
         self._f_spans = False
         self._f_too_wide: tuple[str, int] | None = None  # where the frame path last found a row too wide
         self._f_ascii: tuple[str | None, bool] = (None, True)  # the feed last looked at, and whether it is ASCII
         # Frame rows of several runs as built (see _redraw_frame): a program redrawing itself draws
         # most rows as it drew them a frame before, or one row up.
         self._f_rows: dict[_RowKey, _FrameRow] = {}
-        tokens = (
-            r"|([^\x00-\x1f\x7f-\x9f]+)"  # 2: a text run (as the reference parser cuts it)
-            r"|(\r\n)"  # 3: CR LF
-            # 4, 5: SGR sequences in a row, then the text run after them (possibly empty)
-            rf"|((?:\x1b\[[0-9;]{{0,{_CSI_PARAMS_MAX}}}m)+)([^\x00-\x1f\x7f-\x9f]*)"
-            rf"|\x1b\[(\??)([0-9;]{{0,{_CSI_PARAMS_MAX}}})([\x40-\x7e])"  # 6,7,8: CSI [?] params final
-            r"|([\x00-\x1a\x1c-\x1f\x7f])"  # 9: a C0 control (or DEL)
-            r"|\x1b([0-OQ-WYZ\\`-~])"  # 10: ESC final (not a CSI, string or intermediate)
-        )
-        self._f_tokens = re.compile(r"(\b\B)" + tokens).match  # (the same groups, no block)
-        self._f_span_re = re.compile(span + tokens)  # 1: a span that may be two or more lines
-        self._fast_re = re.compile(exact + tokens)  # 1: two or more lines
 
     def restart(self) -> None:
         super().restart()
@@ -843,18 +878,17 @@ class FastStreamMixin(_ReferenceStream):
 
     def _run(self, data: str, i: int) -> int:
         n = len(data)
-        exact_match = self._fast_re.match
-        span_match = self._f_span_re.match
+        ascii_feed = data.isascii()
+        self._f_ascii = (data, ascii_feed)
+        exact_match, span_match, exact_block = self._f_matchers[ascii_feed]
         spans = self._f_spans
         match = span_match if spans else exact_match
-        exact_block = self._f_block
         tokens = self._f_tokens
         draw = self._draw
         c0 = self._c0
         cr = c0["\r"]
         lf = c0["\n"]
         esc = self._esc
-        lines = self._f_lines
         listener: Any = self.listener
         sgr_cache = self._f_sgr
         plans = self._f_plans
@@ -886,10 +920,10 @@ class FastStreamMixin(_ReferenceStream):
                         match = span_match
                     if block:
                         i += len(block)
-                        if "\x1b" in block:
-                            self._styled_lines(block)
+                        if ascii_feed or _one_cell_beyond_ascii(block):
+                            self._lines_block(block)
                         else:
-                            lines(block)  # type: ignore[misc]  # group 1 cannot match without it
+                            self._mixed_lines(block)
                         continue
                 if m is None:
                     # An escape sequence or C1 control the fast path does not know: the reference way.
@@ -1230,9 +1264,33 @@ class FastStreamMixin(_ReferenceStream):
                 self._f_sgr.clear()
             self._f_sgr[key] = (current, cursor.attrs)
 
+    def _mixed_lines(self, block: str) -> None:
+        """Lines (text and SGR, each ended by CR LF), some holding a character beyond ASCII that
+        does not take exactly one cell: those lines token by token, the ones between them as a block."""
+        lines = block.split("\r\n")
+        lines.pop()
+        run = self._run
+        start = 0
+        for k, line in enumerate(lines):
+            if not _one_cell_beyond_ascii(line):
+                if start < k:
+                    self._lines_block("\r\n".join(lines[start:k]) + "\r\n")
+                run(line + "\r\n", 0)  # (a block needs a line feed before it: never one again)
+                start = k + 1
+        if start < len(lines):
+            self._lines_block("\r\n".join(lines[start:]) + "\r\n")
+
+    def _lines_block(self, block: str) -> None:
+        """Lines of text and SGR, each ended by CR LF, whose every character takes one cell."""
+        if "\x1b" in block:
+            self._styled_lines(block)
+        else:
+            self._f_lines(block)  # type: ignore[misc]  # (no block is matched without it)
+
     def _styled_lines(self, block: str) -> None:
-        """Lines of printable ASCII and SGR sequences, each ended by CR LF: as the per-token path
-        would handle them, with rows that scroll away unseen (and unkept) never built."""
+        """Lines of SGR sequences and printable text whose every character takes one cell, each
+        ended by CR LF: as the per-token path would handle them, with rows that scroll away unseen
+        (and unkept) never built."""
         screen: Any = self.listener
         texts = block.split("\r\n")
         texts.pop()
@@ -1298,7 +1356,7 @@ class FastStreamMixin(_ReferenceStream):
             build = len(rows) + count > first_seen
             runs_t: list[str] = []
             runs_c: list[Any] = []
-            for sgrs, piece in _PIECE.findall(text):
+            for sgrs, piece in _pieces(text):
                 if sgrs:
                     after = state.after.get(sgrs)
                     state = self._sgr_step(screen, state, sgrs, reverse) if after is None else after
@@ -1356,7 +1414,7 @@ class FastStreamMixin(_ReferenceStream):
         the state after them."""
         out: list[Stored] = []
         append = out.append
-        pieces_of = _PIECE.findall
+        pieces_of = _pieces
         step = self._sgr_step
         default_style = DEFAULT_STYLE
         for text, plain in zip(lines, visible, strict=True):
@@ -1454,7 +1512,7 @@ class FastStreamMixin(_ReferenceStream):
             for text in deferred.lines:
                 runs_t: list[str] = []
                 runs_c: list[Any] = []
-                for sgrs, piece in _PIECE.findall(text):
+                for sgrs, piece in _pieces(text):
                     if sgrs:
                         after = state.after.get(sgrs)
                         state = step(screen, state, sgrs, reverse) if after is None else after

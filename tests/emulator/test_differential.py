@@ -761,3 +761,61 @@ def test_frame_rows_beyond_ascii_take_the_frame_path_when_each_character_takes_o
         assert_same_as_reference(24, 6, 0, [mixed.encode()])
         assert_same_as_reference(24, 6, 0, [one_cell.replace("café", f"caf{odd}").encode()])
     assert_same_as_reference(24, 6, 0, [one_cell.encode()])
+
+
+# Lines of one-cell text beyond ASCII (a test runner's ✓ and •, an agent's transcript), sometimes
+# with a character that does not take one cell (wide, combining, zero-width, not printable).
+one_cell_text = st.text(alphabet=st.sampled_from(list("aé│─╭·•❯✓ ")), min_size=1, max_size=30)
+odd_text = st.text(
+    alphabet=st.sampled_from(list("aé✓ ") + ["中", "\u0301", "\u200b", "\xad", "\ue000"]), min_size=1, max_size=8
+)
+one_cell_line = st.lists(
+    st.tuples(
+        st.one_of(st.just(""), sgr_seqs, st.just("\x1b[m")),
+        st.one_of(st.just(""), ascii_text, one_cell_text, one_cell_text, odd_text),
+    ).map("".join),
+    max_size=4,
+).map(lambda pieces: "".join(pieces) + "\r\n")
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 30),
+    st.integers(1, 8),
+    st.sampled_from([0, 5, 10000]),
+    st.lists(one_cell_line, max_size=40),
+    st.sets(st.sampled_from(["\x1b[?7l", "\x1b[2;4r", "\x1b[20h", "\x1b[44m", "\x1b[?5h", "\x1b(0", "\x1b[4h"])),
+    st.one_of(st.just(1 << 20), st.integers(5, 300)),
+)
+def test_lines_beyond_ascii_same_as_reference(
+    columns: int, lines: int, history: int, texts: list[str], modes: set[str], chunk: int
+) -> None:
+    """CR LF-ended lines of one-cell text beyond ASCII, plain and with SGR (the line paths), some
+    holding a wide, zero-width or unprintable character (those lines token by token)."""
+    data = ("".join(sorted(modes)) + "".join(texts) + "tail").encode()
+    assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+def test_lines_beyond_ascii_take_the_line_paths_around_a_line_that_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test runner's lines (✓, •) go to the line paths as a block; a line with a wide character
+    among them is applied token by token, the lines before and after it still as blocks."""
+    import termux.emulator.fast as fast
+
+    blocks: list[str] = []
+    for name in ("_styled_lines", "draw_lines"):
+        owner = fast.FastStreamMixin if name == "_styled_lines" else fast.FastScreenMixin
+        real = getattr(owner, name)
+        monkeypatch.setattr(owner, name, lambda self, block, real=real: (blocks.append(block), real(self, block))[1])
+    plain = "".join(f"✓ test_{k} • {k} ms\r\n" for k in range(6))
+    styled = "".join(f"\x1b[32m✓\x1b[m test_{k} \x1b[2m• {k} ms\x1b[m\r\n" for k in range(6))
+    for lines in (plain, styled):
+        blocks.clear()
+        data = ("\r\n" + lines).encode()
+        temu.ByteStream(temu.Screen(40, 4, history=100)).feed(data)
+        assert blocks == [lines]
+        blocks.clear()
+        odd = lines.replace("test_2", "test_中", 1)
+        temu.ByteStream(temu.Screen(40, 4, history=100)).feed(("\r\n" + odd).encode())
+        cut = odd.split("\r\n")
+        assert blocks == ["\r\n".join(cut[:2]) + "\r\n", "\r\n".join(cut[3:6]) + "\r\n"]
+        assert_same_as_reference(40, 4, 100, [("\r\n" + odd).encode()])
