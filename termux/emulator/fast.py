@@ -727,6 +727,7 @@ _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-
 _FRAME_SGR = r"(?:\x1b\[[0-9;]{0,64}m)*"
 _BARE_CUP = r"\x1b\[[0-9]{0,4}(?:;[0-9]{0,4})?H"
 _CUP_1 = r"\x1b\[([0-9]{0,4})(?:;0*1?)?(H)"  # CUP to column 1 (a column of 0 is 1): its line
+_CUP_1_ALONE = re.compile(_CUP_1)
 # One row of a frame: the line its CUP goes to (the first row has no CUP: the cursor's line; "H"
 # says there was one, whose empty line is 1), SGR, text, SGR, then the rest of the row's runs
 # (text, then SGR: a coloured word, a dimmed rule, a number in green, as agents draw a row; none
@@ -1123,6 +1124,8 @@ class FastStreamMixin(_ReferenceStream):
         match = _FRAME_ROW.match if ascii_feed else _FRAME_ROW_ANY.match
         runs_of = _FRAME_PIECE.findall if ascii_feed else _FRAME_PIECE_ANY.findall
         known = self._f_rows
+        cup_1 = _CUP_1_ALONE.match
+        find = data.find
         # The last redraw of each row: y -> (text, state drawn with, state of the blanks after the
         # row, the runs after the first: text and state, None for a row in one style; the row's key
         # in `known`, None for a row in one style), or the row as built before (`again`).
@@ -1192,6 +1195,30 @@ class FastStreamMixin(_ReferenceStream):
                     again.pop(y, None)
                 x = width
             end = row.end()
+            # Rows after one of several runs (as agents draw), drawn before from the state each
+            # starts in, each after a CUP to column 1 and ended by EL: taken by their text, found
+            # without matching the row.
+            while rest and (cup := cup_1(data, end)) is not None:
+                body = cup.end()
+                erase = find("\x1b[K", body, body + _ROWS_MEMO_TEXT + 3)
+                if erase < 0:
+                    break
+                built = known.get((state, data[body : erase + 3], columns))
+                if built is None:
+                    break
+                line = cup.group(1)
+                y = int(line) - 1 if line else 0
+                if y < 0:
+                    y = 0
+                elif y > bottom:
+                    y = bottom
+                again[y] = built
+                if last:
+                    last.pop(y, None)
+                _, _, state, x, char = built
+                if char:
+                    last_char = char
+                end = erase + 3
             row = match(data, end)
         if end == start:
             return start

@@ -589,6 +589,42 @@ def test_frame_rows_of_several_runs_are_built_once_from_their_runs(monkeypatch: 
     assert_same_as_reference(30, 6, 10000, [frames.encode()[i : i + 7] for i in range(0, len(frames), 7)])
 
 
+def test_frame_rows_drawn_before_are_taken_without_matching_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent's transcript moves up a row each frame: every row but the new one was drawn before,
+    from the same state, so the frame path takes it by its text (it matches only new rows), and
+    the state is the reference's."""
+    import termux.emulator.fast as fast
+
+    def frame(n: int) -> str:
+        return "".join(
+            f"\x1b[{y};1H{n + y:4d} \x1b[33mentry\x1b[m \x1b[2m{'.' * ((n + y) % 9)}\x1b[m \x1b[32m{n + y}\x1b[m\x1b[K"
+            for y in range(1, 6)
+        )
+
+    frames = [frame(n).encode() for n in range(8)]  # (a frame a read, as an agent's come)
+    matched: list[int] = []
+    real = fast._FRAME_ROW
+
+    class Pattern:
+        def match(self, data: str, start: int) -> Any:
+            row = real.match(data, start)
+            if row is not None:
+                matched.append(row.start())
+            return row
+
+    monkeypatch.setattr(fast, "_FRAME_ROW", Pattern())
+    screen = temu.Screen(30, 6, history=0)
+    stream = temu.ByteStream(screen)
+    for data in frames:
+        stream.feed(data)
+    monkeypatch.undo()
+    assert len(matched) == 5 + 7 * 2  # the first frame's rows, then a frame's first row and its new one
+    assert screen.display[0].rstrip() == "   8 entry ........ 8"
+    assert_same_as_reference(30, 6, 0, frames)
+    everything = b"".join(frames)
+    assert_same_as_reference(30, 6, 100, [everything[i : i + 13] for i in range(0, len(everything), 13)])
+
+
 def test_the_frame_path_remembers_a_bounded_number_of_rows() -> None:
     """A row is built once per text and state (a program redraws most rows as it drew them), in a
     bounded memo: rows of unique text past its size start it afresh, and a row longer than a
