@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from itertools import compress
 from operator import attrgetter, is_, itemgetter, ne, or_
@@ -260,6 +261,8 @@ class ScreenRenderer:
         self._by_runs: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any, Strip]] = {}
         # y -> (what a blank line there was drawn for: size, cursor, default cell; its strip)
         self._blanks: dict[int, tuple[tuple[Any, ...], Strip]] = {}
+        # After take_dirty: how far its lines moved up, and the lines that then need painting (`_moved`).
+        self.moved: tuple[int, set[int]] | None = None
         self.rendered = 0  # lines rendered since creation (tests count re-renders)
         self.reused = 0  # dirty lines whose row had only moved: drawn with the strip it had
 
@@ -288,8 +291,28 @@ class ScreenRenderer:
             if cursor is not None:
                 dirty.add(cursor[1])
             self._cursor = cursor
-        before = {y: self._strips.pop(y, None) for y in dirty}
-        return {y for y in dirty if self.line(screen, y) is not before[y]}
+        old = dict(self._strips)
+        for y in dirty:
+            self._strips.pop(y, None)
+        changed = {y for y in dirty if self.line(screen, y) is not old.get(y)}
+        self.moved = self._moved(old, changed, screen.lines)
+        return changed
+
+    def _moved(self, old: dict[int, Strip], changed: set[int], lines: int) -> tuple[int, set[int]] | None:
+        """Whether most `changed` lines show what lines below them showed (the screen scrolled):
+        the lines the view's content moved up, and the lines that then show something else than
+        they would after the same scroll on the terminal (to paint; the ones scrolled in among
+        them); None when such a scroll would leave as many lines to paint."""
+        if len(changed) < 3:
+            return None
+        strips = self._strips
+        where = {id(strip): y for y, strip in old.items()}
+        moves = Counter(p - y for y in changed if (p := where.get(id(strips[y]), -1)) > y)
+        if not moves:
+            return None
+        up = moves.most_common(1)[0][0]
+        stale = {y for y in range(lines) if (strip := strips.get(y)) is None or strip is not old.get(y + up)}
+        return (up, stale) if len(stale) < len(changed) else None
 
     def line(self, screen: Any, y: int) -> Strip:
         strip = self._strips.get(y)

@@ -111,29 +111,40 @@ class Painted(Widget):
         rendered as Textual renders them (`Strip.render`), in one write; False (nothing written)
         unless the widget is shown whole on the screen shown, where nothing is drawn over it."""
         write = getattr(self.app, "write_to_terminal", None)
-        if write is None or not self.is_mounted:  # (a view made a moment ago: not on a screen yet)
+        region = self.shown_at()
+        if write is None or region is None:
             return False
+        write(self.painting(region, lines, strips))
+        self.painted += 1
+        return True
+
+    def shown_at(self) -> Region | None:
+        """Where the widget is on the terminal (its outer region), when it is shown whole on the
+        screen shown, where nothing is drawn over it; else None."""
+        if not self.is_mounted:  # (a view made a moment ago: not on a screen yet)
+            return None
         screen = self.screen
         if screen is not self.app.screen:
-            return False
+            return None
         region = self.region
         try:
             clip = screen.find_widget(self).clip
         except NoWidget:
-            return False
-        if not region or not clip.contains_region(region):
-            return False
+            return None
+        return region if region and clip.contains_region(region) else None
+
+    def painting(self, region: Region, lines: Sequence[int], strips: Sequence[Strip]) -> str:
+        """What writes `strips` as the widget's `lines` at `region` (see `paint_lines`)."""
         console = self.app.console
         x, top = region.x + 1, region.y + 1
-        write(
-            "".join(
-                f"\x1b[{top + y};{x}H{strip.render(console)}"
-                for y, strip in zip(lines, strips, strict=True)
-                if y < region.height
-            )
+        return "".join(
+            f"\x1b[{top + y};{x}H{strip.render(console)}"
+            for y, strip in zip(lines, strips, strict=True)
+            if y < region.height
         )
-        self.painted += 1
-        return True
+
+
+_LINE_FEED = "\n"  # (at the bottom of a scroll region: scrolls it a line)
 
 
 class TerminalView(Painted, BaseStyled, can_focus=True):
@@ -223,6 +234,30 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
             if i + 1 == len(lines) or lines[i + 1] != y + 1:
                 self.refresh(Region(0, lines[start], width, y - lines[start] + 1))
                 start = i + 1
+
+    def paint_scrolled(self) -> bool:
+        """The lines drawn last (`take_dirty`) when the screen's content moved up
+        (`ScreenRenderer.moved`): scroll the view's lines on the terminal as the screen did (a
+        scroll region, line feeds at its bottom, as tmux does), then write only the lines that
+        then show something else. False,
+        with nothing written, when the screen did not scroll or the view is not where this applies:
+        covered, copy mode over it, not as tall as the screen, or not the terminal's whole width
+        (the terminal scrolls whole lines: what is beside the view would have to be written again,
+        which costs more than the view's lines; tmux too writes a pane beside another whole)."""
+        moved = self.renderer.moved
+        write = getattr(self.app, "write_to_terminal", None)
+        if moved is None or write is None or (self.copy is not None and self.copy.shown):
+            return False
+        at = self.shown_at()
+        screen = self.screen_
+        if at is None or screen is None or at.height != screen.lines or at.x or at.right != self.app.size.width:
+            return False
+        up, stale = moved
+        shown = sorted(stale)
+        scroll = f"\x1b[{at.y + 1};{at.bottom}r\x1b[{at.bottom};1H" + _LINE_FEED * up + "\x1b[r"
+        write(scroll + self.painting(at, shown, self._strips(shown)))
+        self.painted += 1
+        return True
 
     def paint(self, lines: set[int]) -> bool:
         """Write the drawn `lines` to the terminal at once (`Painted.paint_lines`), unless copy

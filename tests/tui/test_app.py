@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import threading
 from collections.abc import Callable, Set
 from pathlib import Path
@@ -445,6 +446,57 @@ async def test_a_streaming_frame_is_one_write_of_the_lines_that_changed(server: 
         await wait_until(pilot, lambda: "under the help" in shadow_text(app))
         app._draw()
         assert len(writes) == 2  # not written over the help screen: Textual draws it when the help goes
+    await client.close()
+
+
+async def test_a_frame_that_scrolls_a_view_of_the_whole_width_scrolls_the_terminal(server: RunningServer) -> None:
+    """Without the sidebar the view spans the terminal: a frame in which the screen scrolled
+    scrolls the view's lines on the terminal (a scroll region and line feeds) and writes only the
+    lines that then show something else; a reference emulator fed the writes shows the shadow
+    screen. With the sidebar beside it, the frame writes the lines that changed instead."""
+    cols, rows = SIZE[0], SIZE[1] - 1
+    with server.client() as c:
+        command = ["/bin/sh", "-c", "stty raw -echo; exec cat"]
+        sid = c.request("session.new", name="a", command=command, cols=cols, rows=rows)["session"]["id"]
+    app, client = await start(server, config=Config(sidebar=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.attached.is_set() and app.snapshots_pending == 0)
+        app.model.marks_pacer.period = 3600.0
+        app._apply_marks()
+        app.model.pacer.period = 3600.0  # frames only when the test draws
+        app.model.pacer.drawn()
+        view = app.view
+        assert (view.region.x, view.region.width, view.region.height) == (0, cols, rows)
+        with server.client() as c:
+            c.request("session.send", target=sid, data=b"".join(b"line %d\r\n" % n for n in range(rows + 5)))
+        await wait_until(pilot, lambda: f"line {rows + 4}" in shadow_text(app))
+        app._draw()
+        writes: list[str] = []
+        app.write_to_terminal = writes.append
+        assert view.paint(set(range(rows)))  # the terminal as it is: every line of the view
+        outer = pyte.Screen(*SIZE)
+        pyte.Stream(outer).feed(writes.pop())
+        with server.client() as c:
+            c.request("session.send", target=sid, data=b"more 0\r\nmore 1\r\nmore 2\r\n")
+        await wait_until(pilot, lambda: "more 2" in shadow_text(app))
+        app._draw()
+        assert len(writes) == 1 and writes[0].startswith(f"\x1b[1;{rows}r\x1b[{rows};1H\n\n\n\x1b[r")
+        assert writes[0].count("H") == 1 + 4  # the scroll's, then the old last line and the three scrolled in
+        pyte.Stream(outer).feed(writes[0])
+        shadow = app.model.feeder.shadows[sid].screen
+        assert outer.display[:rows] == shadow.display
+        assert [line.rstrip() for line in outer.display[rows - 4 : rows]] == ["more 0", "more 1", "more 2", ""]
+
+        app.prefix_sidebar()  # the sidebar beside the view: whole lines would move it too
+        await wait_until(pilot, lambda: view.region.x > 0 and view.size.height == rows)
+        await wait_until(pilot, lambda: app.snapshots_pending == 0 and not app.model.feeder.shadows[sid].screen.dirty)
+        app._draw()
+        writes.clear()
+        with server.client() as c:
+            c.request("session.send", target=sid, data=b"beside 0\r\nbeside 1\r\n")
+        await wait_until(pilot, lambda: "beside 1" in shadow_text(app))
+        app._draw()
+        assert writes and not any(re.search(r"\x1b\[[0-9;]*r", write) for write in writes)  # no scroll region
     await client.close()
 
 

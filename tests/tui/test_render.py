@@ -213,6 +213,52 @@ def test_strips_kept_across_chunks_show_what_a_fresh_render_shows(
             assert _cells([renderer.line(screen, y)]) == _cells([fresh])
 
 
+@settings(max_examples=300, deadline=None)
+@given(chunked(), st.booleans())
+def test_a_scroll_on_the_terminal_then_the_stale_lines_show_every_line(
+    data_chunks: tuple[bytes, list[bytes]], show_cursor: bool
+) -> None:
+    """When the renderer finds the lines moved up (`moved`), a terminal that held the lines drawn
+    before, scrolled by that much, then given the stale lines, shows every line as drawn now, and
+    fewer lines are written than changed."""
+    _data, chunks = data_chunks
+    screen = Screen(20, 6)
+    stream = ByteStream(screen)
+    renderer = ScreenRenderer(Palette())
+    renderer.take_dirty(screen, show_cursor)
+    terminal = [renderer.line(screen, y) for y in range(screen.lines)]
+    for chunk in [b"".join(b"line %d\r\n" % n for n in range(9)), *chunks]:
+        stream.feed(chunk)
+        changed = renderer.take_dirty(screen, show_cursor)
+        now = [renderer.line(screen, y) for y in range(screen.lines)]
+        if renderer.moved is not None:
+            up, stale = renderer.moved
+            assert 0 < up < screen.lines and len(stale) < len(changed)
+            terminal = [*terminal[up:], *[None] * up]  # (what a scroll brings in is blank: stale)
+            for y in stale:
+                terminal[y] = now[y]
+            assert None not in terminal
+        else:
+            for y in changed:
+                terminal[y] = now[y]
+        assert [_cells([line]) for line in terminal] == [_cells([line]) for line in now]  # type: ignore[list-item]
+
+
+def test_lines_moved_up_are_found_as_a_scroll() -> None:
+    screen = Screen(20, 5)
+    stream = ByteStream(screen)
+    stream.feed(b"\r\n".join(b"line %d" % n for n in range(5)))
+    renderer = ScreenRenderer(Palette())
+    renderer.take_dirty(screen, show_cursor=False)
+    assert renderer.moved is None  # (all drawn the first time)
+    stream.feed(b"\r\nnew 1\r\nnew 2\r\nnew 3")
+    assert renderer.take_dirty(screen, show_cursor=False) == {0, 1, 2, 3, 4}
+    assert renderer.moved == (3, {2, 3, 4})  # the rest shows what the terminal shows, three lines up
+    stream.feed(b"\x1b[H\x1b[2J" + b"\r\n".join(b"other %d" % n for n in range(5)))
+    renderer.take_dirty(screen, show_cursor=False)
+    assert renderer.moved is None  # everything new: no scroll saves a line
+
+
 def test_a_row_of_runs_is_drawn_from_its_runs_and_stays_one() -> None:
     from termux.emulator.rows import Packed
 
