@@ -5,6 +5,7 @@
     python -m benchmarks.attach --profile         # profile the server over the attaches
     python -m benchmarks.attach --baseline /tmp/old   # also another checkout's termux, same server
     python -m benchmarks.attach --trace           # the first paint through the host, by stage
+    python -m benchmarks.attach --installed       # also termux as `pip install .` lays it out
 
 Set-up: an isolated server with 50 sessions, each having printed a few lines (a listing, then
 `attach-bench N`) and then waiting in `cat`, and 1,000 events in the log (renames). Each run starts
@@ -32,6 +33,11 @@ stage the caller, the host's child and its TUI stamp (termux/trace.py `Tracer.ma
 from the spawn; `driver.wrote` is the first write that drew (more than a lone escape sequence),
 `seen` the first paint as above.
 
+With `--installed`, termux is also run as a normal (not editable) install has it (`termux
+(installed)`: benchmarks/cli.py `installed`, its dependencies this environment's, run from outside
+the checkout): an editable install's import hook, which site loads in every Python start in this
+environment, is not in its figures.
+
 Round trips: one more attach goes through a counting Unix-socket proxy in front of the server, which
 records every request line the TUI sends; the requests sent before first paint are the round trips
 that attach took (listed by command). tmux beside it: `tmux attach -t main:N` with 50 windows.
@@ -49,6 +55,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -59,6 +66,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.cli import installed
 from benchmarks.procstat import cpu_ns
 from benchmarks.report import markdown_table, ms, profile_server, server_profile_env, with_bytecode
 from e2e.isolated import (
@@ -212,6 +220,8 @@ class Client:
     trips: str = "n/a"
     stages: list[dict[str, float]] = field(default_factory=list)  # --trace: stage -> seconds from the spawn
     trace: bool = False
+    command: list[str] = field(default_factory=lambda: list(TERMUX))  # how termux is run
+    installed: bool = False  # run as a normal install (no PYTHONPATH to the checkout)
 
 
 def measure_attach(client: Client, argv: list[str], marker: str, runs: int) -> Terminal:
@@ -301,6 +311,8 @@ def measure_cold(client: Client, argv: Callable[[Path], list[str]], stop: Callab
         shell.write_text(f"#!/bin/sh\nprintf '{COLD_PROMPT}'\nexec cat\n")
         shell.chmod(0o700)
         env = termux_env(socket_dir, client.env) | {"SHELL": str(shell)}
+        if client.installed:
+            env.pop("PYTHONPATH", None)
         try:
             start = time.monotonic()
             term = Terminal(argv(socket_dir), cols=COLS, rows=ROWS, env=env, cwd=client.cwd)
@@ -323,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, help="a checkout whose termux runs beside (before/after in one run)")
     parser.add_argument("--profile", action="store_true", help="profile the server over the attaches")
     parser.add_argument("--trace", action="store_true", help="break termux's first paint down by stage")
+    parser.add_argument("--installed", action="store_true", help="also termux as a normal install lays it out")
     args = parser.parse_args(argv)
     middle = args.sessions // 2
     marker = f"attach-bench {middle}"
@@ -337,11 +350,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline is not None:
         old = args.baseline.resolve()
         clients.append(Client("baseline", env | {"PYTHONPATH": str(old)}, old, server_pid=server.pid))
+    if args.installed:
+        scratch = Path(tempfile.mkdtemp(prefix="attach-installed-"))
+        bin_dir = installed(REPO_ROOT, scratch / "venv", packages=Path(sysconfig.get_paths()["purelib"]))
+        plain = {key: value for key, value in env.items() if key != "PYTHONPATH"}
+        clients.append(
+            Client("termux (installed)", plain, scratch, server_pid=server.pid, trace=args.trace,
+                   command=[str(bin_dir / "termux")], installed=True)
+        )  # fmt: skip
     try:
         setup_termux(server, args.sessions, args.events)
         with profile_server(args.profile, server.socket_path, "attach"):
             for client in clients:
-                term = measure_attach(client, [*TERMUX, "attach", "-t", f"s{middle}"], marker, args.runs)
+                term = measure_attach(client, [*client.command, "attach", "-t", f"s{middle}"], marker, args.runs)
                 measure_switches(client, term, b"\x02", middle + 1, switches)
         for client in clients:
             client.trips = count_round_trips(server, client, marker, f"s{middle}")
@@ -356,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         return stop
 
     for client in clients:
-        measure_cold(client, lambda _dir: list(TERMUX), stop_termux(client), args.runs)
+        measure_cold(client, lambda _dir, client=client: list(client.command), stop_termux(client), args.runs)
 
     if not args.skip_tmux:
         tmux = TmuxServer()

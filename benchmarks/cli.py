@@ -87,11 +87,16 @@ if __name__ == '__main__':
 """
 
 
-def installed(checkout: Path, where: Path) -> Path:
-    """A venv at `where` holding `checkout`'s termux as a normal install does; its bin directory."""
+def installed(checkout: Path, where: Path, packages: Path | None = None) -> Path:
+    """A venv at `where` holding `checkout`'s termux as a normal install does; its bin directory.
+    With `packages` (a site-packages directory), the packages there are importable too, as a
+    normal install's dependencies are (a path in a .pth file: no .pth of that directory runs, so
+    an editable install's import hook there is not loaded)."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
     (site_packages,) = where.glob("lib/python*/site-packages")
     shutil.copytree(checkout / "termux", site_packages / "termux", ignore=shutil.ignore_patterns("__pycache__"))
+    if packages is not None:
+        (site_packages / "dependencies.pth").write_text(f"{packages}\n")
     script = where / "bin" / "termux"
     script.write_text(CONSOLE_SCRIPT.format(python=where / "bin" / "python"))
     script.chmod(0o755)
