@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.style import Style
 from textual import events
@@ -39,7 +39,6 @@ from textual.widgets import Static
 
 from termux.clipboard import MAX_OUTER_BYTES, osc52
 from termux.commands import action_names
-from termux.copymode import key_table
 from termux.protocol.events import Event
 from termux.protocol.pushes import DetachPush, OutputPush, Push
 from termux.protocol.results import AttachResult, SessionResult, SnapshotResult
@@ -47,7 +46,6 @@ from termux.rest import Rest
 from termux.trace import TRACE
 from termux.tui.activity import ActivityView
 from termux.tui.config import Config
-from termux.tui.copyview import CopyView
 from termux.tui.driver import shared_stylesheet
 from termux.tui.feed import Feeder
 from termux.tui.finder import FindScreen
@@ -59,6 +57,9 @@ from termux.tui.render import Palette
 from termux.tui.router import InputRouter, Pending, Run, Say, Send
 from termux.tui.screens import ConfirmScreen, HelpScreen, RenameScreen
 from termux.tui.widgets import KeptVertical, Sidebar, StatusLine, TerminalView, fitted_width
+
+if TYPE_CHECKING:
+    from termux.tui.copyview import CopyView
 
 # Rests shorter than this are owed rather than taken: a timer per small slice would cost more than
 # the slice itself.
@@ -1147,6 +1148,9 @@ class TermuxApp(App[str]):
     def open_copy_mode(self, leave_at_bottom: bool = False) -> CopyView | None:
         """Copy mode on the focused session (termux/tui/copyview.py): keys and the mouse go to it
         until it copies or is left; the view draws it once its first page has come."""
+        from termux.copymode import key_table  # (not before: the first paint does not need it)
+        from termux.tui.copyview import CopyView
+
         sid = self.model.focused
         if self.copy is not None or sid is None or sid not in self.model.rows:
             return self.copy

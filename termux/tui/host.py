@@ -268,6 +268,8 @@ def start_host(server: Path) -> None:
 
     if threading.active_count() > 1:
         return
+    import termux.tui.copyview  # noqa: F401  # (the TUI imports copy mode when it is first used: once, for every child)
+
     ready_r, ready_w = os.pipe()
     pid = os.fork()
     if pid:
