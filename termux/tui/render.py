@@ -261,12 +261,13 @@ class ScreenRenderer:
         self._by_runs: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any, Strip]] = {}
         # y -> (what a blank line there was drawn for: size, cursor, default cell; its strip)
         self._blanks: dict[int, tuple[tuple[Any, ...], Strip]] = {}
-        # After take_dirty: how far its lines moved up, and the lines that then need painting (`_moved`).
-        self.moved: tuple[int, set[int]] | None = None
+        # What the last take_dirty found: the strips before it, the lines it changed, the lines (`moved`).
+        self._taken: tuple[dict[int, Strip], set[int], int] = ({}, set(), 0)
         self.rendered = 0  # lines rendered since creation (tests count re-renders)
         self.reused = 0  # dirty lines whose row had only moved: drawn with the strip it had
 
     def reset(self) -> None:
+        self._taken = ({}, set(), 0)
         self._strips.clear()
         self._rows.clear()
         self._packed.clear()
@@ -295,14 +296,15 @@ class ScreenRenderer:
         for y in dirty:
             self._strips.pop(y, None)
         changed = {y for y in dirty if self.line(screen, y) is not old.get(y)}
-        self.moved = self._moved(old, changed, screen.lines)
+        self._taken = (old, changed, screen.lines)
         return changed
 
-    def _moved(self, old: dict[int, Strip], changed: set[int], lines: int) -> tuple[int, set[int]] | None:
-        """Whether most `changed` lines show what lines below them showed (the screen scrolled):
-        the lines the view's content moved up, and the lines that then show something else than
-        they would after the same scroll on the terminal (to paint; the ones scrolled in among
-        them); None when such a scroll would leave as many lines to paint."""
+    def moved(self) -> tuple[int, set[int]] | None:
+        """Whether most lines the last `take_dirty` found changed show what lines below them showed
+        (the screen scrolled): the lines the content moved up, and the lines that then show
+        something else than they would after the same scroll on the terminal (to paint; the ones
+        scrolled in among them); None when such a scroll would leave as many lines to paint."""
+        old, changed, lines = self._taken
         if len(changed) < 3:
             return None
         strips = self._strips

@@ -239,18 +239,26 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
         """The lines drawn last (`take_dirty`) when the screen's content moved up
         (`ScreenRenderer.moved`): scroll the view's lines on the terminal as the screen did (a
         scroll region, line feeds at its bottom, as tmux does), then write only the lines that
-        then show something else. False,
-        with nothing written, when the screen did not scroll or the view is not where this applies:
-        covered, copy mode over it, not as tall as the screen, or not the terminal's whole width
-        (the terminal scrolls whole lines: what is beside the view would have to be written again,
-        which costs more than the view's lines; tmux too writes a pane beside another whole)."""
-        moved = self.renderer.moved
+        then show something else. False, with nothing written, when the view is not where this
+        applies (covered, copy mode over it, not as tall as the screen, or not the terminal's
+        whole width: the terminal scrolls whole lines, and what is beside the view would have to
+        be written again, which costs more than the view's lines; tmux too writes a pane beside
+        another whole) or the screen did not scroll."""
         write = getattr(self.app, "write_to_terminal", None)
-        if moved is None or write is None or (self.copy is not None and self.copy.shown):
+        screen = self.screen_
+        region = self.region
+        if (
+            write is None
+            or screen is None
+            or (self.copy is not None and self.copy.shown)
+            or region.x
+            or region.right != self.app.size.width
+            or region.height != screen.lines
+        ):
             return False
         at = self.shown_at()
-        screen = self.screen_
-        if at is None or screen is None or at.height != screen.lines or at.x or at.right != self.app.size.width:
+        moved = self.renderer.moved() if at is not None else None
+        if at is None or moved is None:
             return False
         up, stale = moved
         shown = sorted(stale)

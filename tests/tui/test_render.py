@@ -231,8 +231,9 @@ def test_a_scroll_on_the_terminal_then_the_stale_lines_show_every_line(
         stream.feed(chunk)
         changed = renderer.take_dirty(screen, show_cursor)
         now = [renderer.line(screen, y) for y in range(screen.lines)]
-        if renderer.moved is not None:
-            up, stale = renderer.moved
+        moved = renderer.moved()
+        if moved is not None:
+            up, stale = moved
             assert 0 < up < screen.lines and len(stale) < len(changed)
             terminal = [*terminal[up:], *[None] * up]  # (what a scroll brings in is blank: stale)
             for y in stale:
@@ -250,13 +251,13 @@ def test_lines_moved_up_are_found_as_a_scroll() -> None:
     stream.feed(b"\r\n".join(b"line %d" % n for n in range(5)))
     renderer = ScreenRenderer(Palette())
     renderer.take_dirty(screen, show_cursor=False)
-    assert renderer.moved is None  # (all drawn the first time)
+    assert renderer.moved() is None  # (all drawn the first time)
     stream.feed(b"\r\nnew 1\r\nnew 2\r\nnew 3")
     assert renderer.take_dirty(screen, show_cursor=False) == {0, 1, 2, 3, 4}
-    assert renderer.moved == (3, {2, 3, 4})  # the rest shows what the terminal shows, three lines up
+    assert renderer.moved() == (3, {2, 3, 4})  # the rest shows what the terminal shows, three lines up
     stream.feed(b"\x1b[H\x1b[2J" + b"\r\n".join(b"other %d" % n for n in range(5)))
     renderer.take_dirty(screen, show_cursor=False)
-    assert renderer.moved is None  # everything new: no scroll saves a line
+    assert renderer.moved() is None  # everything new: no scroll saves a line
 
 
 def test_a_row_of_runs_is_drawn_from_its_runs_and_stays_one() -> None:
