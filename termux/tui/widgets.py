@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Self
 
 from rich.cells import cell_len, set_cell_size
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -134,14 +135,26 @@ class Painted(Widget):
         return region if region and clip.contains_region(region) else None
 
     def painting(self, region: Region, lines: Sequence[int], strips: Sequence[Strip]) -> str:
-        """What writes `strips` as the widget's `lines` at `region` (see `paint_lines`)."""
+        """What writes `strips` as the widget's `lines` at `region` (see `paint_lines`). A widget
+        that reaches the terminal's right edge ends a line's blanks in the terminal's default
+        attributes with EL instead (`_to_edge`)."""
         console = self.app.console
         x, top = region.x + 1, region.y + 1
+        render = _to_edge if region.right == self.app.size.width else Strip.render
         return "".join(
-            f"\x1b[{top + y};{x}H{strip.render(console)}"
+            f"\x1b[{top + y};{x}H{render(strip, console)}"
             for y, strip in zip(lines, strips, strict=True)
             if y < region.height
         )
+
+
+def _to_edge(strip: Strip, console: Console) -> str:
+    """`strip` rendered, its trailing blanks that are outside every SGR span (Rich ends each
+    styled run with a reset, so those are in the terminal's default attributes) written as EL,
+    which clears to the terminal's edge in those same attributes: a line of a short text costs
+    its text, not the width."""
+    text = strip.render(console)
+    return text.rstrip(" ") + "\x1b[K" if text.endswith(" ") else text
 
 
 _LINE_FEED = "\n"  # (at the bottom of a scroll region: scrolls it a line)

@@ -509,3 +509,31 @@ def test_a_row_drawn_before_a_row_down_keeps_its_strip() -> None:
     for y in range(5):
         fresh = render_line(screen, y, Palette())
         assert [(seg.text, seg.style) for seg in renderer.line(screen, y)] == [(seg.text, seg.style) for seg in fresh]
+
+
+def test_a_line_at_the_terminal_edge_ends_its_default_blanks_with_erase_in_line() -> None:
+    """A view at the terminal's right edge writes a line's trailing blanks in default attributes
+    as EL; blanks in other attributes (a background, reverse video) are written as they are; a
+    terminal that showed other text there then shows the screen's cells."""
+    import pyte
+
+    from termux.tui.widgets import _to_edge
+
+    console = Console(color_system="truecolor")
+    screen = screen_with(b"line 1\r\n\x1b[41mred   \x1b[m\r\n\x1b[7m    \x1b[m\r\n", cols=12, rows=4)
+    renderer = ScreenRenderer(Palette())
+    renderer.take_dirty(screen, show_cursor=False)
+    lines = [_to_edge(renderer.line(screen, y), console) for y in range(4)]
+    assert lines[0] == "line 1\x1b[K" and lines[3] == "\x1b[K"
+    assert lines[1].endswith("\x1b[0m\x1b[K") and "red   " in lines[1]  # its red blanks kept
+    outer = pyte.Screen(12, 4)
+    stream = pyte.Stream(outer)
+    stream.feed("\x1b[44m" + "#" * 48 + "\x1b[m")  # a terminal full of something else
+    for y, text in enumerate(lines):
+        stream.feed(f"\x1b[{y + 1};1H{text}")
+    assert outer.display == screen.display
+    assert [(cell.bg, cell.reverse) for cell in (outer.buffer[1][5], outer.buffer[1][8], outer.buffer[2][2])] == [
+        ("red", False),
+        ("default", False),
+        ("default", True),
+    ]
