@@ -8,7 +8,6 @@ processes, not by time: the process drawing on the terminal is the host's child,
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
@@ -31,7 +30,7 @@ Start = Callable[..., Terminal]
 
 
 def host_socket(server_socket: Path) -> Path:
-    return server_socket.with_name(server_socket.name + ".tui")
+    return server_socket.with_name(server_socket.name + ".tui2")
 
 
 def host_pid(server_socket: Path) -> int:
@@ -247,42 +246,72 @@ def test_a_command_line_for_another_server_runs_outside_this_host(tui: Start, se
         server.run("-L", "other", "kill-server")
 
 
-# `termux ARGS` as the command runs it, noting every module loaded when it hands its terminal over.
+# `termux ARGS` as the command runs it, noting every module loaded when it hands its terminal over
+# (one name a line); then it hands it over, or with `--leave` first, exits.
 CALLER_PROBE = """
-import json, sys
+import os, sys
 from termux.tui import host
-attached, path = host._attached, sys.argv[1]
+attached, path, leave = host._attached, sys.argv[1], sys.argv[2] == "--leave"
 def noting(sock, argv):
     with open(path, "w") as out:
-        json.dump(sorted(sys.modules), out)
+        out.write("\\n".join(sorted(sys.modules)))
+    if leave:
+        os._exit(0)
     return attached(sock, argv)
 host._attached = noting
-sys.argv = ["termux", *sys.argv[2:]]
+sys.argv = ["termux", *sys.argv[3:]]
 from termux.__main__ import entry
 entry()
 """
+MODULES = "import sys; print('\\n'.join(sorted(sys.modules)))"
 
 
 def test_the_caller_loads_neither_the_command_line_nor_the_client(
     tui: Start, server: IsolatedServer, tmp_path: Path
 ) -> None:
     host = with_host(tui, server)
-    out = tmp_path / "modules.json"
-    term = Terminal([sys.executable, "-c", CALLER_PROBE, str(out), "attach"], cols=100, rows=30, env=server.env)
+    out = tmp_path / "modules"
+    probe = [sys.executable, "-c", CALLER_PROBE, str(out), "--stay", "attach"]
+    term = Terminal(probe, cols=100, rows=30, env=server.env)
     try:
         term.wait_for("ctrl+b then", timeout=30)
         (child,) = drawing(term)
         assert parent_of(child) == host
     finally:
         term.close()
-    bare = subprocess.run(
-        [sys.executable, "-c", "import json, sys; print(json.dumps(sorted(sys.modules)))"],
-        env=server.env, capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    loaded = set(json.loads(out.read_text())) - set(json.loads(bare.stdout))
+    bare = subprocess.run([sys.executable, "-c", MODULES], env=server.env, capture_output=True, text=True, check=True)
+    loaded = set(out.read_text().split()) - set(bare.stdout.split())
     heavy = {"argparse", "typing", "socket", "termux.cli", "termux.client", "asyncio", "textual", "termux.tui.app"}
-    assert loaded & heavy == set()
+    assert loaded & (heavy | {"json"}) == set()
     assert "termux.tui.host" in loaded  # the probe saw the hand-over
+
+
+def test_the_caller_as_installed_loads_nothing_it_can_do_without(
+    tui: Start, server: IsolatedServer, tmp_path: Path
+) -> None:
+    """As `pip install .` lays termux out (no editable install's import hook, which loads pathlib
+    and re as Python starts), the caller of a TUI host loads neither json, re, pathlib, enum nor
+    contextlib, nor anything of the command line, before it hands its terminal over."""
+    import sysconfig
+
+    from benchmarks.cli import installed
+
+    with_host(tui, server)
+    bin_dir = installed(server.checkout, tmp_path / "venv", packages=Path(sysconfig.get_paths()["purelib"]))
+    env = {key: value for key, value in server.env.items() if key != "PYTHONPATH"}
+    out = tmp_path / "modules"
+    python = str(bin_dir / "python")
+    probe = [python, "-c", CALLER_PROBE, str(out), "--leave", "attach"]
+    term = Terminal(probe, cols=100, rows=30, env=env, cwd=tmp_path)
+    try:
+        assert term.wait_exit(30) == 0
+    finally:
+        term.close()
+    bare = subprocess.run([python, "-c", MODULES], env=env, cwd=tmp_path, capture_output=True, text=True, check=True)
+    loaded = set(out.read_text().split()) - set(bare.stdout.split())
+    assert {"termux.tui.host", "termux.paths"} <= loaded  # it found the host, as an installed termux
+    heavy = {"json", "re", "pathlib", "enum", "contextlib", "typing", "socket", "signal", "argparse", "termux.cli"}
+    assert loaded & heavy == set()
 
 
 def test_no_host_runs_while_the_first_tui_does(tui: Start, server: IsolatedServer) -> None:

@@ -22,7 +22,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from pathlib import Path
+
+# The socket is resolved and checked on strings (`socket_file`): the TUI host's caller does so
+# before it hands its terminal over, and loads as little as it can (termux/tui/host.py).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DEFAULT_NAME = "default"
 MAX_SOCKET_PATH = 107  # bytes: sun_path holds 108, the last one the terminating NUL
@@ -32,16 +37,16 @@ class SocketDirError(Exception):
     """The socket path, its directory or a file beside it cannot be used safely."""
 
 
-def socket_dir() -> Path:
+def socket_dir() -> str:
     """`$TERMUX_SOCKET_DIR`, else `$XDG_RUNTIME_DIR/termux`, else `/tmp/termux-$UID`."""
     if explicit := os.environ.get("TERMUX_SOCKET_DIR"):
-        return Path(os.path.abspath(explicit))
+        return os.path.abspath(explicit)
     if runtime := os.environ.get("XDG_RUNTIME_DIR"):
-        return Path(os.path.abspath(runtime)) / "termux"
-    return Path(f"/tmp/termux-{os.getuid()}")
+        return os.path.join(os.path.abspath(runtime), "termux")
+    return f"/tmp/termux-{os.getuid()}"
 
 
-def _open_dir(directory: Path) -> int:
+def _open_dir(directory: str) -> int:
     """A descriptor on `directory` itself, never on what a symbolic link there points to."""
     try:
         return os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -57,7 +62,7 @@ def _open_dir(directory: Path) -> int:
         raise SocketDirError(f"cannot open socket directory {directory}: {exc.strerror}") from None
 
 
-def _opened_dir(directory: Path) -> os.stat_result:
+def _opened_dir(directory: str) -> os.stat_result:
     fd = _open_dir(directory)
     try:
         return os.fstat(fd)
@@ -65,10 +70,10 @@ def _opened_dir(directory: Path) -> os.stat_result:
         os.close(fd)
 
 
-def ensure_private_dir(directory: Path) -> None:
+def ensure_private_dir(directory: str) -> None:
     """Create `directory` with mode 0700, or refuse one that others could reach."""
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
     except FileExistsError:
         pass  # a symbolic link to nowhere, or a file: _open_dir says which
     except OSError as exc:
@@ -85,7 +90,7 @@ def ensure_private_dir(directory: Path) -> None:
         )
 
 
-def check_shared_dir(directory: Path) -> None:
+def check_shared_dir(directory: str) -> None:
     """Refuse a directory for an explicit socket path that someone else could plant files in."""
     info = _opened_dir(directory)
     if info.st_uid not in (os.getuid(), 0):
@@ -99,7 +104,7 @@ def check_shared_dir(directory: Path) -> None:
         )
 
 
-def check_socket_path(socket: Path) -> None:
+def check_socket_path(socket: str) -> None:
     """Check `socket`'s directory by the rule for it (see the module), its length, and that the
     socket is not a symbolic link."""
     if len(os.fsencode(socket)) > MAX_SOCKET_PATH:
@@ -107,10 +112,11 @@ def check_socket_path(socket: Path) -> None:
             f"socket path {socket} is too long ({len(os.fsencode(socket))} bytes;"
             f" a Unix socket path holds at most {MAX_SOCKET_PATH})"
         )
-    if socket.parent == socket_dir():
-        ensure_private_dir(socket.parent)
+    directory = os.path.dirname(socket)
+    if directory == socket_dir():
+        ensure_private_dir(directory)
     else:
-        check_shared_dir(socket.parent)
+        check_shared_dir(directory)
     if os.path.islink(socket):
         raise SocketDirError(f"socket {socket} is a symbolic link; termux does not follow it")
 
@@ -139,11 +145,11 @@ def open_side_file(path: Path, flags: int) -> int:
     return fd
 
 
-def inherited_socket() -> Path | None:
+def inherited_socket() -> str | None:
     """The socket named by `$TERMUX` when running inside a termux session (`SOCKET,SESSION_ID`)."""
     value = os.environ.get("TERMUX", "")
     socket, _, _ = value.rpartition(",")
-    return Path(socket) if socket else None
+    return socket or None
 
 
 def inherited_session() -> str | None:
@@ -156,14 +162,21 @@ def inherited_session() -> str | None:
 def socket_path(name: str | None = None, path: str | os.PathLike[str] | None = None) -> Path:
     """Resolve `-S PATH`, `-L NAME`, the session we run inside, or the default socket, and check it
     (`check_socket_path`): the default directory is created; any other must exist."""
+    from pathlib import Path
+
+    return Path(socket_file(name, path))
+
+
+def socket_file(name: str | None = None, path: str | os.PathLike[str] | None = None) -> str:
+    """`socket_path` as a string (loading no pathlib)."""
     if path is not None:
-        resolved = Path(os.path.abspath(path))  # $TERMUX must name it from any directory
+        resolved = os.path.abspath(path)  # $TERMUX must name it from any directory
     elif name is None and (inherited := inherited_socket()) is not None:
-        resolved = Path(os.path.abspath(inherited))
+        resolved = os.path.abspath(inherited)
     else:
         if name is not None and ("/" in name or name in ("", ".", "..")):
             raise SocketDirError(f"invalid socket name {name!r}: use -S for a path")
-        resolved = socket_dir() / (name or DEFAULT_NAME)
+        resolved = os.path.join(socket_dir(), name or DEFAULT_NAME)
     check_socket_path(resolved)
     return resolved
 

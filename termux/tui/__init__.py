@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
@@ -129,6 +128,8 @@ def run(
         print(visible(f"termux: {message}" if code else f"termux: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
     if reason:
+        import contextlib  # (not at the top: the caller of a TUI host imports this package)
+
         with contextlib.suppress(OSError):  # the terminal may have hung up (SIGHUP)
             print(visible(f"[{reason}]"), flush=True)
     return 0 if not reason or reason.startswith("detached") else 1

@@ -11,8 +11,8 @@ returns the child's exit status. docs/architecture.md, "The TUI host", has the w
 
 - **Who starts it**: a TUI that found no host runs in its own process, as before, and forks the
   host from itself as it leaves (`start_host`): nothing is imported twice, and nothing anyone
-  waits for pays for the fork. One host per server socket, at `SOCKET.tui`, in the server's
-  directory (so the same directory checks apply), with a lock (`SOCKET.tui.lock`) held for its
+  waits for pays for the fork. One host per server socket, at `SOCKET.tui2`, in the server's
+  directory (so the same directory checks apply), with a lock (`SOCKET.tui2.lock`) held for its
   life: of two TUIs racing to fork one, the second's host finds the lock taken and leaves.
 - **How long it lives**: as long as its server. It watches the server's process (a pidfd) and
   leaves, removing its socket, when the server exits.
@@ -36,14 +36,14 @@ returns the child's exit status. docs/architecture.md, "The TUI host", has the w
 
 from __future__ import annotations
 
-# `_socket`, not `socket`: the caller imports this module, and `socket` builds enums of every
-# constant at import (the host's own side, which accepts callers, imports it).
+# `_socket` and `_signal`, not `socket` and `signal`: the caller imports this module, and those
+# build enums of their constants at import (the host's own side, which accepts callers, imports
+# `socket`).
+import _signal
 import _socket
 import errno
-import json
 import os
 import select
-import signal
 import struct
 import sys
 
@@ -55,7 +55,10 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-HOST_SUFFIX = "tui"  # the host's socket: SOCKET.tui, beside the server's
+# The host's socket, SOCKET.tui2 beside the server's: "2" is its wire's version (`_hello`), so that a
+# host and a caller of different wires never meet (after an upgrade, the server's old host goes on
+# serving old callers; a new caller starts a host of its own).
+HOST_SUFFIX = "tui2"
 # The build a host runs: a caller of another build must not run the host's code.
 IDENTITY = f"termux {__version__} {sys.executable} {os.path.dirname(os.path.dirname(__file__))}"
 MAX_HELLO = 1 << 20  # bytes of the caller's hello (its environment is most of it)
@@ -64,7 +67,7 @@ EXIT_WAIT = 2.0  # seconds a caller waits, after the exit status, for the child 
 LISTEN_BACKLOG = 16
 # The signals a caller relays to the child: its process group's (a resize, a hang-up) and the
 # ones that end a TUI.
-RELAYED = (signal.SIGWINCH, signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGQUIT)
+RELAYED = (_signal.SIGWINCH, _signal.SIGHUP, _signal.SIGTERM, _signal.SIGINT, _signal.SIGQUIT)
 # What the caller writes to its terminal when the child died without leaving it: the TUI's own
 # way out (Textual's stop_application_mode) and every mode it may have turned on.
 RESTORE = (
@@ -79,8 +82,8 @@ RESTORE = (
 )
 
 
-def host_path(server: Path) -> Path:
-    return server.with_name(f"{server.name}.{HOST_SUFFIX}")
+def host_path(server: str | Path) -> str:
+    return f"{server}.{HOST_SUFFIX}"
 
 
 def enabled() -> bool:
@@ -95,8 +98,37 @@ def _peer_uid(sock: _socket.socket) -> tuple[int, int]:
     return pid, uid
 
 
-def _line(data: dict[str, Any]) -> bytes:
-    return json.dumps(data, separators=(",", ":")).encode() + b"\n"
+# -- the wire between a caller and its host: what the caller needs of it loads nothing (no json, no re)
+#
+# The hello (a caller's, with its terminal's descriptors; the host hands it to a spare the same
+# way): its length (4 bytes, big-endian), then fields separated by NUL: the identity, the working
+# directory, the output encoding, the number of command-line words, the words, then the
+# environment's entries (KEY=VALUE). None of them can hold a NUL (POSIX), and os.fsencode keeps
+# the bytes a name or value had that do not decode. An answer (the host's or its child's, to the
+# caller) is a line: a word, then what it says: `forked`, `stale IDENTITY`, `refused MESSAGE`,
+# `started PID`, `elsewhere SOCKET`, `exit STATUS`.
+_LENGTH = struct.Struct("!I")
+
+
+def _hello(argv: list[str], env: dict[str, str], cwd: str, encoding: str, identity: str = IDENTITY) -> bytes:
+    fields = [identity, cwd, encoding, str(len(argv)), *argv, *(f"{key}={value}" for key, value in env.items())]
+    payload = b"\0".join(map(os.fsencode, fields))
+    return _LENGTH.pack(len(payload)) + payload
+
+
+def _hello_of(payload: bytes) -> dict[str, Any] | None:
+    """A hello's fields by name, or None for a malformed one."""
+    fields = [os.fsdecode(field) for field in payload.split(b"\0")]
+    if len(fields) < 4 or not fields[3].isdigit() or len(fields) < 4 + int(fields[3]):
+        return None
+    identity, cwd, encoding, count = fields[:4]
+    words = 4 + int(count)
+    env = dict(entry.partition("=")[::2] for entry in fields[words:])
+    return {"identity": identity, "cwd": cwd, "encoding": encoding, "argv": fields[4:words], "env": env}
+
+
+def _answer(word: str, says: object = "") -> bytes:
+    return os.fsencode(f"{word} {says}".replace("\n", " ")) + b"\n"
 
 
 # -- the caller (`termux`, `termux attach`): standard library only --------------------------------
@@ -116,16 +148,16 @@ def command_line(argv: list[str]) -> int | None:
 
     if not enabled() or not os.isatty(0) or verb_named(argv) not in TUI_VERBS:
         return None
-    from termux.paths import SocketDirError, socket_path
+    from termux.paths import SocketDirError, socket_file
 
     try:
-        server = socket_path(*socket_options(argv))
+        server = socket_file(*socket_options(argv))
     except SocketDirError:
         return None  # the command line says what is wrong with it
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC)
     try:
         try:
-            sock.connect(str(host_path(server)))
+            sock.connect(host_path(server))
         except OSError:  # none, or a killed one's socket
             return None
         pid, uid = _peer_uid(sock)
@@ -147,10 +179,9 @@ def _attached(sock: _socket.socket, argv: list[str]) -> int | None:
     import termios
 
     saved = termios.tcgetattr(0)
-    hello = {"identity": IDENTITY, "argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}
-    hello["encoding"] = sys.stdout.encoding
+    hello = _hello(argv, dict(os.environ), os.getcwd(), sys.stdout.encoding)
     try:
-        sock.sendmsg([_line(hello)], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))])
+        sock.sendmsg([hello], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))])
     except OSError:
         return None
     reader = _Lines(sock)
@@ -163,7 +194,7 @@ def _attached(sock: _socket.socket, argv: list[str]) -> int | None:
 
     if TRACE.on:
         TRACE.mark("caller.answered")
-    if answer is None or "forked" not in answer:
+    if answer is None or answer[0] != "forked":
         return None  # it died first, or is stale (and leaves): run the command here
     sock.settimeout(None)  # from here on the child answers, as late as the command takes
 
@@ -173,19 +204,20 @@ def _attached(sock: _socket.socket, argv: list[str]) -> int | None:
         except OSError:
             pass
 
-    previous = {sig: signal.signal(sig, relay) for sig in RELAYED}
+    previous = {sig: _signal.signal(sig, relay) for sig in RELAYED}
     started = False
     try:
         while (message := reader.next()) is not None:
-            if "exit" in message:
+            word, says = message
+            if word == "exit" and says.lstrip("-").isdigit():
                 _until_closed(sock)
-                return int(message["exit"])
-            if "elsewhere" in message:
+                return int(says)
+            if word == "elsewhere":
                 return None  # ARGV names another server than this host's
-            started = started or "started" in message
+            started = started or word == "started"
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            _signal.signal(sig, handler)
     if not started:
         return None  # the child died before it touched the terminal
     # The TUI is gone without a word (killed): give the terminal back as it would have.
@@ -225,21 +257,21 @@ def caller_for(server: Path) -> int:
     the caller to run its command itself, and leaves."""
     assert _caller is not None
     if server != _served:
-        _caller.sendall(_line({"elsewhere": str(server)}))
+        _caller.sendall(_answer("elsewhere", server))
         os._exit(0)
-    _caller.sendall(_line({"started": os.getpid()}))
+    _caller.sendall(_answer("started", os.getpid()))
     return _caller.fileno()
 
 
 class _Lines:
-    """JSON lines from a socket, read in pieces of what arrived."""
+    """Answers from a socket, read in pieces of what arrived."""
 
     def __init__(self, sock: _socket.socket) -> None:
         self.sock = sock
         self.buffer = b""
 
-    def next(self) -> dict[str, Any] | None:
-        """The next line as an object; None at end of input (or a line that is not one)."""
+    def next(self) -> tuple[str, str] | None:
+        """The next answer: its word and what it says; None at end of input."""
         while b"\n" not in self.buffer:
             try:
                 data = self.sock.recv(4096)
@@ -249,11 +281,8 @@ class _Lines:
                 return None
             self.buffer += data
         line, _, self.buffer = self.buffer.partition(b"\n")
-        try:
-            message = json.loads(line)
-        except ValueError:
-            return None
-        return message if isinstance(message, dict) else None
+        word, _, says = os.fsdecode(line).partition(" ")
+        return word, says
 
 
 # -- the host --------------------------------------------------------------------------------------
@@ -294,9 +323,11 @@ class Host:
     """The host's loop: accept callers, fork a TUI for each, until the server goes away."""
 
     def __init__(self, server: Path, ready: int) -> None:
+        from pathlib import Path  # (the host's side: no caller comes here)
+
         self.server = server
         self.ready = ready  # written once listening (closed unwritten if it gives up)
-        self.path = host_path(server)
+        self.path = Path(host_path(server))
         self.listener: socket.socket | None = None
         self.server_exit = -1  # a pidfd on the server's process: readable when it exits
         self.lock = -1
@@ -368,9 +399,9 @@ class Host:
         os.dup2(log, 2)
         os.closerange(3, self.ready)
         os.closerange(self.ready + 1, _fd_limit())
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGWINCH):
-            signal.signal(sig, signal.SIG_DFL)
-        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the TUIs it forks
+        for sig in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGQUIT, _signal.SIGWINCH):
+            _signal.signal(sig, _signal.SIG_DFL)
+        _signal.signal(_signal.SIGCHLD, _signal.SIG_IGN)  # the kernel reaps the TUIs it forks
 
     def _claim(self) -> bool:
         """Take the lock, find the server's process, listen. False: another host runs, or
@@ -440,9 +471,8 @@ class Host:
         pid, uid = _peer_uid(conn)
         if uid != os.getuid():
             print(f"termux TUI host: refused a caller with uid {uid} (pid {pid})", file=sys.stderr, flush=True)
-            error = {"code": "forbidden", "message": "this TUI host belongs to another user"}
             try:
-                conn.sendall(_line({"error": error}))
+                conn.sendall(_answer("refused", "this TUI host belongs to another user"))
             except OSError:
                 pass
             return "refused"
@@ -453,9 +483,9 @@ class Host:
             if hello is None or len(fds) != 3:
                 return "bad"
             if hello.get("identity") != IDENTITY:
-                conn.sendall(_line({"stale": IDENTITY}))
+                conn.sendall(_answer("stale", IDENTITY))
                 return "stale"
-            conn.sendall(_line({"forked": True}))  # before the child writes anything
+            conn.sendall(_answer("forked"))  # before the child writes anything
             if self._hand_over(conn, fds, hello):
                 return "started"
             if os.fork() == 0:
@@ -474,9 +504,8 @@ class Host:
         if spare is None:
             return False
         try:
-            spare.sendmsg(
-                [_line(hello)], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("4i", conn.fileno(), *fds))]
-            )
+            words = _hello(hello["argv"], hello["env"], hello["cwd"], hello["encoding"], hello["identity"])
+            spare.sendmsg([words], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("4i", conn.fileno(), *fds))])
         except OSError:
             spare.close()
             return False
@@ -487,7 +516,8 @@ class Host:
 
     @staticmethod
     def _read_hello(conn: _socket.socket, fds: list[int], count: int = 3) -> dict[str, Any] | None:
-        """A hello line and the `count` descriptors sent with it (into `fds`)."""
+        """A hello (`_hello`) and the `count` descriptors sent with it (into `fds`); None for one
+        malformed or longer than MAX_HELLO (then no more of it is read)."""
         data, ancillary, _flags, _addr = conn.recvmsg(
             65536, _socket.CMSG_SPACE(count * struct.calcsize("i")), _socket.MSG_CMSG_CLOEXEC
         )
@@ -495,18 +525,15 @@ class Host:
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                 usable = len(payload) - len(payload) % struct.calcsize("i")
                 fds.extend(struct.unpack(f"{usable // 4}i", payload[:usable]))
-        while b"\n" not in data:
-            if len(data) > MAX_HELLO:
+        while len(data) < _LENGTH.size or len(data) < _LENGTH.size + _LENGTH.unpack_from(data)[0]:
+            if len(data) >= _LENGTH.size and _LENGTH.unpack_from(data)[0] > MAX_HELLO:
                 return None
             more = conn.recv(65536)
             if not more:
                 return None
             data += more
-        try:
-            hello = json.loads(data.partition(b"\n")[0])
-        except ValueError:
-            return None
-        return hello if isinstance(hello, dict) else None
+        (length,) = _LENGTH.unpack_from(data)
+        return _hello_of(data[_LENGTH.size : _LENGTH.size + length])
 
     def _remove_socket(self) -> None:
         try:
@@ -590,7 +617,7 @@ def _run_child(
     status = 1
     try:
         os.setsid()  # out of the host's process group; the terminal stays the caller's
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
         for fd in host_fds:  # the host's lock must not outlive the host in its TUIs
             os.close(fd)
         for target, fd in enumerate(fds):
@@ -628,7 +655,7 @@ def _run_child(
         except (OSError, ValueError):
             pass
         try:
-            conn.sendall(_line({"exit": status}))
+            conn.sendall(_answer("exit", status))
         except OSError:
             pass
         os._exit(status)
