@@ -1135,28 +1135,43 @@ class FastStreamMixin(_ReferenceStream):
         x = 0
         last_char = ""
         end = start
-        row = match(data, start)
-        while row is not None and (row.group(2) or end == start):  # (a row without a CUP: only the first)
-            if not ascii_feed:
-                drawn_text = data[row.start(3) : row.end()].translate(_ASCII_GONE)
-                if drawn_text and not _one_cell_each(drawn_text):
-                    # A wide or zero-width character: the calls one by one, as for a row too wide.
-                    self._f_too_wide = (data, row.start(3))
-                    break
-            line, cup, before, text, after, rest = row.groups()
+        several = False  # whether the row before had several runs (see below)
+        while True:
+            # After a row of several runs (as agents draw them), the next row is looked up among
+            # the rows remembered first, by its text after its CUP to column 1 up to its EL (a
+            # bounded search): most such rows were drawn a frame before, or a row lower, from
+            # the same state; only a row not found is matched by the pattern.
             built = None
-            width = len(text)
-            if rest:
-                key = (state, data[row.start(3) : row.end()], columns)
-                built = known.get(key)
-                if built is None:
-                    pieces = runs_of(rest)
-                    width += sum(len(piece) for piece, _ in pieces)
-            if width > columns and built is None:
-                # A longer row wraps and scrolls: the calls one by one from here (its CUP first,
-                # then this path again, which needs not match the row a second time).
-                self._f_too_wide = (data, row.start(3))  # (the feed it is in, held until the next such row)
-                break
+            if several and (parked := cup_1(data, end)) is not None:
+                body = parked.end()
+                erase = find("\x1b[K", body, body + _ROWS_MEMO_TEXT + 3)
+                if erase >= 0 and (built := known.get((state, data[body : erase + 3], columns))) is not None:
+                    line, cup, row_end = parked.group(1), "H", erase + 3
+            if built is None:
+                row = match(data, end)
+                if row is None or not (row.group(2) or end == start):  # (a row without a CUP: only the first)
+                    break
+                if not ascii_feed:
+                    drawn_text = data[row.start(3) : row.end()].translate(_ASCII_GONE)
+                    if drawn_text and not _one_cell_each(drawn_text):
+                        # A wide or zero-width character: the calls one by one, as for a row too wide.
+                        self._f_too_wide = (data, row.start(3))
+                        break
+                line, cup, before, text, after, rest = row.groups()
+                row_end = row.end()
+                several = bool(rest)
+                width = len(text)
+                if rest:
+                    key = (state, data[row.start(3) : row_end], columns)
+                    built = known.get(key)
+                    if built is None:
+                        pieces = runs_of(rest)
+                        width += sum(len(piece) for piece, _ in pieces)
+                if width > columns and built is None:
+                    # A longer row wraps and scrolls: the calls one by one from here (its CUP first,
+                    # then this path again, which needs not match the row a second time).
+                    self._f_too_wide = (data, row.start(3))  # (the feed it is in, held until the next such row)
+                    break
             if cup:
                 y = int(line) - 1 if line else 0
                 if y < 0:
@@ -1194,32 +1209,7 @@ class FastStreamMixin(_ReferenceStream):
                 if again:
                     again.pop(y, None)
                 x = width
-            end = row.end()
-            # Rows after one of several runs (as agents draw), drawn before from the state each
-            # starts in, each after a CUP to column 1 and ended by EL: taken by their text, found
-            # without matching the row.
-            while rest and (cup := cup_1(data, end)) is not None:
-                body = cup.end()
-                erase = find("\x1b[K", body, body + _ROWS_MEMO_TEXT + 3)
-                if erase < 0:
-                    break
-                built = known.get((state, data[body : erase + 3], columns))
-                if built is None:
-                    break
-                line = cup.group(1)
-                y = int(line) - 1 if line else 0
-                if y < 0:
-                    y = 0
-                elif y > bottom:
-                    y = bottom
-                again[y] = built
-                if last:
-                    last.pop(y, None)
-                _, _, state, x, char = built
-                if char:
-                    last_char = char
-                end = erase + 3
-            row = match(data, end)
+            end = row_end
         if end == start:
             return start
         rows = screen.buffer.rows

@@ -589,19 +589,11 @@ def test_frame_rows_of_several_runs_are_built_once_from_their_runs(monkeypatch: 
     assert_same_as_reference(30, 6, 10000, [frames.encode()[i : i + 7] for i in range(0, len(frames), 7)])
 
 
-def test_frame_rows_drawn_before_are_taken_without_matching_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An agent's transcript moves up a row each frame: every row but the new one was drawn before,
-    from the same state, so the frame path takes it by its text (it matches only new rows), and
-    the state is the reference's."""
+def frame_rows_matched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Where each row the frame path matches by its pattern (`_FRAME_ROW`) starts, from now on
+    (until `monkeypatch.undo()`)."""
     import termux.emulator.fast as fast
 
-    def frame(n: int) -> str:
-        return "".join(
-            f"\x1b[{y};1H{n + y:4d} \x1b[33mentry\x1b[m \x1b[2m{'.' * ((n + y) % 9)}\x1b[m \x1b[32m{n + y}\x1b[m\x1b[K"
-            for y in range(1, 6)
-        )
-
-    frames = [frame(n).encode() for n in range(8)]  # (a frame a read, as an agent's come)
     matched: list[int] = []
     real = fast._FRAME_ROW
 
@@ -613,6 +605,22 @@ def test_frame_rows_drawn_before_are_taken_without_matching_them(monkeypatch: py
             return row
 
     monkeypatch.setattr(fast, "_FRAME_ROW", Pattern())
+    return matched
+
+
+def test_frame_rows_drawn_before_are_taken_without_matching_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent's transcript moves up a row each frame: every row but the new one was drawn before,
+    from the same state, so the frame path takes it by its text (it matches only new rows), and
+    the state is the reference's."""
+
+    def frame(n: int) -> str:
+        return "".join(
+            f"\x1b[{y};1H{n + y:4d} \x1b[33mentry\x1b[m \x1b[2m{'.' * ((n + y) % 9)}\x1b[m \x1b[32m{n + y}\x1b[m\x1b[K"
+            for y in range(1, 6)
+        )
+
+    frames = [frame(n).encode() for n in range(8)]  # (a frame a read, as an agent's come)
+    matched = frame_rows_matched(monkeypatch)
     screen = temu.Screen(30, 6, history=0)
     stream = temu.ByteStream(screen)
     for data in frames:
@@ -684,23 +692,12 @@ def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide(monkeypatch: 
     """On a screen narrower than the frame's rows, each too-wide row ends a frame (it wraps, so
     the calls one by one) and the rows after it start the next: the frame path matches each row of
     the input at most once, whatever the number of frames (linear cost)."""
-    import termux.emulator.fast as fast
 
     rows = 30
     frames = "".join(
         "".join(f"\x1b[{y};1H{'w' * (12 if y % 7 == 0 else 5)}\x1b[K" for y in range(1, rows + 1)) for _ in range(20)
     ).encode()
-    matched: list[int] = []
-    real = fast._FRAME_ROW
-
-    class Pattern:
-        def match(self, data: str, start: int) -> Any:
-            row = real.match(data, start)
-            if row is not None:
-                matched.append(row.start())
-            return row
-
-    monkeypatch.setattr(fast, "_FRAME_ROW", Pattern())
+    matched = frame_rows_matched(monkeypatch)
     temu.ByteStream(temu.Screen(10, rows, history=0)).feed(frames)
     monkeypatch.undo()
     assert matched and len(matched) == len(set(matched)) <= 20 * rows

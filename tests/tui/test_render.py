@@ -245,12 +245,18 @@ def test_a_scroll_on_the_terminal_then_the_stale_lines_show_every_line(
         assert [_cells([line]) for line in terminal] == [_cells([line]) for line in now]  # type: ignore[list-item]
 
 
-def test_lines_moved_up_are_found_as_a_scroll() -> None:
+def five_lines_drawn() -> tuple[Screen, ByteStream, ScreenRenderer]:
+    """A screen of five lines, its stream, and a renderer that drew them."""
     screen = Screen(20, 5)
     stream = ByteStream(screen)
     stream.feed(b"\r\n".join(b"line %d" % n for n in range(5)))
     renderer = ScreenRenderer(Palette())
     renderer.take_dirty(screen, show_cursor=False)
+    return screen, stream, renderer
+
+
+def test_lines_moved_up_are_found_as_a_scroll() -> None:
+    screen, stream, renderer = five_lines_drawn()
     assert renderer.moved() is None  # (all drawn the first time)
     stream.feed(b"\r\nnew 1\r\nnew 2\r\nnew 3")
     assert renderer.take_dirty(screen, show_cursor=False) == {0, 1, 2, 3, 4}
@@ -280,11 +286,7 @@ def test_a_row_of_runs_is_drawn_from_its_runs_and_stays_one() -> None:
 
 
 def test_a_scroll_redraws_only_the_new_line_and_every_line_stays_right() -> None:
-    screen = Screen(20, 5)
-    stream = ByteStream(screen)
-    stream.feed(b"\r\n".join(b"line %d" % n for n in range(5)))
-    renderer = ScreenRenderer(Palette())
-    renderer.take_dirty(screen, show_cursor=False)
+    screen, stream, renderer = five_lines_drawn()
     for y in range(5):
         renderer.line(screen, y)
     assert renderer.rendered == 5
