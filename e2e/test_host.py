@@ -201,6 +201,35 @@ def test_a_host_of_another_build_steps_aside(tui: Start, server: IsolatedServer,
     assert host_pid(server.socket_path) != host  # the caller forked a fresh one as it left
 
 
+def test_the_host_outlives_job_control_signals(tui: Start, server: IsolatedServer) -> None:
+    """SIGCONT (a debugger attaching sends one), SIGTSTP then SIGCONT: the host keeps serving. The
+    handlers the TUI it was forked from had set (Textual's for these two among them) are not its
+    own: one of them ended the host, the other stopped it for good."""
+    host = with_host(tui, server)
+    for signals in ([signal.SIGCONT], [signal.SIGTSTP, signal.SIGCONT]):
+        for sig in signals:
+            os.kill(host, sig)
+        term, child = through_host(tui, host)
+        term.write(PREFIX + b"d")
+        assert term.wait_exit() == 0
+        assert ended(child) and alive(host)
+
+
+def test_an_attach_from_a_removed_directory_runs_the_tui(server: IsolatedServer, tmp_path: Path) -> None:
+    """A caller whose working directory was removed does not go through the host (it has no
+    directory to give it): it runs the TUI itself, as it would with no host."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    command = f"cd {gone} && rmdir {gone} && exec {sys.executable} -m termux attach"
+    term = Terminal(["sh", "-c", command], cols=100, rows=30, env=server.env)
+    try:
+        term.wait_for("ctrl+b then", timeout=30)
+        term.write(PREFIX + b"d")
+        assert term.wait_exit() == 0
+    finally:
+        term.close()
+
+
 def test_the_host_leaves_with_its_server(tui: Start, server: IsolatedServer) -> None:
     host = with_host(tui, server)
     try:

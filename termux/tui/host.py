@@ -60,7 +60,8 @@ if TYPE_CHECKING:
 # serving old callers; a new caller starts a host of its own).
 HOST_SUFFIX = "tui2"
 # The build a host runs: a caller of another build must not run the host's code.
-IDENTITY = f"termux {__version__} {sys.executable} {os.path.dirname(os.path.dirname(__file__))}"
+# (The installation's prefix, not the interpreter's path: `python` and `python3` of one venv are one build.)
+IDENTITY = f"termux {__version__} {sys.prefix} {os.path.dirname(os.path.dirname(__file__))}"
 MAX_HELLO = 1 << 20  # bytes of the caller's hello (its environment is most of it)
 HELLO_TIMEOUT = 5.0  # seconds a caller may take to send its hello, and the host to answer it
 EXIT_WAIT = 2.0  # seconds a caller waits, after the exit status, for the child to close its end
@@ -119,11 +120,15 @@ def _hello(argv: list[str], env: dict[str, str], cwd: str, encoding: str, identi
 def _hello_of(payload: bytes) -> dict[str, Any] | None:
     """A hello's fields by name, or None for a malformed one."""
     fields = [os.fsdecode(field) for field in payload.split(b"\0")]
-    if len(fields) < 4 or not fields[3].isdigit() or len(fields) < 4 + int(fields[3]):
+    count = fields[3] if len(fields) >= 4 else ""
+    # (ASCII digits, at most 9: str.isdigit takes "²", which int() refuses, and more words than
+    # that cannot be there anyway.)
+    if not (count.isascii() and count.isdigit() and len(count) <= 9) or len(fields) < 4 + int(count):
         return None
-    identity, cwd, encoding, count = fields[:4]
+    identity, cwd, encoding = fields[:3]
     words = 4 + int(count)
-    env = dict(entry.partition("=")[::2] for entry in fields[words:])
+    # (An entry with no name, which execve allows and no process can set, is left out.)
+    env = {key: value for key, _, value in (entry.partition("=") for entry in fields[words:]) if key}
     return {"identity": identity, "cwd": cwd, "encoding": encoding, "argv": fields[4:words], "env": env}
 
 
@@ -154,12 +159,10 @@ def command_line(argv: list[str]) -> int | None:
         server = socket_file(*socket_options(argv))
     except SocketDirError:
         return None  # the command line says what is wrong with it
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC)
+    sock = _connect(host_path(server))
+    if sock is None:
+        return None
     try:
-        try:
-            sock.connect(host_path(server))
-        except OSError:  # none, or a killed one's socket
-            return None
         pid, uid = _peer_uid(sock)
         from termux.trace import TRACE
 
@@ -175,11 +178,29 @@ def command_line(argv: list[str]) -> int | None:
         sock.close()
 
 
+def _connect(path: str) -> _socket.socket | None:
+    """A socket connected to the host at `path`, or None: none listens there (a killed host's
+    socket), or its queue of callers is full (a host stopped or busy: a blocking connect would
+    wait for it as long as it takes)."""
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC | _socket.SOCK_NONBLOCK)
+    try:
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        return None
+    sock.setblocking(True)
+    return sock
+
+
 def _attached(sock: _socket.socket, argv: list[str]) -> int | None:
     import termios
 
     saved = termios.tcgetattr(0)
-    hello = _hello(argv, dict(os.environ), os.getcwd(), sys.stdout.encoding)
+    try:
+        cwd = os.getcwd()
+    except OSError:  # removed: the TUI runs here, where it needs none
+        return None
+    hello = _hello(argv, dict(os.environ), cwd, sys.stdout.encoding)
     try:
         sock.sendmsg([hello], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("3i", 0, 1, 2))])
     except OSError:
@@ -399,8 +420,12 @@ class Host:
         os.dup2(log, 2)
         os.closerange(3, self.ready)
         os.closerange(self.ready + 1, _fd_limit())
-        for sig in (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP, _signal.SIGQUIT, _signal.SIGWINCH):
-            _signal.signal(sig, _signal.SIG_DFL)
+        for sig in range(1, _signal.NSIG):  # every handler the TUI (and Textual: SIGTSTP, SIGCONT) set
+            try:
+                if callable(_signal.getsignal(sig)):
+                    _signal.signal(sig, _signal.SIG_DFL)
+            except (OSError, ValueError):  # (not a signal a handler can be set for)
+                pass
         _signal.signal(_signal.SIGCHLD, _signal.SIG_IGN)  # the kernel reaps the TUIs it forks
 
     def _claim(self) -> bool:

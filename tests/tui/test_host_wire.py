@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import struct
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -50,3 +51,31 @@ def test_an_answer_is_a_line_of_a_word_and_what_it_says() -> None:
         assert reader.next() == ("forked", "")
         theirs.close()
         assert reader.next() is None
+
+
+def test_a_count_of_words_that_is_not_ascii_digits_or_too_long_is_malformed() -> None:
+    for count in ("\u00b2", "\u0661", "1" * 10, "1" * 5000, "-1", ""):
+        assert host._hello_of(b"\0".join([b"id", b"/", b"utf-8", count.encode()])) is None
+
+
+def test_an_environment_entry_without_a_name_is_left_out() -> None:
+    payload = b"\0".join([b"id", b"/", b"utf-8", b"0", b"=value", b"A=1", b"B"])
+    hello = host._hello_of(payload)
+    assert hello is not None and hello["env"] == {"A": "1", "B": ""}
+
+
+def test_a_host_whose_queue_of_callers_is_full_is_no_host(tmp_path: Path) -> None:
+    """A host stopped or busy accepts no one: once its queue is full a caller's connect would
+    wait for as long as that lasts; it gives up at once and runs the TUI itself."""
+    path = str(tmp_path / "s.tui2")
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(path)
+        listener.listen(0)
+        queued = []
+        while (sock := host._connect(path)) is not None:  # never accepted
+            queued.append(sock)
+            assert len(queued) < 64
+        assert queued  # (one got in before the queue was full)
+        for sock in queued:
+            sock.close()
+    assert host._connect(str(tmp_path / "none.tui2")) is None
