@@ -542,17 +542,24 @@ class Host:
     @staticmethod
     def _read_hello(conn: _socket.socket, fds: list[int], count: int = 3) -> dict[str, Any] | None:
         """A hello (`_hello`) and the `count` descriptors sent with it (into `fds`); None for one
-        malformed or longer than MAX_HELLO (then no more of it is read)."""
+        malformed, longer than MAX_HELLO (then no more of it is read) or whose rest does not come
+        within HELLO_TIMEOUT of its first bytes (a caller sending a byte now and then would
+        otherwise hold the host)."""
+        import time
+
         data, ancillary, _flags, _addr = conn.recvmsg(
             65536, _socket.CMSG_SPACE(count * struct.calcsize("i")), _socket.MSG_CMSG_CLOEXEC
         )
+        deadline = time.monotonic() + HELLO_TIMEOUT
         for level, kind, payload in ancillary:
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
                 usable = len(payload) - len(payload) % struct.calcsize("i")
                 fds.extend(struct.unpack(f"{usable // 4}i", payload[:usable]))
         while len(data) < _LENGTH.size or len(data) < _LENGTH.size + _LENGTH.unpack_from(data)[0]:
-            if len(data) >= _LENGTH.size and _LENGTH.unpack_from(data)[0] > MAX_HELLO:
+            left = deadline - time.monotonic()
+            if left <= 0 or (len(data) >= _LENGTH.size and _LENGTH.unpack_from(data)[0] > MAX_HELLO):
                 return None
+            conn.settimeout(left)
             more = conn.recv(65536)
             if not more:
                 return None

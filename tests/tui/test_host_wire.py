@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import socket
 import struct
+import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -79,3 +81,29 @@ def test_a_host_whose_queue_of_callers_is_full_is_no_host(tmp_path: Path) -> Non
         for sock in queued:
             sock.close()
     assert host._connect(str(tmp_path / "none.tui2")) is None
+
+
+def test_a_hello_sent_a_byte_at_a_time_holds_the_host_no_longer_than_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each read of a hello waits at most for what is left of HELLO_TIMEOUT from its first bytes:
+    a caller sending a byte now and then cannot hold the host (one thread) for longer. (A clock
+    that moves a second each time it is read.)"""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        waits: list[float | None] = []
+
+        class Conn:  # the socket, noting each timeout set and sending one more byte before each read
+            def __getattr__(self, name: str) -> object:
+                return getattr(ours, name)
+
+            def settimeout(self, value: float | None) -> None:
+                waits.append(value)
+
+            def recv(self, size: int) -> bytes:
+                theirs.sendall(b"x")
+                return ours.recv(size)
+
+        now = iter(range(1000))
+        monkeypatch.setattr(time, "monotonic", lambda: float(next(now)))
+        theirs.sendall(struct.pack("!I", 1000) + b"x")
+        assert host.Host._read_hello(Conn(), []) is None  # type: ignore[arg-type]
+        assert waits == [host.HELLO_TIMEOUT - n for n in range(1, int(host.HELLO_TIMEOUT))]
