@@ -80,8 +80,11 @@ class InputRouter:
             if typed == self.prefix:  # the prefix twice sends it
                 return [Pending(False), *self._send(key, character, mode)]
             action = self.bindings.get(typed)
+            if action is None and key == "escape":
+                return [Pending(False), Say("")]  # the prefix taken back, as tmux has it
             if action is None:
-                return [Pending(False), Say(f"no binding for {key}")]
+                shown = character if character and character.isprintable() and not character.isspace() else key
+                return [Pending(False), Say(f"no binding for {shown}")]
             return [Pending(False), Run(action)]
         if typed == self.prefix:
             self.pending = True

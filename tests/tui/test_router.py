@@ -33,6 +33,12 @@ def test_the_prefix_then_a_binding_runs_its_action_by_name() -> None:
     assert router.key("ctrl+b", "\x02", (), False) == [Pending(False), Send(b"\x02")]  # twice sends it
     router.key("ctrl+b", "\x02", (), False)
     assert router.key("y", "y", (), False) == [Pending(False), Say("no binding for y")]
+    router.key("ctrl+b", "\x02", (), False)
+    assert router.key("vertical_line", "|", (), False) == [Pending(False), Say("no binding for |")]  # (not its name)
+    router.key("ctrl+b", "\x02", (), False)
+    assert router.key("f5", None, (), False) == [Pending(False), Say("no binding for f5")]
+    router.key("ctrl+b", "\x02", (), False)
+    assert router.key("escape", "\x1b", (), False) == [Pending(False), Say("")]  # the prefix taken back
     assert router.key("z", "z", (), False) == [Send(b"z")]  # disarmed
 
 
