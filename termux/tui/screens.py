@@ -17,8 +17,16 @@ def _key_label(key: str) -> str:
     return key
 
 
+# Keys that scroll the help when it is taller than the terminal: the method of its scroll area.
+_HELP_SCROLLS = {
+    "up": "scroll_up", "k": "scroll_up", "down": "scroll_down", "j": "scroll_down",
+    "pageup": "scroll_page_up", "pagedown": "scroll_page_down", "home": "scroll_home", "end": "scroll_end",
+}  # fmt: skip
+
+
 class HelpScreen(ModalScreen[None]):
-    """Every binding; any key closes it."""
+    """Every binding; taller than the terminal, the arrows, PgUp/PgDn, Home/End (and j/k) scroll
+    it; any other key closes it."""
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
@@ -34,7 +42,8 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         text = Text()
-        text.append("termux keys\n\n", style="bold")
+        text.append("termux keys\n", style="bold")
+        text.append("(any key closes this help; the arrows scroll it when it does not fit)\n\n", style="dim")
         text.append(f"Prefix: {self.config.prefix}, then:\n\n")
         selects = sorted(k for k, a in self.config.bindings.items() if a == f"select-{k}")
         for key, action in sorted(self.config.bindings.items(), key=lambda kv: kv[1]):
@@ -57,6 +66,11 @@ class HelpScreen(ModalScreen[None]):
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
+        scroll = self.query_one(VerticalScroll)
+        method = _HELP_SCROLLS.get(event.key)
+        if method is not None and scroll.max_scroll_y > 0:
+            getattr(scroll, method)(animate=False)
+            return
         self.dismiss(None)
 
     def on_click(self) -> None:

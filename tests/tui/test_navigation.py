@@ -182,3 +182,29 @@ async def test_the_grid_s_choice_goes_into_the_focused_pane(server: RunningServe
         await pilot.press("ctrl+b", "w", *"s0", "enter")  # shown in the other pane: focus goes there
         await wait_until(pilot, lambda: app.model.focused == ids[0])
         assert app.layout.panes() == [ids[0], ids[2]] and new not in app.layout.panes()
+
+
+async def test_a_help_taller_than_the_terminal_scrolls_and_any_other_key_closes_it() -> None:
+    from textual.app import App
+    from textual.containers import VerticalScroll
+
+    from termux.tui.config import Config
+    from termux.tui.screens import HelpScreen
+
+    help_screen = HelpScreen(Config())
+
+    class HelpOnly(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(help_screen)
+
+    app = HelpOnly()
+    async with app.run_test(size=(80, 12)) as pilot:
+        await pilot.pause()
+        scroll = help_screen.query_one(VerticalScroll)
+        assert scroll.max_scroll_y > 0  # (it does not fit)
+        await pilot.press("down", "down")
+        assert app.screen is help_screen and scroll.scroll_y == 2
+        await pilot.press("end")
+        assert scroll.scroll_y == scroll.max_scroll_y
+        await pilot.press("x")
+        assert app.screen is not help_screen
