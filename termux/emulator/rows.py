@@ -70,10 +70,14 @@ class Packed:
 
     @classmethod
     def of_runs(cls, default: Any, texts: list[str], cells: list[Cells], length: int) -> Packed:
-        row = cls(default)
+        """A row of these runs from column 0 to `length` (the lists are the row's own from now on)."""
+        row = object.__new__(cls)  # (not __init__: this is how frames and snapshots build most rows)
+        row.default = default
+        row.wrapped = False
+        row.start = 0
+        row.end = length
         row.texts = texts
         row.cells = cells
-        row.end = length
         return row
 
     def write(self, x: int, text: str, cells: Cells) -> bool:
