@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -24,6 +27,32 @@ _HELP_SCROLLS = {
 }  # fmt: skip
 
 
+def help_text(config: Config) -> Group:
+    """The help: the prefix, each key with what it does (two columns: a description that wraps
+    stays in its column), copy mode's keys and the mouse."""
+    head = Text()
+    head.append("termux keys\n", style="bold")
+    head.append("(any key closes this help; the arrows scroll it when it does not fit)\n\n", style="dim")
+    head.append(f"Prefix: {config.prefix}, then:")
+    keys = Table.grid(padding=(0, 2))
+    keys.add_column(justify="right", style="bold cyan", no_wrap=True)
+    keys.add_column()
+    selects = sorted(k for k, a in config.bindings.items() if a == f"select-{k}")
+    for key, action in sorted(config.bindings.items(), key=lambda kv: kv[1]):
+        if key not in selects:
+            keys.add_row(Text(_key_label(key)), Text(ACTION_HELP.get(action, action)))
+    if selects:
+        label = f"{selects[0]}-{selects[-1]}" if len(selects) > 1 else selects[0]
+        keys.add_row(Text(label), Text("focus that session (its number in the sidebar)"))
+    keys.add_row(Text(config.prefix), Text("send the prefix key itself"))
+    tail = Text()
+    mode_keys = config.mode_keys
+    tail.append(f"Copy mode ({mode_keys} keys): move, v selects, / and ? search, n/N, y copies, q leaves.\n")
+    tail.append("Mouse: click a session in the sidebar to focus it; drag to select and copy.\n\n")
+    tail.append("Any key closes this help.", style="dim")
+    return Group(head, Padding(keys, (1, 0, 1, 2)), tail)
+
+
 class HelpScreen(ModalScreen[None]):
     """Every binding; taller than the terminal, the arrows, PgUp/PgDn, Home/End (and j/k) scroll
     it; any other key closes it."""
@@ -41,28 +70,8 @@ class HelpScreen(ModalScreen[None]):
         self.config = config
 
     def compose(self) -> ComposeResult:
-        text = Text()
-        text.append("termux keys\n", style="bold")
-        text.append("(any key closes this help; the arrows scroll it when it does not fit)\n\n", style="dim")
-        text.append(f"Prefix: {self.config.prefix}, then:\n\n")
-        selects = sorted(k for k, a in self.config.bindings.items() if a == f"select-{k}")
-        for key, action in sorted(self.config.bindings.items(), key=lambda kv: kv[1]):
-            if key in selects:
-                continue
-            text.append(f"  {_key_label(key):>8}  ", style="bold cyan")
-            text.append(f"{ACTION_HELP.get(action, action)}\n")
-        if selects:
-            label = f"{selects[0]}-{selects[-1]}" if len(selects) > 1 else selects[0]
-            text.append(f"  {label:>8}  ", style="bold cyan")
-            text.append("focus that session (its number in the sidebar)\n")
-        text.append(f"  {self.config.prefix:>8}  ", style="bold cyan")
-        text.append("send the prefix key itself\n\n")
-        keys = self.config.mode_keys
-        text.append(f"Copy mode ({keys} keys): move, v selects, / and ? search, n/N, y copies, q leaves.\n")
-        text.append("Mouse: click a session in the sidebar to focus it; drag to select and copy.\n\n")
-        text.append("Any key closes this help.", style="dim")
         with VerticalScroll():
-            yield Static(text)
+            yield Static(help_text(self.config))
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

@@ -208,3 +208,18 @@ async def test_a_help_taller_than_the_terminal_scrolls_and_any_other_key_closes_
         assert scroll.scroll_y == scroll.max_scroll_y
         await pilot.press("x")
         assert app.screen is not help_screen
+
+
+def test_the_help_keeps_a_wrapped_description_in_its_column() -> None:
+    from rich.console import Console
+
+    from termux.tui.config import Config
+    from termux.tui.screens import help_text
+
+    console = Console(width=40, record=True, color_system=None)
+    console.print(help_text(Config()))
+    lines = console.export_text().splitlines()
+    (first,) = [n for n, line in enumerate(lines) if "copy mode: browse" in line]
+    column = lines[first].index("copy mode")
+    follow = lines[first + 1]  # its description wraps at 40 columns
+    assert follow[:column].strip() == "" and follow[column:].strip()
