@@ -241,10 +241,17 @@ def _attached(sock: _socket.socket, argv: list[str]) -> int | None:
             _signal.signal(sig, handler)
     if not started:
         return None  # the child died before it touched the terminal
-    # The TUI is gone without a word (killed): give the terminal back as it would have.
+    # The TUI is gone without a word (killed): give the terminal back as it would have. Each step
+    # on its own: one failing (the terminal gone, a mode the TUI left on it) does not skip the next.
     try:
         termios.tcsetattr(0, termios.TCSADRAIN, saved)
-        os.write(1, RESTORE.encode() + b"[lost the TUI: it ended without a status]\r\n")
+    except (OSError, termios.error):
+        pass
+    restore = RESTORE.encode() + b"[lost the TUI: it ended without a status]\r\n"
+    try:
+        os.set_blocking(1, True)  # (in case the TUI left the terminal's description non-blocking)
+        while restore:
+            restore = restore[os.write(1, restore) :]
     except OSError:
         pass
     return 1
