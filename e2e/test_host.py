@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import select
+import shlex
 import signal
 import site
 import socket
@@ -75,6 +76,16 @@ def with_host(tui: Start, server: IsolatedServer) -> int:
     first.write(PREFIX + b"d")
     assert first.wait_exit() == 0
     return host_pid(server.socket_path)
+
+
+def drawn_then_detached(term: Terminal) -> None:
+    """The TUI on `term` draws, then leaves with status 0 on prefix d; `term` is closed either way."""
+    try:
+        term.wait_for("ctrl+b then", timeout=30)
+        term.write(PREFIX + b"d")
+        assert term.wait_exit() == 0
+    finally:
+        term.close()
 
 
 def through_host(tui: Start, host: int, *args: str) -> tuple[Terminal, int]:
@@ -220,14 +231,9 @@ def test_an_attach_from_a_removed_directory_runs_the_tui(server: IsolatedServer,
     directory to give it): it runs the TUI itself, as it would with no host."""
     gone = tmp_path / "gone"
     gone.mkdir()
-    command = f"cd {gone} && rmdir {gone} && exec {sys.executable} -m termux attach"
-    term = Terminal(["sh", "-c", command], cols=100, rows=30, env=server.env)
-    try:
-        term.wait_for("ctrl+b then", timeout=30)
-        term.write(PREFIX + b"d")
-        assert term.wait_exit() == 0
-    finally:
-        term.close()
+    where, python = shlex.quote(str(gone)), shlex.quote(sys.executable)
+    command = f"cd {where} && rmdir {where} && exec {python} -m termux attach"
+    drawn_then_detached(Terminal(["sh", "-c", command], cols=100, rows=30, env=server.env))
 
 
 def test_the_host_leaves_with_its_server(tui: Start, server: IsolatedServer) -> None:
@@ -406,13 +412,7 @@ def test_the_spare_leaves_with_the_host(tui: Start, server: IsolatedServer) -> N
 
 def test_no_spare_with_termux_tui_spare_0(server: IsolatedServer) -> None:
     env = server.env | {"TERMUX_TUI_SPARE": "0"}
-    first = Terminal([*TERMUX], cols=100, rows=30, env=env, cwd=server.checkout)
-    try:
-        first.wait_for("ctrl+b then", timeout=30)
-        first.write(PREFIX + b"d")
-        assert first.wait_exit() == 0
-    finally:
-        first.close()
+    drawn_then_detached(Terminal([*TERMUX], cols=100, rows=30, env=env, cwd=server.checkout))
     host = host_pid(server.socket_path)
     term, child = through_host(lambda *a, **k: server.terminal(*a, **k), host)  # forked for it
     assert spares_of(host) == []

@@ -868,7 +868,6 @@ class FastStreamMixin(_ReferenceStream):
             )
         self._f_spans = False
         self._f_too_wide: tuple[str, int] | None = None  # where the frame path last found a row too wide
-        self._f_ascii: tuple[str | None, bool] = (None, True)  # the feed last looked at, and whether it is ASCII
         # Frame rows of several runs as built (see _redraw_frame): a program redrawing itself draws
         # most rows as it drew them a frame before, or one row up.
         self._f_rows: dict[_RowKey, _FrameRow] = {}
@@ -880,7 +879,6 @@ class FastStreamMixin(_ReferenceStream):
     def _run(self, data: str, i: int) -> int:
         n = len(data)
         ascii_feed = data.isascii()
-        self._f_ascii = (data, ascii_feed)
         exact_match, span_match, exact_block = self._f_matchers[ascii_feed]
         spans = self._f_spans
         match = span_match if spans else exact_match
@@ -971,7 +969,7 @@ class FastStreamMixin(_ReferenceStream):
                         if fn is cup and inline:  # a row redrawn whole after it (as top does)?
                             end = i
                             if frames and self._frame_applies(listener):
-                                end = self._redraw_frame(listener, data, i)
+                                end = self._redraw_frame(listener, data, i, ascii_feed)
                             if end > i:
                                 i = end
                             else:
@@ -1104,13 +1102,14 @@ class FastStreamMixin(_ReferenceStream):
             or screen.cursor.attrs.data != " "  # (then every state has " ": SGR 0 gives the default cell's)
         )
 
-    def _redraw_frame(self, screen: Any, data: str, start: int) -> int:
+    def _redraw_frame(self, screen: Any, data: str, start: int, ascii_feed: bool) -> int:
         """Right after a CUP to column 1 (`_frame_applies`): the rows redrawn whole from `start`,
         each but the first after a CUP to column 1 (`_FRAME_ROW`, matched one after the other), as
         the per-token calls would leave them; where they end (`start`: none). A row redrawn several
         times is built once, from its last redraw: each redraw writes every column of its row (text,
         then blanks to the edge), and nothing in between reads it. A row of several runs drawn
-        before from the same state is taken as it was built then (`_f_rows`)."""
+        before from the same state is taken as it was built then (`_f_rows`). `ascii_feed`: `data`
+        is all ASCII (then the ASCII patterns, which match faster)."""
         if self._f_too_wide is not None and self._f_too_wide[0] is data and self._f_too_wide[1] == start:
             return start  # (this row was matched, and found too wide, as the last frame ended)
         columns = screen.columns
@@ -1119,8 +1118,6 @@ class FastStreamMixin(_ReferenceStream):
         reverse = DECSCNM in screen.mode
         state = self._sgr_state(screen, cursor.attrs, reverse)
         step = self._sgr_step
-        ascii_feed = data.isascii() if self._f_ascii[0] is not data else self._f_ascii[1]
-        self._f_ascii = (data, ascii_feed)
         match = _FRAME_ROW.match if ascii_feed else _FRAME_ROW_ANY.match
         runs_of = _FRAME_PIECE.findall if ascii_feed else _FRAME_PIECE_ANY.findall
         known = self._f_rows

@@ -63,6 +63,7 @@ HOST_SUFFIX = "tui2"
 # (The installation's prefix, not the interpreter's path: `python` and `python3` of one venv are one build.)
 IDENTITY = f"termux {__version__} {sys.prefix} {os.path.dirname(os.path.dirname(__file__))}"
 MAX_HELLO = 1 << 20  # bytes of the caller's hello (its environment is most of it)
+MAX_ANSWER = 1 << 16  # bytes of an answer line to the caller
 HELLO_TIMEOUT = 5.0  # seconds a caller may take to send its hello, and the host to answer it
 EXIT_WAIT = 2.0  # seconds a caller waits, after the exit status, for the child to close its end
 LISTEN_BACKLOG = 16
@@ -299,8 +300,11 @@ class _Lines:
         self.buffer = b""
 
     def next(self) -> tuple[str, str] | None:
-        """The next answer: its word and what it says; None at end of input."""
+        """The next answer: its word and what it says; None at end of input (or past a line
+        longer than MAX_ANSWER: no host says that much)."""
         while b"\n" not in self.buffer:
+            if len(self.buffer) > MAX_ANSWER:
+                return None
             try:
                 data = self.sock.recv(4096)
             except ConnectionResetError:

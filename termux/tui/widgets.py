@@ -157,9 +157,6 @@ def _to_edge(strip: Strip, console: Console) -> str:
     return text.rstrip(" ") + "\x1b[K" if text.endswith(" ") else text
 
 
-_LINE_FEED = "\n"  # (at the bottom of a scroll region: scrolls it a line)
-
-
 class TerminalView(Painted, BaseStyled, can_focus=True):
     """Draws one session's shadow screen. Only dirty lines are rendered again."""
 
@@ -275,7 +272,8 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
             return False
         up, stale = moved
         shown = sorted(stale)
-        scroll = f"\x1b[{at.y + 1};{at.bottom}r\x1b[{at.bottom};1H" + _LINE_FEED * up + "\x1b[r"
+        # (A line feed at the bottom of a scroll region scrolls the region a line.)
+        scroll = f"\x1b[{at.y + 1};{at.bottom}r\x1b[{at.bottom};1H" + "\n" * up + "\x1b[r"
         write(scroll + self.painting(at, shown, self._strips(shown)))
         self.painted += 1
         return True

@@ -107,3 +107,15 @@ def test_a_hello_sent_a_byte_at_a_time_holds_the_host_no_longer_than_its_bound(m
         theirs.sendall(struct.pack("!I", 1000) + b"x")
         assert host.Host._read_hello(Conn(), []) is None  # type: ignore[arg-type]
         assert waits == [host.HELLO_TIMEOUT - n for n in range(1, int(host.HELLO_TIMEOUT))]
+
+
+def test_an_answer_longer_than_its_bound_ends_the_answers() -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.setblocking(False)
+        try:
+            while True:
+                theirs.send(b"x" * 4096)  # a line that never ends, as much as the socket takes
+        except BlockingIOError:
+            pass
+        assert host._Lines(ours).next() is None
