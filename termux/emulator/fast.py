@@ -656,9 +656,7 @@ def _compact_cells(cells: list[Any], default: Any) -> Stored:
         return text if text and style == DEFAULT_STYLE else (text, style)
     starts = [0, *compress(range(1, len(styles)), map(ne, styles[1:], styles))]
     ends = [*starts[1:], len(cells)]
-    return pack_line(
-        tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True))
-    )
+    return pack_line(tuple(("".join(datas[a:b]), intern_style(cells[a])) for a, b in zip(starts, ends, strict=True)))
 
 
 # Characters seen to take one cell each (wcwidth 1: accented letters, box drawing, bullets, the
@@ -733,9 +731,7 @@ _CUP_1_ALONE = re.compile(_CUP_1)
 # (text, then SGR: a coloured word, a dimmed rule, a number in green, as agents draw a row; none
 # for a row in one style, as `top` draws most), its text at most the width in all (checked as
 # the row is taken; `_FRAME_PIECE` cuts the rest into its runs).
-_FRAME_ROW_TEMPLATE = (
-    r"(?:(?:{cup})*{cup_1})?({sgr})({text}*+)({sgr})((?:{text}++{sgr})*+)\x1b\[0?K"
-)
+_FRAME_ROW_TEMPLATE = r"(?:(?:{cup})*{cup_1})?({sgr})({text}*+)({sgr})((?:{text}++{sgr})*+)\x1b\[0?K"
 _FRAME_PIECE_TEMPLATE = r"({text}+)({sgr})"
 
 
@@ -750,6 +746,39 @@ def _frame_patterns(text: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 # the calls one by one (`_one_cell_each`). (The second class is slower to match: ASCII feeds keep the first.)
 _FRAME_ROW, _FRAME_PIECE = _frame_patterns(r"[\x20-\x7e]")
 _FRAME_ROW_ANY, _FRAME_PIECE_ANY = _frame_patterns(r"[^\x00-\x1f\x7f-\x9f]")
+# Frames drawn faster than they are read: when one feed holds more than two screenfuls of rows in
+# one style, each after a CUP to column 1, and its last screenful redraws every line the ones before
+# it drew, those earlier rows are never seen (each redraw writes every column of its row, and
+# nothing between reads it); only the last screenful is built (see `_frame_skip`).
+_SKIP_SCREENS = 2
+_SKIP_PATTERNS_LIMIT = 64
+# A row's CUPs (each after the first without its ESC [, so that a search looks for ESC [ first): the
+# line of the last.
+_CUP_PREFIX_LINE = re.compile(r"\x1b\[(?:[0-9]{0,4}(?:;[0-9]{0,4})?H\x1b\[)*([0-9]{0,4})(?:;0*1?)?H")
+_ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _one_style_rows(columns: int, ys: frozenset[int] | None) -> re.Pattern[str]:
+    """Rows of printable ASCII in one style, none wider than `columns` (none wraps): the first
+    with or without CUPs (the cursor's row), every other after CUPs that end at column 1, of a line
+    in `ys` (0-based; any line for None; a line past the bottom, which the CUP clamps, is not
+    taken for the bottom's)."""
+    pattern = _ONE_STYLE_ROWS.get((columns, ys))
+    if pattern is None:
+        row = rf"{_FRAME_SGR}[\x20-\x7e]{{0,{columns}}}+{_FRAME_SGR}\x1b\[0?K"
+        line = r"[0-9]{0,4}"
+        if ys is not None:
+            spelled = [""] if 0 in ys else []  # (an empty or zero line is the first)
+            line = "0*(?:{})".format("|".join(spelled + [str(y + 1) for y in sorted(ys)]))
+        cups = rf"(?:{_BARE_CUP})*\x1b\[{line}(?:;0*1?)?H"
+        pattern = re.compile(rf"(?:{cups})?{row}(?:{cups}{row})*+")
+        if len(_ONE_STYLE_ROWS) >= _SKIP_PATTERNS_LIMIT:
+            _ONE_STYLE_ROWS.clear()
+        _ONE_STYLE_ROWS[columns, ys] = pattern
+    return pattern
+
+
+_ONE_STYLE_ROWS: dict[tuple[int, frozenset[int] | None], re.Pattern[str]] = {}
 _ASCII_GONE = dict.fromkeys(range(128))  # str.translate: what is left of a string beyond ASCII
 # The rows of several runs the frame path remembers as it built them (a few frames' worth; past
 # it, it starts afresh), each of at most _ROWS_MEMO_TEXT characters after its CUP, built to the
@@ -868,6 +897,7 @@ class FastStreamMixin(_ReferenceStream):
             )
         self._f_spans = False
         self._f_too_wide: tuple[str, int] | None = None  # where the frame path last found a row too wide
+        self._f_skip_lines: frozenset[int] | None = None  # the lines the frame path last skipped to
         # Frame rows of several runs as built (see _redraw_frame): a program redrawing itself draws
         # most rows as it drew them a frame before, or one row up.
         self._f_rows: dict[_RowKey, _FrameRow] = {}
@@ -1117,6 +1147,7 @@ class FastStreamMixin(_ReferenceStream):
         bottom = screen.lines - 1
         reverse = DECSCNM in screen.mode
         state = self._sgr_state(screen, cursor.attrs, reverse)
+        skipped = self._frame_skip(screen, data, start, state, reverse) if ascii_feed else None
         step = self._sgr_step
         match = _FRAME_ROW.match if ascii_feed else _FRAME_ROW_ANY.match
         runs_of = _FRAME_PIECE.findall if ascii_feed else _FRAME_PIECE_ANY.findall
@@ -1132,6 +1163,8 @@ class FastStreamMixin(_ReferenceStream):
         x = 0
         last_char = ""
         end = start
+        if skipped is not None:
+            end, state = skipped
         several = False  # whether the row before had several runs (see below)
         while True:
             # After a row of several runs (as agents draw them), the next row is looked up among
@@ -1261,9 +1294,69 @@ class FastStreamMixin(_ReferenceStream):
         cursor.attrs = state.attrs
         cursor.y = y
         cursor.x = x
+        if skipped is not None and not last_char:  # (no text since the rows skipped: their last)
+            last_char = _ESCAPE.sub("", data[start : skipped[0]])[-1:]
         if last_char:
             screen._last_char = last_char
         return end
+
+    def _frame_skip(
+        self, screen: Any, data: str, start: int, state: SgrState, reverse: bool
+    ) -> tuple[int, SgrState] | None:
+        """Where the frame path may go on from `start` (`_frame_applies`), and the state there, when
+        it may pass over rows no one will see: more than `_SKIP_SCREENS` screenfuls of rows in one
+        style follow (`_one_style_rows`), and the last screenful of them redraws every line the rows
+        before it drew. Those rows are left unbuilt, as the frame path leaves a row's earlier
+        redraws; what they did that lasts is the SGR state they leave, walked from the last reset
+        in their last row. None when any of that is not so (then every row is built)."""
+        lines = screen.lines
+        columns = screen.columns
+        if len(data) - start <= _SKIP_SCREENS * lines * columns:
+            return None  # (too short to hold that many rows of text)
+        # First with the lines the last skip found redrawn (a program redraws the same ones): one
+        # pass over the rows; then with any line, and again with the lines found.
+        for ys in (None,) if self._f_skip_lines is None else (self._f_skip_lines, None):
+            run = _one_style_rows(columns, ys).match(data, start)
+            if run is None:
+                continue
+            run_end = run.end()
+            rows = data.count("\x1b[K", start, run_end) + data.count("\x1b[0K", start, run_end)
+            if rows <= _SKIP_SCREENS * lines:
+                continue
+            # The last screenful and a row (a frame's last may be a park's or a title's): from the
+            # end of the row that ends at or after where they would start, at an even length a row.
+            guess = run_end - (run_end - start) * (lines + 1) // rows
+            tail = min(at + len(el) for el in ("\x1b[K", "\x1b[0K") if (at := data.find(el, guess, run_end)) >= 0)
+            if tail >= run_end:
+                continue
+            bottom = lines - 1
+            covered = frozenset(
+                min(max(int(line) - 1, 0), bottom) if line else 0
+                for line in _CUP_PREFIX_LINE.findall(data, tail, run_end)
+            )
+            if screen.cursor.y not in covered:  # (the first row's, when it has no CUP)
+                continue
+            if ys is None:
+                redrawn = _one_style_rows(columns, covered).match(data, start)
+                if redrawn is None or redrawn.end() < tail:
+                    continue
+            elif not ys <= covered:
+                continue
+            self._f_skip_lines = covered
+            # The SGR state at `tail`: from the last reset in the last row passed over.
+            row_start = max(data.rfind("\x1b[K", start, tail - 3), data.rfind("\x1b[0K", start, tail - 4), start)
+            reset = -1
+            for sgr in _SGR_SEQ.finditer(data, row_start, tail):
+                if not sgr.group(1).partition(";")[0].strip("0"):
+                    reset = sgr.start()
+            if reset < 0:
+                return None
+            step = self._sgr_step
+            for sgrs in _SGR_RUNS.findall(data, reset, tail):
+                hit = state.after.get(sgrs)
+                state = step(screen, state, sgrs, reverse) if hit is None else hit
+            return tail, state
+        return None
 
     def _sgr(self, screen: Any, sgrs: str) -> None:
         """SGR sequences applied through the transition cache (as the `_run` loop's kind 5)."""

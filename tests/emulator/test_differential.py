@@ -704,6 +704,107 @@ def test_frame_rows_are_each_looked_at_once_when_some_are_too_wide(monkeypatch: 
     assert_same_as_reference(10, rows, 0, [frames])
 
 
+@st.composite
+def one_style_frames(draw: st.DrawFn) -> tuple[int, int, str]:
+    """A program redrawing its screen faster than it is read: several frames of rows in one style,
+    each after a CUP to column 1 in any spelling, in one feed (so the frame path may pass over all
+    but the last screenful), now and then a row drawn in one frame only, a row wider than the
+    screen, a row that ends without a reset, a park, a change of the lines a frame redraws; then
+    what reads the state they leave (REP repeats the last character drawn, text takes the SGR
+    state)."""
+    columns = draw(st.integers(1, 12))
+    lines = draw(st.integers(1, 6))
+    beyond = draw(st.integers(0, 9)) == 0  # (a line past the bottom: clamped to it)
+    layout = sorted(draw(st.sets(st.integers(0, lines - 1 + beyond), min_size=1)))
+    later = sorted(draw(st.sets(st.integers(0, lines - 1), min_size=1)))  # (the screen's layout changes)
+    change = draw(st.integers(1, 20))
+    frames = []
+    for n in range(draw(st.integers(3, 10))):
+        if n == change:
+            layout = later
+        order = draw(st.permutations(layout)) if draw(st.booleans()) else layout
+        if draw(st.integers(0, 9)) == 0:
+            order = [*order, draw(st.integers(0, lines + 1))]  # (a line the other frames may not redraw)
+        rows = []
+        for y in order:
+            line = str(y + 1) if y or draw(st.booleans()) else draw(st.sampled_from(["", "0"]))
+            cup = draw(st.sampled_from(["\x1b[{};1H", "\x1b[{}H", "\x1b[0{};H", "\x1b[9;9H\x1b[{};01H"]))
+            before = draw(st.sampled_from(["", "\x1b[1m", "\x1b[0;7m", "\x1b[33m"]))
+            text = draw(st.text(alphabet="ab #", max_size=columns + (draw(st.integers(0, 9)) == 0)))
+            after = draw(st.sampled_from(["\x1b[m"] * 4 + ["\x1b[0m", "", "\x1b[m\x1b[4m", "\x1b[44m"]))
+            rows.append(cup.format(line) + before + text + after + draw(st.sampled_from(["\x1b[K", "\x1b[0K"])))
+        frames.append("".join(rows) + draw(st.sampled_from(["", f"\x1b[{lines};{columns}H"])))
+    end = draw(st.sampled_from(["", "\x1b[2b", "x", "\x1b[1;2H\x1b[3b", "\x1b[K"]))
+    return columns, lines, "".join(frames) + end
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    one_style_frames(),
+    st.sampled_from([0, 10000]),
+    st.sets(st.sampled_from(["\x1b[?7l", "\x1b[2;4r\x1b[?6h", "\x1b[4h", "\x1b[?5h", "\x1b(0", "\x1b[44m"])),
+    st.one_of(st.just(1 << 20), st.integers(5, 100), st.integers(100, 2000)),
+)
+def test_frames_drawn_faster_than_read_same_as_reference(
+    frames: tuple[int, int, str], history: int, modes: set[str], chunk: int
+) -> None:
+    """Many frames in one feed (the frame path passes over rows a later screenful redraws), in
+    every mode that changes them, and cut anywhere."""
+    columns, lines, text = frames
+    data = ("".join(sorted(modes)) + text).encode()
+    assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+def test_rows_a_later_screenful_redraws_are_passed_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eight frames of a top-like screen in one feed: the frame path matches the rows of the last
+    screenful or so, not the 40 before (no one could see them), and the state is the reference's.
+    A row that no later frame redraws, or a last row passed over that leaves the SGR state
+    without a reset, and every row is matched."""
+
+    def frames(first_extra: str = "", after: str = "\x1b[m") -> str:
+        return "".join(
+            (first_extra if n == 0 else "")
+            + "".join(f"\x1b[{y};1H\x1b[1m{n}:{y}{after}\x1b[K" for y in (1, 2, 4, 5, 6))
+            + "\x1b[6;10H"
+            for n in range(8)
+        )
+
+    cases = {
+        "redrawn": (frames(), 5 + 2),
+        "a line drawn once": (frames(first_extra="\x1b[3;1Honce\x1b[K"), 41),
+        "no reset": (frames(after="\x1b[4m"), 40),
+    }
+    for name, (text, most) in cases.items():
+        matched = frame_rows_matched(monkeypatch)
+        screen = temu.Screen(10, 6, history=0)
+        temu.ByteStream(screen).feed(text.encode())
+        monkeypatch.undo()
+        assert len(matched) <= most, name
+        if name == "redrawn":
+            assert len(matched) < 40
+        else:
+            assert len(matched) >= 40, name
+        assert screen.display[0].rstrip() == "7:1", name
+        assert_same_as_reference(10, 6, 0, [text.encode()])
+
+
+def test_rows_passed_over_are_checked_against_the_lines_redrawn_after_them() -> None:
+    """A program stops redrawing a line: the frame path, which first looks for rows to the lines it
+    last found redrawn, still builds the rows that no later screenful redraws."""
+
+    def frames(count: int, ys: tuple[int, ...], tag: str) -> str:
+        return "".join("".join(f"\x1b[{y};1H{tag}{n}:{y}\x1b[m\x1b[K" for y in ys) for n in range(count))
+
+    every, but_third = (1, 2, 3, 4, 5), (1, 2, 4, 5)
+    feeds = [frames(8, every, "a").encode(), (frames(2, every, "b") + frames(8, but_third, "c")).encode()]
+    screen = temu.Screen(10, 6, history=0)
+    stream = temu.ByteStream(screen)
+    for data in feeds:
+        stream.feed(data)
+    assert [screen.display[y].rstrip() for y in range(5)] == ["c7:1", "c7:2", "b1:3", "c7:4", "c7:5"]
+    assert_same_as_reference(10, 6, 0, feeds)
+
+
 @pytest.mark.parametrize("history", [0, 7, 10000])
 def test_truecolour_lines_past_every_cache_bound_same_as_reference(history: int) -> None:
     """More distinct 24-bit colours than the SGR, state, cell and style caches hold (each is
