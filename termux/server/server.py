@@ -474,6 +474,7 @@ class Server:
         self.cpu = CpuPriority(
             lambda delay, retry: asyncio.get_running_loop().call_later(delay, retry), submit=self.mover.submit
         )
+        self._priority_follow: asyncio.Handle | None = None  # armed when views changed (`_follow_views`)
         self.sessions: dict[str, Session] = {}
         self.connections: set[Connection] = set()
         self.events = EventLog(event_capacity, max_streams=max_streams)
@@ -903,6 +904,16 @@ class Server:
         focused = {c.focus for c in self.connections if c.focus is not None}
         visible = {sid for c in self.connections for sid in c.shown} - focused
         self.pump.order.focused, self.pump.order.visible = focused, visible
+        # The CPU priority once the request that changed the views is answered: the first attach
+        # lowers every session (a pass over /proc, a write for each), which its reply need not
+        # wait for. It runs before any request sent after that reply is read (on any connection).
+        if self._priority_follow is None:
+            self._priority_follow = asyncio.get_running_loop().call_soon(self._follow_priority)
+
+    def _follow_priority(self) -> None:
+        self._priority_follow = None
+        focused = {c.focus for c in self.connections if c.focus is not None}
+        visible = {sid for c in self.connections for sid in c.shown} - focused
         self.cpu.follow(focused, any(c.attached for c in self.connections), visible)
 
     def _push_event(self, event: Event) -> None:

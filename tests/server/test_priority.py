@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from e2e.isolated import descendants
+from termux.client import Client
 from termux.defaults import OWN_NICE
 from termux.server.priority import (
     AUTOGROUP,
@@ -132,6 +133,12 @@ def _nices(server: RunningServer) -> dict[str, int | None]:
     return {s["name"]: s["nice"] for s in listed}
 
 
+def answered(view: Client) -> None:
+    """A round trip on `view`: the CPU priority follows a change of the views once the request that
+    made it is answered, before any request sent after that is read (`Server._follow_views`)."""
+    view.request("server.stats")
+
+
 @needs_autogroup
 def test_focus_moves_the_group_nice_of_every_process_of_the_session_and_back(server: RunningServer) -> None:
     with server.client() as c:
@@ -140,6 +147,7 @@ def test_focus_moves_the_group_nice_of_every_process_of_the_session_and_back(ser
     assert read_group_nice(shell["pid"]) == 0 and _nices(server) == {"shell": 0, "other": 0}
     with server.client() as view:
         view.request("client.attach", focus="other")
+        answered(view)
         assert read_group_nice(shell["pid"]) == 10 and read_group_nice(other["pid"]) == 0
         # started after the session was lowered, niced by its own user
         server.run("send", "-t", "shell", "nice -n 15 sleep 300 & echo started-$!-", "Enter")
@@ -149,6 +157,7 @@ def test_focus_moves_the_group_nice_of_every_process_of_the_session_and_back(ser
         assert (read_group_nice(sleeper), _task_nice(sleeper)) == (10, 15)
         assert _nices(server) == {"shell": 10, "other": 0}
         view.request("client.focus", target="shell")
+        answered(view)
         assert read_group_nice(shell["pid"]) == read_group_nice(sleeper) == 0  # the whole session back
         assert _task_nice(sleeper) == 15  # and the command keeps the niceness it was started with
         assert read_group_nice(other["pid"]) == 10
@@ -165,6 +174,7 @@ def test_a_session_asked_never_to_be_lowered_is_not(server: RunningServer) -> No
         c.request("session.new", name="shown", command=["/bin/cat"])
     with server.client() as view:
         view.request("client.attach", focus="shown")
+        answered(view)
         assert read_group_nice(build["pid"]) == 0
     assert server.run("new", "-d", "--background-nice", "20", "--", "cat").returncode == 2  # 0-19 only
 
@@ -199,6 +209,7 @@ def test_the_processes_of_a_session_no_view_shows_go_under_sched_idle_and_back(s
     assert {p for p in before if _policies(p) == {os.SCHED_OTHER}} and _listed(server)["shell"]["idle"] is False
     with server.client() as view:
         view.request("client.attach", focus="other")
+        answered(view)
         assert all(_policies(p) == {os.SCHED_IDLE} for p in [shell["pid"], *before] if p != batch)
         assert _policies(batch) == {os.SCHED_BATCH}  # the user's choice is left alone
         assert _policies(kept["pid"]) == {os.SCHED_OTHER}
@@ -211,6 +222,7 @@ def test_the_processes_of_a_session_no_view_shows_go_under_sched_idle_and_back(s
         later = _execed(int(later.split("-")[1]), "sleep")
         assert _policies(later) == {os.SCHED_IDLE}
         view.request("client.focus", target="shell")
+        answered(view)
         assert all(_policies(p) == {os.SCHED_OTHER} for p in [shell["pid"], *before, later] if p != batch)
         assert _policies(batch) == {os.SCHED_BATCH} and _listed(server)["shell"]["idle"] is False
         other = _listed(server)["other"]

@@ -202,6 +202,40 @@ async def test_the_view_s_tiers_reach_the_parse_order_and_a_pane_s_output_gets_t
         await server.kill_session(session)
 
 
+async def test_an_attach_is_answered_before_the_cpu_priority_follows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first attach lowers every session it does not show (a pass over /proc, a write for
+    each): its reply is written first, and the priority follows it before another request is read."""
+    server = Server(tmp_path / "sock")
+    a, b = (server.new_session(NewArgs(name=n, command=["cat"])) for n in "ab")
+    await asyncio.sleep(0)  # (what the new sessions armed)
+    peer = Peer(server)
+    await peer.connect()
+    peer.theirs.setblocking(False)
+    followed: list[tuple[set[str], bool, bool]] = []
+    done = asyncio.Event()
+
+    def follow(shown: set[str], viewed: bool, visible: frozenset[str] | set[str] = frozenset()) -> None:
+        try:
+            sent = peer.theirs.recv(1 << 20)
+        except BlockingIOError:
+            sent = b""
+        followed.append((set(shown), viewed, b'"id":1,' in sent))
+        done.set()
+
+    monkeypatch.setattr(server.cpu, "follow", follow)
+    peer.theirs.sendall(b'{"id": 1, "cmd": "client.attach", "args": {"focus": "%s"}}\n' % a.id.encode())
+    peer.theirs.sendall(b'{"id": 2, "cmd": "client.focus", "args": {"target": "%s"}}\n' % b.id.encode())
+    await asyncio.wait_for(done.wait(), 10)
+    await asyncio.sleep(0)
+    # One follow a loop pass (the two requests came in one read), after both replies were written.
+    assert followed == [({b.id}, True, True)]
+    peer.close()
+    for session in (a, b):
+        await server.kill_session(session)
+
+
 async def test_a_session_newly_shown_in_a_pane_gets_its_snapshot_at_once(tmp_path: Path) -> None:
     server = Server(tmp_path / "sock")
     a, b = (server.new_session(NewArgs(name=n, command=["cat"])) for n in "ab")
