@@ -173,8 +173,11 @@ def attach_once(
     before = cpu_ns(server_pid) if server_pid else 0
     start = time.monotonic()
     term = Terminal(argv, cols=COLS, rows=ROWS, env=env, cwd=cwd)
-    first_byte = term.wait_for(lambda t: t.bytes_read > 0, timeout=120)
-    painted = term.wait_for(marker, timeout=120)
+    # Both awaited from the spawn: one registered only once the other is met would be dated when
+    # this thread got to it, if its screen came meanwhile.
+    firsts, paints = term.expect(lambda t: t.bytes_read > 0), term.expect(marker)
+    first_byte = firsts.wait(timeout=120)
+    painted = paints.wait(timeout=120)
     cpu = (cpu_ns(server_pid) - before) if server_pid else 0
     for pid in {term.pid, *descendants(term.pid), *on_terminal(term.pid)}:
         try:

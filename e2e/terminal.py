@@ -38,6 +38,7 @@ Predicate = Callable[["Terminal"], bool]
 
 # One read from the PTY: as much as the kernel has, up to this (bounds the work per feed).
 _READ_SIZE = 65536
+_INBOX_LIMIT = 1 << 20  # bytes read and not yet parsed, at most (about)
 SYNC_MODE = 2026 << 5  # pyte keeps DEC private modes it does not know in `mode`, shifted so
 # Feeds are split before each start and after each end of a synchronized update.
 _SYNC_EDGES = re.compile(rb"(?=\x1b\[\?2026h)|(?<=\x1b\[\?2026l)")
@@ -153,8 +154,16 @@ class Terminal:
         self._proc.delayafterclose = 0.0  # no sleeps in ptyprocess.close(): we reap explicitly
         self._fd: int = self._proc.fd
         self._wake_r, self._wake_w = os.pipe()
+        # Reads go to the parser through `_inbox`, each dated as it is read (None: the output
+        # ended): pyte parses a chunk more slowly than a program writes one, and a reader that
+        # parsed would read (and date) the next chunk only once it had parsed the one before.
+        self._inbox: deque[tuple[bytes, float] | None] = deque()
+        self._inbox_ready = threading.Condition()
+        self._inbox_bytes = 0
         self._reader = threading.Thread(target=self._read_loop, name=f"pty-reader-{self.pid}", daemon=True)
+        self._parser = threading.Thread(target=self._parse_loop, name=f"pty-parser-{self.pid}", daemon=True)
         self._reader.start()
+        self._parser.start()
 
     # -- the program ---------------------------------------------------------------------------
 
@@ -275,6 +284,7 @@ class Terminal:
             pass
         os.write(self._wake_w, b"x")
         self._reader.join(timeout)
+        self._parser.join(timeout)
         self._proc.close(force=True)
         os.close(self._wake_r)
         os.close(self._wake_w)
@@ -324,17 +334,38 @@ class Terminal:
                 if not data:
                     break
                 now = time.monotonic()
-                with self._cond:
+                with self._inbox_ready:
+                    self._inbox.append((data, now))
+                    self._inbox_bytes += len(data)
+                    self._inbox_ready.notify_all()
+                    # Bounded: past it the reader waits for the parser (and the program, for its PTY).
+                    self._inbox_ready.wait_for(lambda: self._inbox_bytes < _INBOX_LIMIT)
+        finally:
+            sel.close()
+            with self._inbox_ready:
+                self._inbox.append(None)
+                self._inbox_ready.notify()
+
+    def _parse_loop(self) -> None:
+        while True:
+            with self._inbox_ready:
+                self._inbox_ready.wait_for(lambda: self._inbox)
+                reads = list(self._inbox)
+                self._inbox.clear()
+                self._inbox_bytes = 0
+                self._inbox_ready.notify_all()
+            with self._cond:
+                for read in reads:
+                    if read is None:
+                        self._eof = True
+                        self._cond.notify_all()
+                        return
+                    data, now = read
                     self._collect_osc(data)
                     self.bytes_read += len(data)
                     self.last_read_at = now
                     for piece in _SYNC_EDGES.split(data) if self.emulate else [b""]:
                         self._feed(piece, now)
-                    self._cond.notify_all()
-        finally:
-            sel.close()
-            with self._cond:
-                self._eof = True
                 self._cond.notify_all()
 
     @property
