@@ -24,6 +24,7 @@ import os
 import re
 import selectors
 import signal
+import sys
 import termios
 import threading
 import time
@@ -38,6 +39,9 @@ Predicate = Callable[["Terminal"], bool]
 
 # One read from the PTY: as much as the kernel has, up to this (bounds the work per feed).
 _READ_SIZE = 65536
+# The reading thread takes the GIL back after each read before it can stamp it: with the parsing
+# thread holding it, that waits for the interpreter's switch interval (5 ms by default).
+_SWITCH_INTERVAL = 0.0002
 _INBOX_LIMIT = 1 << 20  # bytes read and not yet parsed, at most (about)
 SYNC_MODE = 2026 << 5  # pyte keeps DEC private modes it does not know in `mode`, shifted so
 # Feeds are split before each start and after each end of a synchronized update.
@@ -162,6 +166,8 @@ class Terminal:
         self._inbox_bytes = 0
         self._reader = threading.Thread(target=self._read_loop, name=f"pty-reader-{self.pid}", daemon=True)
         self._parser = threading.Thread(target=self._parse_loop, name=f"pty-parser-{self.pid}", daemon=True)
+        if sys.getswitchinterval() > _SWITCH_INTERVAL:
+            sys.setswitchinterval(_SWITCH_INTERVAL)  # (for the whole process: the probe's own)
         self._reader.start()
         self._parser.start()
 
