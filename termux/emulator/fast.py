@@ -769,13 +769,32 @@ def _one_style_rows(columns: int, ys: frozenset[int] | None) -> re.Pattern[str]:
         line = r"[0-9]{0,4}"
         if ys is not None:
             spelled = [""] if 0 in ys else []  # (an empty or zero line is the first)
-            line = "0*(?:{})".format("|".join(spelled + [str(y + 1) for y in sorted(ys)]))
+            line = "0*" + _numbers_pattern(spelled + [str(y + 1) for y in ys])
         cups = rf"(?:{_BARE_CUP})*\x1b\[{line}(?:;0*1?)?H"
         pattern = re.compile(rf"(?:{cups})?{row}(?:{cups}{row})*+")
         if len(_ONE_STYLE_ROWS) >= _SKIP_PATTERNS_LIMIT:
             _ONE_STYLE_ROWS.clear()
         _ONE_STYLE_ROWS[columns, ys] = pattern
     return pattern
+
+
+def _numbers_pattern(numbers: list[str]) -> str:
+    """A pattern for exactly the strings `numbers` (of digits), as a tree of their digits: a CUP is
+    matched in a few steps a digit, not one step per number (a screen of 400 lines)."""
+    if not numbers:
+        return "(?!)"
+    tree: dict[str, Any] = {}
+    for number in numbers:
+        node = tree
+        for digit in number:
+            node = node.setdefault(digit, {})
+        node[""] = {}  # (a number ends here)
+
+    def branches(node: dict[str, Any]) -> str:
+        options = [digit + branches(rest) if digit else "" for digit, rest in sorted(node.items())]
+        return options[0] if len(options) == 1 else "(?:{})".format("|".join(options))
+
+    return branches(tree)
 
 
 _ONE_STYLE_ROWS: dict[tuple[int, frozenset[int] | None], re.Pattern[str]] = {}

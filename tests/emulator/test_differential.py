@@ -32,6 +32,7 @@ Cases left out, and why (termux follows xterm there, stock pyte does not):
 from __future__ import annotations
 
 import os
+import re
 import sys
 import unicodedata
 from typing import Any
@@ -753,6 +754,21 @@ def test_frames_drawn_faster_than_read_same_as_reference(
     columns, lines, text = frames
     data = ("".join(sorted(modes)) + text).encode()
     assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.sets(st.integers(0, 2000), max_size=60), st.booleans())
+def test_the_lines_a_skip_checks_are_matched_as_a_tree_of_their_digits(lines: set[int], empty: bool) -> None:
+    """`_numbers_pattern` takes exactly the numbers it was given (and the empty string when asked),
+    among every string of up to four digits."""
+    import itertools
+
+    import termux.emulator.fast as fast
+
+    numbers = [str(n) for n in lines] + ([""] if empty else [])
+    pattern = re.compile(fast._numbers_pattern(numbers))
+    every = ["".join(p) for k in range(5) for p in itertools.product("0123456789", repeat=k)]
+    assert {text for text in every if pattern.fullmatch(text)} == set(numbers)
 
 
 def test_rows_a_later_screenful_redraws_are_passed_over(monkeypatch: pytest.MonkeyPatch) -> None:
