@@ -724,7 +724,7 @@ _ROW_REDRAW = re.compile(r"((?:\x1b\[[0-9;]{0,64}m)*)([\x20-\x7e]*)((?:\x1b\[[0-
 # one), checked once a row is matched.
 _FRAME_SGR = r"(?:\x1b\[[0-9;]{0,64}m)*"
 _BARE_CUP = r"\x1b\[[0-9]{0,4}(?:;[0-9]{0,4})?H"
-_CUP_1 = r"\x1b\[([0-9]{0,4})(?:;0*1?)?(H)"  # CUP to column 1 (a column of 0 is 1): its line
+_CUP_1 = r"\x1b\[([0-9]{0,4})(?:;0{0,4}1?)?(H)"  # CUP to column 1 (a column of 0 is 1): its line
 _CUP_1_ALONE = re.compile(_CUP_1)
 # One row of a frame: the line its CUP goes to (the first row has no CUP: the cursor's line; "H"
 # says there was one, whose empty line is 1), SGR, text, SGR, then the rest of the row's runs
@@ -754,7 +754,7 @@ _SKIP_SCREENS = 2
 _SKIP_PATTERNS_LIMIT = 64
 # A row's CUPs (each after the first without its ESC [, so that a search looks for ESC [ first): the
 # line of the last.
-_CUP_PREFIX_LINE = re.compile(r"\x1b\[(?:[0-9]{0,4}(?:;[0-9]{0,4})?H\x1b\[)*([0-9]{0,4})(?:;0*1?)?H")
+_CUP_PREFIX_LINE = re.compile(r"\x1b\[(?:[0-9]{0,4}(?:;[0-9]{0,4})?H\x1b\[)*([0-9]{0,4})(?:;0{0,4}1?)?H")
 _ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -769,13 +769,21 @@ def _one_style_rows(columns: int, ys: frozenset[int] | None) -> re.Pattern[str]:
         line = r"[0-9]{0,4}"
         if ys is not None:
             spelled = [""] if 0 in ys else []  # (an empty or zero line is the first)
-            line = "0*" + _numbers_pattern(spelled + [str(y + 1) for y in ys])
-        cups = rf"(?:{_BARE_CUP})*\x1b\[{line}(?:;0*1?)?H"
+            # (at most four digits, as everywhere here: the reference reads six or more as 9999)
+            line = "(?=[0-9]{0,4}[;H])0*" + _numbers_pattern(spelled + [str(y + 1) for y in ys])
+        cups = rf"(?:{_BARE_CUP})*\x1b\[{line}(?:;0{{0,4}}1?)?H"
         pattern = re.compile(rf"(?:{cups})?{row}(?:{cups}{row})*+")
         if len(_ONE_STYLE_ROWS) >= _SKIP_PATTERNS_LIMIT:
             _ONE_STYLE_ROWS.clear()
         _ONE_STYLE_ROWS[columns, ys] = pattern
     return pattern
+
+
+def _resets(params: str) -> bool:
+    """Whether SGR with these parameters starts with a reset: a first parameter of 0 or none (as
+    the reference reads it: six digits or more are 9999, which sets nothing)."""
+    first = params.partition(";")[0]
+    return len(first) < 6 and not first.strip("0")
 
 
 def _numbers_pattern(numbers: list[str]) -> str:
@@ -1366,7 +1374,7 @@ class FastStreamMixin(_ReferenceStream):
             row_start = max(data.rfind("\x1b[K", start, tail - 3), data.rfind("\x1b[0K", start, tail - 4), start)
             reset = -1
             for sgr in _SGR_SEQ.finditer(data, row_start, tail):
-                if not sgr.group(1).partition(";")[0].strip("0"):
+                if _resets(sgr.group(1)):
                     reset = sgr.start()
             if reset < 0:
                 return None
@@ -1715,8 +1723,7 @@ class FastStreamMixin(_ReferenceStream):
         sequences from there are walked."""
         end = len(text)
         while (at := text.rfind("\x1b[", 0, end)) >= 0:
-            first = text[at + 2 : text.index("m", at)].partition(";")[0]
-            if not first.strip("0"):
+            if _resets(text[at + 2 : text.index("m", at)]):
                 break
             end = at
         step = self._sgr_step

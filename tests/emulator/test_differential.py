@@ -729,10 +729,14 @@ def one_style_frames(draw: st.DrawFn) -> tuple[int, int, str]:
         rows = []
         for y in order:
             line = str(y + 1) if y or draw(st.booleans()) else draw(st.sampled_from(["", "0"]))
-            cup = draw(st.sampled_from(["\x1b[{};1H", "\x1b[{}H", "\x1b[0{};H", "\x1b[9;9H\x1b[{};01H"]))
+            cup = draw(
+                st.sampled_from(
+                    ["\x1b[{};1H", "\x1b[{}H", "\x1b[0{};H", "\x1b[9;9H\x1b[{};01H", "\x1b[0000{}H", "\x1b[{};000001H"]
+                )
+            )  # (the last two: five digits, a line as it says; six, a column of 9999)
             before = draw(st.sampled_from(["", "\x1b[1m", "\x1b[0;7m", "\x1b[33m"]))
             text = draw(st.text(alphabet="ab #", max_size=columns + (draw(st.integers(0, 9)) == 0)))
-            after = draw(st.sampled_from(["\x1b[m"] * 4 + ["\x1b[0m", "", "\x1b[m\x1b[4m", "\x1b[44m"]))
+            after = draw(st.sampled_from(["\x1b[m"] * 4 + ["\x1b[0m", "", "\x1b[m\x1b[4m", "\x1b[44m", "\x1b[000000m"]))
             rows.append(cup.format(line) + before + text + after + draw(st.sampled_from(["\x1b[K", "\x1b[0K"])))
         frames.append("".join(rows) + draw(st.sampled_from(["", f"\x1b[{lines};{columns}H"])))
     end = draw(st.sampled_from(["", "\x1b[2b", "x", "\x1b[1;2H\x1b[3b", "\x1b[K"]))
@@ -754,6 +758,69 @@ def test_frames_drawn_faster_than_read_same_as_reference(
     columns, lines, text = frames
     data = ("".join(sorted(modes)) + text).encode()
     assert_same_as_reference(columns, lines, history, [data[i : i + chunk] for i in range(0, len(data), chunk)])
+
+
+@pytest.mark.parametrize(
+    ("columns", "lines", "feeds"),
+    [
+        # A line of six digits is 9999 (the bottom), not the line its digits say: not redrawn after.
+        (4, 2, [b"\x1b[Ha\x1b[m\x1b[K" * 5, b"\x1b[H\x1b[000001Hz\x1b[m\x1b[K" + b"\x1b[Ha\x1b[m\x1b[K" * 5]),
+        # A line of five digits: the rows to the lines found redrawn stop before it.
+        (
+            4,
+            3,
+            [
+                b"\x1b[H" + b"\x1b[1Ha\x1b[m\x1b[K\x1b[2Hb\x1b[m\x1b[K\x1b[3Hc\x1b[m\x1b[K" * 3,
+                b"\x1b[H\x1b[2Hold\x1b[m\x1b[K"
+                + b"\x1b[1Hn\x1b[m\x1b[K\x1b[2H\x1b[00003Hm\x1b[m\x1b[K\x1b[3Hk\x1b[m\x1b[K" * 2,
+            ],
+        ),
+        # SGR 000000 is SGR 9999 (nothing), not a reset: the bold stays.
+        (3, 1, [b"\x1b[H" + b"\x1b[1HA\x1b[1m\x1b[000000m\x1b[K" * 2 + b"\x1b[1HB\x1b[K" * 2]),
+        (6, 2, [b"\x1b[mX\r\n" + b"\x1b[1mA\x1b[000000mB\r\n" * 2 + b"C"]),  # (styled lines: the same)
+        # A column of six digits is 9999: not a CUP to column 1.
+        (10, 3, [b"\x1b[1;1Hxx\x1b[K\x1b[3;000001Hab\x1b[m\x1b[K"]),
+    ],
+)
+def test_parameters_of_six_digits_or_more_are_read_as_the_reference_reads_them(
+    columns: int, lines: int, feeds: list[bytes]
+) -> None:
+    """The fast paths' patterns and their reading of a reset take a parameter of six digits or
+    more as the reference does (9999), and a CUP's line of five digits is left to the calls."""
+    for history in (0, 10):
+        assert_same_as_reference(columns, lines, history, feeds)
+
+
+def test_a_skip_looks_at_no_more_than_the_frame_path_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Frames whose every row's CUP spells its line in five digits (the frame path leaves each such
+    row to the calls, and is entered again after it): the rows the skip's patterns match in all
+    stay within the feed's length a few times over, whatever the number of frames (linear cost)."""
+    import termux.emulator.fast as fast
+
+    matched = [0]
+    real = fast._one_style_rows
+
+    class Counted:
+        def __init__(self, pattern: re.Pattern[str]) -> None:
+            self.pattern = pattern
+
+        def match(self, data: str, start: int) -> re.Match[str] | None:
+            found = self.pattern.match(data, start)
+            matched[0] += 0 if found is None else found.end() - start
+            return found
+
+    monkeypatch.setattr(fast, "_one_style_rows", lambda columns, ys: Counted(real(columns, ys)))
+    first = "".join(f"\x1b[{y};1Hr{y}\x1b[m\x1b[K" for _ in range(5) for y in range(1, 6)).encode()
+    for frames in (100, 400):
+        rows = "".join(f"\x1b[0000{y};1Hr{n}y{y}\x1b[m\x1b[K" for n in range(frames) for y in range(1, 6))
+        feeds = [first, ("\x1b[H" + rows).encode()]
+        stream = temu.ByteStream(temu.Screen(20, 5, history=0))
+        matched[0] = 0
+        for data in feeds:
+            stream.feed(data)
+        assert matched[0] <= 3 * sum(map(len, feeds)), frames
+    monkeypatch.undo()
+    assert_same_as_reference(20, 5, 0, feeds)
 
 
 @settings(max_examples=50, deadline=None)
