@@ -871,6 +871,34 @@ def test_rows_a_later_screenful_redraws_are_passed_over(monkeypatch: pytest.Monk
         assert_same_as_reference(10, 6, 0, [text.encode()])
 
 
+def test_the_last_character_drawn_is_taken_from_the_rows_passed_over_when_none_after_draw_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """REP repeats the last character drawn: when the last screenful's rows are all blank, that is
+    the last one of the rows passed over."""
+    import termux.emulator.fast as fast
+
+    skipped: list[int] = []
+    real = fast.FastStreamMixin._frame_skip
+
+    def counted(self: Any, *args: Any) -> Any:
+        found = real(self, *args)
+        if found is not None:
+            skipped.append(found[0])
+        return found
+
+    monkeypatch.setattr(fast.FastStreamMixin, "_frame_skip", counted)
+    written = "".join(f"\x1b[{y};1Hab{n}q\x1b[m\x1b[K" for n in range(6) for y in (1, 2))
+    blank = "\x1b[1;1H\x1b[m\x1b[K\x1b[2;1H\x1b[m\x1b[K" * 3
+    data = ("\x1b[H" + written + blank + "\x1b[2;3H\x1b[3b").encode()
+    screen = temu.Screen(8, 2, history=0)
+    temu.ByteStream(screen).feed(data)
+    monkeypatch.undo()
+    assert skipped  # (the skip ran)
+    assert screen.display[1] == "  qqq   "
+    assert_same_as_reference(8, 2, 0, [data])
+
+
 def test_rows_passed_over_are_checked_against_the_lines_redrawn_after_them() -> None:
     """A program stops redrawing a line: the frame path, which first looks for rows to the lines it
     last found redrawn, still builds the rows that no later screenful redraws."""
