@@ -2,10 +2,11 @@
 
 `Terminal(argv, cols=80, rows=24)` spawns `argv` on a fresh PTY of that size (the child is a session
 leader with the PTY as its controlling terminal). A background thread reads everything the program
-writes and feeds it to a stock pyte screen; `wait_for` blocks on a condition variable that the reader
-signals after every chunk, so waiting costs nothing and reacts as soon as the bytes arrive (no
-sleep-polling). Replies to terminal queries (DA, DSR/cursor position) go back to the program, like a
-real terminal would send them.
+writes, dating each chunk as it reads it, and a second one feeds the chunks to a stock pyte screen
+(so a chunk is not read late while pyte parses the one before); `wait_for` blocks on a condition
+variable that the parsing thread signals after every chunk, so waiting costs nothing and reacts as
+soon as the bytes are parsed (no sleep-polling). Replies to terminal queries (DA, DSR/cursor
+position) go back to the program, like a real terminal would send them.
 
 Like a terminal that supports synchronized output (mode 2026, as kitty, foot, WezTerm and iTerm2
 do), it shows whole frames: between `CSI ? 2026 h` and `CSI ? 2026 l` the screen being drawn is not
@@ -67,8 +68,8 @@ class Expectation:
         self.error: BaseException | None = None
 
     def check(self, now: float, changed: set[int] | None) -> None:
-        # Runs under the screen lock (on the reader thread after a chunk, with the lines it changed).
-        # A predicate that raises is reported to its waiter, not lost on the reader thread.
+        # Runs under the screen lock (on the parsing thread after a chunk, with the lines it changed).
+        # A predicate that raises is reported to its waiter, not lost on the parsing thread.
         if self.satisfied_at is not None or self.error is not None:
             return
         try:
@@ -249,7 +250,7 @@ class Terminal:
         Returns the monotonic time at which the chunk that satisfied it was read from the PTY (or
         the current time if it was already satisfied). Raises TimeoutError after `timeout` seconds
         and TerminalClosed if the program's output ended first; both messages show the screen.
-        The predicate runs on the reader thread after each chunk, under the screen lock: keep it
+        The predicate runs on the parsing thread after each chunk, under the screen lock: keep it
         cheap and do not call `write` from it.
         """
         return self.expect(what).wait(timeout)
@@ -313,7 +314,7 @@ class Terminal:
             os.kill(self.pid, sig)
 
     def _answer(self, data: str) -> None:
-        # Called by pyte (on the reader thread) to reply to a query: send it to the program.
+        # Called by pyte (on the parsing thread) to reply to a query: send it to the program.
         try:
             self.write(data.encode())
         except OSError:
@@ -392,7 +393,7 @@ class Terminal:
         self._osc_tail = buf[-1:]  # an introducer cut by the read
 
     def _feed(self, piece: bytes, now: float) -> None:
-        # Under the lock, on the reader thread. A piece is at most one synchronized update.
+        # Under the lock, on the parsing thread. A piece is at most one synchronized update.
         screen = self.screen
         if piece.startswith(b"\x1b[?2026h") and SYNC_MODE not in screen.mode:
             self._shown = (list(screen.display), (screen.cursor.x, screen.cursor.y))
