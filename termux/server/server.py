@@ -901,9 +901,7 @@ class Server:
         """The parse order and the CPU priority follow what views focus and show: the focused
         sessions first, the other panes next, the rest last (while any view is attached; else
         every session has its own nice)."""
-        focused = {c.focus for c in self.connections if c.focus is not None}
-        visible = {sid for c in self.connections for sid in c.shown} - focused
-        self.pump.order.focused, self.pump.order.visible = focused, visible
+        self.pump.order.focused, self.pump.order.visible = self._shown()
         # The CPU priority once the request that changed the views is answered: the first attach
         # lowers every session (a pass over /proc, a write for each), which its reply need not
         # wait for. It runs before any request sent after that reply is read (on any connection).
@@ -912,9 +910,13 @@ class Server:
 
     def _follow_priority(self) -> None:
         self._priority_follow = None
-        focused = {c.focus for c in self.connections if c.focus is not None}
-        visible = {sid for c in self.connections for sid in c.shown} - focused
+        focused, visible = self._shown()  # (as the views are now: more may have changed since)
         self.cpu.follow(focused, any(c.attached for c in self.connections), visible)
+
+    def _shown(self) -> tuple[set[str], set[str]]:
+        """The sessions a view focuses, and those a view shows in a pane beside its focus."""
+        focused = {c.focus for c in self.connections if c.focus is not None}
+        return focused, {sid for c in self.connections for sid in c.shown} - focused
 
     def _push_event(self, event: Event) -> None:
         line = event.push_line

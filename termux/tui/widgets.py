@@ -256,19 +256,13 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
         another whole) or the screen did not scroll."""
         write = getattr(self.app, "write_to_terminal", None)
         screen = self.screen_
-        region = self.region
-        if (
-            write is None
-            or screen is None
-            or (self.copy is not None and self.copy.shown)
-            or region.x
-            or region.right != self.app.size.width
-            or region.height != screen.lines
-        ):
+        if write is None or screen is None or (self.copy is not None and self.copy.shown):
             return False
-        at = self.shown_at()
-        moved = self.renderer.moved() if at is not None else None
-        if at is None or moved is None:
+        at = self.shown_at()  # (the view's region, when it is shown whole)
+        if at is None or at.x or at.right != self.app.size.width or at.height != screen.lines:
+            return False
+        moved = self.renderer.moved()
+        if moved is None:
             return False
         up, stale = moved
         shown = sorted(stale)
