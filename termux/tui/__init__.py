@@ -71,11 +71,7 @@ def run(
 
     if TRACE.on:
         TRACE.mark("tui.run")
-    from termux.defaults import OWN_NICE
-    from termux.server.priority import raise_own_priority
     from termux.tui.config import ConfigError, load_config
-
-    raise_own_priority(OWN_NICE)
 
     try:
         config = load_config()
@@ -102,7 +98,13 @@ def run(
         server = socket_path(name, path)
         starting = ServerStart(server)
         try:
-            import asyncio  # after the server start began: everything from here overlaps it
+            # After the server start began: everything from here overlaps it.
+            import asyncio
+
+            from termux.defaults import OWN_NICE
+            from termux.server.priority import raise_own_priority
+
+            raise_own_priority(OWN_NICE)
 
             _preload()
             starting.wait()

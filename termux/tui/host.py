@@ -378,9 +378,9 @@ class Host:
             os._exit(0)
         os.write(self.ready, b"ready")
         os.close(self.ready)
-        from termux.heap import freeze_startup_objects
+        from termux.heap import freeze_survivors
 
-        freeze_startup_objects()  # what the TUI it was forked from left is freed, the rest frozen
+        freeze_survivors()  # what the TUI it was forked from left is freed, the rest frozen
         try:
             self._fork_spare()
             self._loop()
