@@ -39,9 +39,7 @@ def garbage_cycle() -> weakref.ref[Node]:
     return weakref.ref(Node())
 
 
-@pytest.mark.parametrize(
-    ("freeze", "collects"), [(freeze_startup_objects, False), (freeze_survivors, True)]
-)
+@pytest.mark.parametrize(("freeze", "collects"), [(freeze_startup_objects, False), (freeze_survivors, True)])
 def test_a_start_freezes_what_lives_without_walking_it(
     collections: list[int], freeze: Callable[[], None], collects: bool
 ) -> None:

@@ -24,6 +24,7 @@ while it has something to do.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -426,7 +427,11 @@ class TermuxApp(App[str]):
         pushes = self.client.pushes
         while not pushes.empty():
             self.handle_push(pushes.get_nowait())
-        self.client.on_push = self.handle_push
+        # The client reads in the loop's own context, where Textual does not know the app (each
+        # `self.app` there walks the widget tree up): pushes are handled in a copy of this
+        # task's context, the app's.
+        context = contextvars.copy_context()
+        self.client.on_push = lambda push: context.copy().run(self.handle_push, push)
 
     async def _watch_server(self) -> None:
         await self.client.closed.wait()

@@ -127,12 +127,12 @@ class Painted(Widget):
         screen = self.screen
         if screen is not self.app.screen:
             return None
-        region = self.region
         try:
-            clip = screen.find_widget(self).clip
+            found = screen.find_widget(self)  # (what `self.region` looks up)
         except NoWidget:
             return None
-        return region if region and clip.contains_region(region) else None
+        region = found.region
+        return region if region and found.clip.contains_region(region) else None
 
     def painting(self, region: Region, lines: Sequence[int], strips: Sequence[Strip]) -> str:
         """What writes `strips` as the widget's `lines` at `region` (see `paint_lines`). A widget

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import re
 import threading
@@ -365,6 +366,39 @@ async def test_the_tui_ends_when_the_server_goes_away(server: RunningServer) -> 
             c.request("server.kill")
         await wait_until(pilot, lambda: not app.is_running or app.exit_reason != "")
     assert app.exit_reason == "the server went away"
+
+
+class ContextRecordingApp(TermuxApp):
+    """Records, for each push, whether it was handled where Textual finds the app by its context
+    variable (Textual's `active_app`: a detail this test names, so a Textual that renames it
+    fails here, not silently in the TUI's speed)."""
+
+    def handle_push(self, push: Any) -> None:
+        self.found.append(any(var.name == "active_app" for var in contextvars.copy_context()))
+        super().handle_push(push)
+
+    found: list[bool]
+
+
+async def test_pushes_are_handled_where_textual_finds_the_app(server: RunningServer) -> None:
+    """The client reads pushes in a callback of the loop's own, where `self.app` would walk the
+    widget tree up at each look-up (a frame looks it up several times): they are handled in the
+    app's context."""
+    with server.client() as c:
+        sid = c.request("session.new", name="a", command=["/bin/cat"])["session"]["id"]
+    client = await AsyncClient.connect(server.path, autostart=False)
+    app = ContextRecordingApp(client, config=Config())
+    app.found = []
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, app.attached.is_set)
+            taken = len(app.found)  # (those that came before the reply are handled in its task)
+            with server.client() as c:
+                c.request("session.send", target=sid, data=b"pushed\r")
+            await wait_until(pilot, lambda: "pushed" in shadow_text(app))
+            assert app.found[taken:] and all(app.found[taken:])
+    finally:
+        await client.close()
 
 
 async def test_a_keys_echo_is_drawn_at_once_other_output_at_the_next_frame(server: RunningServer) -> None:
