@@ -565,8 +565,7 @@ class TermuxApp(App[str]):
             dirty = view.take_dirty()
             if TRACE.on:
                 TRACE.stamp("tui.drawn", self.model.focused)
-            if not view.paint_scrolled():
-                view.repaint(dirty)
+            view.repaint(dirty)
         self.model.pacer.drawn()
 
     def _pane_frame(self) -> None:

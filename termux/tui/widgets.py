@@ -6,7 +6,7 @@ import socket
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from rich.cells import cell_len, set_cell_size
 from rich.console import Console
@@ -111,25 +111,27 @@ class Painted(Widget):
         """Write `strips` as the widget's `lines` (whole lines, in the widget's own coordinates),
         rendered as Textual renders them (`Strip.render`), in one write; False (nothing written)
         unless the widget is shown whole on the screen shown, where nothing is drawn over it."""
-        write = getattr(self.app, "write_to_terminal", None)
         region = self.shown_at()
-        if write is None or region is None:
+        if region is None:
             return False
-        write(self.painting(region, lines, strips))
-        self.painted += 1
+        self.write_lines(region, lines, strips)
         return True
+
+    def write_lines(self, region: Region, lines: Sequence[int], strips: Sequence[Strip], before: str = "") -> None:
+        """Write `strips` as the widget's `lines` where `shown_at` found it, after `before`."""
+        cast(Any, self.app).write_to_terminal(before + self.painting(region, lines, strips))
+        self.painted += 1
 
     def shown_at(self) -> Region | None:
         """Where the widget is on the terminal (its outer region), when it is shown whole on the
-        screen shown, where nothing is drawn over it; else None."""
-        if not self.is_mounted:  # (a view made a moment ago: not on a screen yet)
-            return None
-        screen = self.screen
-        if screen is not self.app.screen:
-            return None
+        screen shown, where nothing is drawn over it, and the app writes to a terminal; else None.
+        The screen shown knows only its own widgets: one look-up in its map (`self.region` walks
+        up the tree to the widget's screen first, and a frame asked that several times)."""
+        if not self.is_mounted or getattr(self.app, "write_to_terminal", None) is None:
+            return None  # (a view made a moment ago, not on a screen yet; an app of the tests)
         try:
-            found = screen.find_widget(self)  # (what `self.region` looks up)
-        except NoWidget:
+            found = self.app.screen.find_widget(self)
+        except NoWidget:  # (on another screen, or not laid out)
             return None
         region = found.region
         return region if region and found.clip.contains_region(region) else None
@@ -232,9 +234,14 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
 
     def repaint(self, dirty: set[int]) -> None:
         """Put the drawn `dirty` lines on the terminal: written at once when nothing can cover the
-        view (`paint`: a frame then costs the lines that changed), else refreshed through Textual's
-        compositor."""
-        if not dirty or self.paint(dirty):
+        view (a frame then costs the lines that changed; when the screen scrolled, `_scroll` says
+        how the terminal can scroll them instead), else refreshed through Textual's compositor."""
+        if not dirty:
+            return
+        at = self._paintable_at()
+        if at is not None:
+            scroll, lines = self._scroll(at) or ("", sorted(dirty))
+            self.write_lines(at, lines, self._strips(lines, at.width), before=scroll)
             return
         width = self.size.width
         # One region per run of adjacent lines: a scroll repaints the screen as one region.
@@ -245,40 +252,39 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
                 self.refresh(Region(0, lines[start], width, y - lines[start] + 1))
                 start = i + 1
 
-    def paint_scrolled(self) -> bool:
-        """The lines drawn last (`take_dirty`) when the screen's content moved up
-        (`ScreenRenderer.moved`): scroll the view's lines on the terminal as the screen did (a
-        scroll region, line feeds at its bottom, as tmux does), then write only the lines that
-        then show something else. False, with nothing written, when the view is not where this
-        applies (covered, copy mode over it, not as tall as the screen, or not the terminal's
-        whole width: the terminal scrolls whole lines, and what is beside the view would have to
-        be written again, which costs more than the view's lines; tmux too writes a pane beside
-        another whole) or the screen did not scroll."""
-        write = getattr(self.app, "write_to_terminal", None)
+    def _scroll(self, at: Region) -> tuple[str, list[int]] | None:
+        """When the lines drawn last (`take_dirty`) show the screen's content moved up
+        (`ScreenRenderer.moved`) and the view at `at` spans the terminal's width and the screen's
+        height: what scrolls the view's lines on the terminal as the screen did (a scroll region,
+        line feeds at its bottom, as tmux does), and the lines to write after it, those that then
+        show something else. Else None: the terminal scrolls whole lines, and what is beside the
+        view would have to be written again, which costs more than the view's lines (tmux too
+        writes a pane beside another whole)."""
         screen = self.screen_
-        if write is None or screen is None or (self.copy is not None and self.copy.shown):
-            return False
-        at = self.shown_at()  # (the view's region, when it is shown whole)
-        if at is None or at.x or at.right != self.app.size.width or at.height != screen.lines:
-            return False
+        if screen is None or at.x or at.right != self.app.size.width or at.height != screen.lines:
+            return None
         moved = self.renderer.moved()
         if moved is None:
-            return False
+            return None
         up, stale = moved
-        shown = sorted(stale)
         # (A line feed at the bottom of a scroll region scrolls the region a line.)
         scroll = f"\x1b[{at.y + 1};{at.bottom}r\x1b[{at.bottom};1H" + "\n" * up + "\x1b[r"
-        write(scroll + self.painting(at, shown, self._strips(shown)))
-        self.painted += 1
-        return True
+        return scroll, sorted(stale)
 
     def paint(self, lines: set[int]) -> bool:
-        """Write the drawn `lines` to the terminal at once (`Painted.paint_lines`), unless copy
-        mode is drawn over the screen or something may cover the view."""
-        if self.copy is not None and self.copy.shown:
+        """Write the drawn `lines` to the terminal at once (`write_lines`), unless copy mode is
+        drawn over the screen or something may cover the view."""
+        at = self._paintable_at()
+        if at is None:
             return False
         shown = sorted(lines)
-        return self.paint_lines(shown, self._strips(shown))
+        self.write_lines(at, shown, self._strips(shown, at.width))
+        return True
+
+    def _paintable_at(self) -> Region | None:
+        """Where the view's lines can be written straight to the terminal (`shown_at`): not while
+        copy mode is drawn over the screen."""
+        return None if self.copy is not None and self.copy.shown else self.shown_at()
 
     def _cursor_visible(self) -> bool:
         screen = self.screen_
@@ -324,9 +330,11 @@ class TerminalView(Painted, BaseStyled, can_focus=True):
             strips = [strip.crop(x1, x2) for strip in strips]
         return strips
 
-    def _strips(self, lines: Iterable[int]) -> list[Strip]:
-        """Whole lines of the view, filtered as Textual filters them."""
-        width = self.size.width
+    def _strips(self, lines: Iterable[int], width: int | None = None) -> list[Strip]:
+        """Whole lines of the view, filtered as Textual filters them; `width`, when the caller
+        knows it (`shown_at`'s: the view has no border or padding), saves looking it up."""
+        if width is None:
+            width = self.size.width
         return self.filtered([self._line(y, width) for y in lines])
 
     def on_resize(self, event: events.Resize) -> None:
@@ -509,7 +517,10 @@ class Sidebar(Painted, BaseStyled):
     @property
     def shown_rows(self) -> int:
         """Rows that fit whole."""
-        return max(1, self.size.height // self.ROW_HEIGHT)
+        return self._rows_fitting(self.size.height)
+
+    def _rows_fitting(self, height: int) -> int:
+        return max(1, height // self.ROW_HEIGHT)
 
     def scroll_rows_to(self, top: int) -> None:
         top = max(0, min(top, len(self.rows) - self.shown_rows))
@@ -546,24 +557,26 @@ class Sidebar(Painted, BaseStyled):
     def shows_new(self, row: SessionRow) -> bool:
         """Whether `update_rows` would draw this row again: it is in view and shows something new."""
         index = self._index.get(row.id)
-        if index is None or not self._in_view(index):
+        size = self.size
+        if index is None or not self._in_view(index, size.height):
             return False
         drawn = self._drawn.get(index)
-        return drawn is None or drawn[0] != self._row_key(index, row)
+        return drawn is None or drawn[0] != self._row_key(index, row, size.width)
 
     def update_rows(self, rows: Iterable[SessionRow]) -> int:
         """Redraw the rows whose content changed, the lines of them that changed only, in one
         write; how many rows were redrawn."""
         changed = []
+        size = self.size  # (Textual looks it up anew each time it is asked: once for the batch)
         for row in rows:
             index = self._index.get(row.id)
             if index is None:
                 continue
             self.rows[index] = row
             drawn = self._drawn.get(index)
-            if drawn is None or drawn[0] != self._row_key(index, row):
+            if drawn is None or drawn[0] != self._row_key(index, row, size.width):
                 changed.append(index)
-        return self._refresh_rows(changed)
+        return self._refresh_rows(changed, size)
 
     def set_focus(self, focused_id: str | None) -> None:
         """Move the focus mark: only the rows it leaves and reaches are drawn again (all of them
@@ -580,38 +593,41 @@ class Sidebar(Painted, BaseStyled):
     def _refresh_row(self, index: int) -> bool:
         return self._refresh_rows([index]) == 1
 
-    def _in_view(self, index: int) -> bool:
-        return self.first_row <= index <= self.first_row + self.shown_rows  # (a row half shown at the bottom)
+    def _in_view(self, index: int, height: int) -> bool:
+        """Whether row `index` is shown on a sidebar `height` lines tall (half shown at the bottom too)."""
+        return self.first_row <= index <= self.first_row + self._rows_fitting(height)
 
-    def _refresh_rows(self, indexes: Iterable[int]) -> int:
-        """Draw these rows again; the lines that show something else than they did go out in one
-        write (`paint_lines`), else Textual repaints the rows."""
+    def _refresh_rows(self, indexes: Iterable[int], size: Size | None = None) -> int:
+        """Draw these rows again (the sidebar being `size`, when the caller has it); the lines that
+        show something else than they did go out in one write (`paint_lines`), else Textual
+        repaints the rows."""
+        size = size or self.size
         lines: list[int] = []
         strips: list[Strip] = []
         regions = []
         for index in indexes:
-            if not self._in_view(index):
+            if not self._in_view(index, size.height):
                 continue  # scrolled out of view: drawn afresh when it comes back
             self.row_refreshes += 1
             top = (index - self.first_row) * self.ROW_HEIGHT
             before = self._drawn.get(index)
             for part in range(self.ROW_HEIGHT):
-                strip = self._outer_line(top + part)
+                strip = self._outer_line(top + part, size.width)
                 # A line that shows what it showed is on the terminal already (a scroll or a new
                 # style repaints the whole sidebar, and a repaint Textual owes draws it as it is).
                 if before is None or before[1][part] != strip:
                     lines.append(top + part)
                     strips.append(strip)
-            regions.append(Region(0, top, self.size.width, self.ROW_HEIGHT))
+            regions.append(Region(0, top, size.width, self.ROW_HEIGHT))
         if lines and not self.paint_lines(lines, self.filtered(strips)):
             for region in regions:
                 self.refresh(region)
         return len(regions)
 
-    def _row_key(self, index: int, row: SessionRow) -> tuple[Any, ...]:
+    def _row_key(self, index: int, row: SessionRow, width: int) -> tuple[Any, ...]:
         return (
             index, row.id, row.name, row.state, row.exit_code, row.exit_signal, row.unseen, row.bell,
-            row.preview or row.title, row.id == self.focused_id, self.size.width,
+            row.preview or row.title, row.id == self.focused_id, width,
         )  # fmt: skip
 
     def row_pieces(self, index: int, row: SessionRow) -> tuple[list[Piece], list[Piece]]:
@@ -635,23 +651,25 @@ class Sidebar(Painted, BaseStyled):
         """The lines in `crop` (of the whole widget, its border included) as Textual's styles
         cache would make them (a test compares them), kept from one frame to the next: Textual's
         way draws every line of the widget again whenever one changes."""
-        strips = self.filtered([self._outer_line(y) for y in crop.line_range])
+        width = self.size.width
+        strips = self.filtered([self._outer_line(y, width) for y in crop.line_range])
         if crop.column_span != (0, self.outer_size.width):
             x1, x2 = crop.column_span
             strips = [strip.crop(x1, x2) for strip in strips]
         return strips
 
-    def _outer_line(self, y: int) -> Strip:
-        """Line y of the widget, the right border's cell included."""
+    def _outer_line(self, y: int, width: int) -> Strip:
+        """Line y of the widget, the right border's cell included (its content `width` wide)."""
         shown, part = divmod(y, self.ROW_HEIGHT)
         index = self.first_row + shown
         if index >= len(self.rows):
-            return self._beside_edge(Strip.blank(self.size.width, self.base_style))
+            return self._beside_edge(Strip.blank(width, self.base_style))
         row = self.rows[index]
-        key = self._row_key(index, row)
+        key = self._row_key(index, row, width)
         drawn = self._drawn.get(index)
         if drawn is None or drawn[0] != key:
-            drawn = (key, [self._beside_edge(self._content_line(index, row, n)) for n in range(self.ROW_HEIGHT)])
+            lines = [self._content_line(index, row, n, width) for n in range(self.ROW_HEIGHT)]
+            drawn = (key, [self._beside_edge(line) for line in lines])
             self._drawn[index] = drawn
             self.rows_drawn += 1
         return drawn[1][part]
@@ -669,16 +687,17 @@ class Sidebar(Painted, BaseStyled):
         edge = self._edge[1]
         return strip if edge is None else Strip.join([strip, edge])
 
-    def _content_line(self, index: int, row: SessionRow, part: int) -> Strip:
-        return fit_strip(self.row_pieces(index, row)[part], self.size.width, self.base_style)
+    def _content_line(self, index: int, row: SessionRow, part: int, width: int) -> Strip:
+        return fit_strip(self.row_pieces(index, row)[part], width, self.base_style)
 
     def render_line(self, y: int) -> Strip:
         """Line y inside the border (Textual's own pass draws the border around it)."""
         shown, part = divmod(y, self.ROW_HEIGHT)
         index = self.first_row + shown
+        width = self.size.width
         if index >= len(self.rows):
-            return Strip.blank(self.size.width, self.base_style)
-        return self._content_line(index, self.rows[index], part)
+            return Strip.blank(width, self.base_style)
+        return self._content_line(index, self.rows[index], part, width)
 
     def on_click(self, event: events.Click) -> None:
         index = self.first_row + int(event.y) // self.ROW_HEIGHT

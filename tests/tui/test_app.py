@@ -751,8 +751,8 @@ async def test_switching_sessions_redraws_two_sidebar_rows_and_no_layout(server:
 
             return refresh_counted
 
-        def recording_line(index: int, row: Any, part: int) -> Any:
-            strip = content_line(index, row, part)
+        def recording_line(index: int, row: Any, part: int, width: int) -> Any:
+            strip = content_line(index, row, part, width)
             drawn.append(((index - app.sidebar.first_row) * app.sidebar.ROW_HEIGHT + part, strip.text))
             return strip
 
