@@ -204,8 +204,10 @@ class AsyncClient:
         return {} if reply.result is None else reply.result
 
     def send_nowait(self, cmd: str, **args: Any) -> None:
-        """Fire a request whose reply nobody awaits (keystrokes: the fastest path to the server)."""
-        self._transport.write(self._conn.send(self._conn.request(cmd, args)))
+        """Fire a request whose result nobody awaits (keystrokes: the fastest path to the server).
+        The server answers it only if it fails (`"reply": "errors"`; the answer is dropped here),
+        so a keystroke does not cost the server a reply and this process a wake-up to read it."""
+        self._transport.write(self._conn.send(self._conn.request(cmd, args, errors_only=True)))
 
     async def close(self) -> None:
         for pending in (self._later, self._putting):

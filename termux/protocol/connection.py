@@ -48,13 +48,15 @@ else:
 
 
 class Request:
-    """A request on its way: its id on the connection, the command and its arguments."""
+    """A request on its way: its id on the connection, the command and its arguments, and whether
+    the server answers it only if it fails (`errors_only`: nobody awaits its result)."""
 
-    __slots__ = ("id", "cmd", "args")
+    __slots__ = ("id", "cmd", "args", "errors_only")
 
-    def __init__(self, id: int, cmd: str, args: Any) -> None:
+    def __init__(self, id: int, cmd: str, args: Any, errors_only: bool = False) -> None:
         self.id, self.cmd = id, cmd
         self.args = args  # a mapping of argument names to values, or an Args struct (TYPED only)
+        self.errors_only = errors_only
 
 
 class NeedData:
@@ -127,6 +129,8 @@ class PlainCodec:
 
     def encode(self, request: Request) -> bytes:
         line = {"id": request.id, "cmd": request.cmd, "args": request.args}
+        if request.errors_only:
+            line["reply"] = "errors"
         return json.dumps(line, separators=(",", ":"), default=_bytes_as_base64).encode() + b"\n"
 
     def decode(self, line: bytes) -> PlainMessage:
@@ -163,9 +167,9 @@ class ClientConnection(_Generic[M]):
         self._ids = itertools.count(1)
         self._eof = False
 
-    def request(self, cmd: str, args: Any = None) -> Request:
+    def request(self, cmd: str, args: Any = None, errors_only: bool = False) -> Request:
         """A request with the next id (ids count from 1 on each connection)."""
-        return Request(next(self._ids), cmd, {} if args is None else args)
+        return Request(next(self._ids), cmd, {} if args is None else args, errors_only)
 
     def send(self, request: Request) -> bytes:
         """The bytes to write for `request`."""

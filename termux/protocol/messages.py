@@ -195,6 +195,7 @@ class Request:
     id: RequestId
     cmd: str
     args: dict[str, Any]
+    errors_only: bool = False  # `"reply": "errors"`: answered only if it fails
 
 
 def decode_request(line: bytes) -> Request:
@@ -222,12 +223,18 @@ def decode_request(line: bytes) -> Request:
         error = ProtocolError(ErrorCode.BAD_ARGS, f"`args` must be an object, not {_kind(args)}")
         error.extra["id"] = request_id
         raise error
-    unknown = set(obj) - {"id", "cmd", "args"}
+    unknown = set(obj) - {"id", "cmd", "args", "reply"}
     if unknown:
         error = ProtocolError(ErrorCode.BAD_REQUEST, f"unknown request fields: {', '.join(sorted(unknown))}")
         error.extra["id"] = request_id
         raise error
-    return Request(request_id, cmd, args)
+    reply = obj.get("reply", "always")
+    if reply not in ("always", "errors"):
+        got = f'"{reply[:40]}"' if isinstance(reply, str) else _kind(reply)
+        error = ProtocolError(ErrorCode.BAD_REQUEST, f'`reply` must be "always" or "errors", not {got}')
+        error.extra["id"] = request_id
+        raise error
+    return Request(request_id, cmd, args, reply == "errors")
 
 
 def convert_args(args: dict[str, Any], struct: type[ArgsT]) -> ArgsT:

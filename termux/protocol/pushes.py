@@ -145,7 +145,10 @@ class TypedCodec:
         self._replies = msgspec.json.Decoder(Reply)
 
     def encode(self, request: Request) -> bytes:
-        return _encoder.encode({"id": request.id, "cmd": request.cmd, "args": request.args}) + b"\n"
+        line = {"id": request.id, "cmd": request.cmd, "args": request.args}
+        if request.errors_only:
+            line["reply"] = "errors"
+        return _encoder.encode(line) + b"\n"
 
     def decode(self, line: bytes) -> ServerMessage:
         try:

@@ -258,6 +258,7 @@ class Connection(asyncio.Protocol):
                     ErrorCode.BUSY, f"{MAX_IN_FLIGHT} requests of this connection are still in progress"
                 )
             args = convert_args(request.args, command.args)
+            errors_only = request.errors_only
             result = command.handler(handlers.Context(self.server, self), args)
         except ProtocolError as error:
             request_id = error.extra.pop("id", request_id)
@@ -268,13 +269,13 @@ class Connection(asyncio.Protocol):
             self.reply(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
             return
         if inspect.isawaitable(result):
-            task = asyncio.ensure_future(self._finish(request_id, result))
+            task = asyncio.ensure_future(self._finish(request_id, result, errors_only))
             self.tasks.add(task)
             task.add_done_callback(self.tasks.discard)
-        else:
+        elif not errors_only:
             self.reply(reply_ok(request_id, result))
 
-    async def _finish(self, request_id: RequestId, pending: Any) -> None:
+    async def _finish(self, request_id: RequestId, pending: Any, errors_only: bool) -> None:
         try:
             result = await pending
         except ProtocolError as error:
@@ -285,7 +286,8 @@ class Connection(asyncio.Protocol):
             log.exception("request failed")
             self.reply(reply_error(request_id, ProtocolError(ErrorCode.INTERNAL, f"{type(exc).__name__}: {exc}")))
         else:
-            self.reply(reply_ok(request_id, result))
+            if not errors_only:
+                self.reply(reply_ok(request_id, result))
 
     # -- output ----------------------------------------------------------------------------------
 

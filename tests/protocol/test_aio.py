@@ -6,12 +6,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 
 from termux.client import TermuxError, aio
 from termux.client.aio import PUSH_BATCH, AsyncClient
-from termux.protocol.pushes import OutputPush, Push, encode_line, reply_ok
+from termux.protocol.errors import ErrorCode, ProtocolError
+from termux.protocol.pushes import OutputPush, Push, encode_line, reply_error, reply_ok
 
 Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -139,6 +142,32 @@ async def test_a_reply_s_waiter_runs_before_the_pushes_read_after_it(socket_dir:
                 break
             await asyncio.sleep(0.005)
         assert order == ["reply", "push"]
+    finally:
+        await client.close()
+        server.close()
+
+
+async def test_a_request_sent_without_waiting_asks_for_error_replies_only(socket_dir: Path) -> None:
+    """`send_nowait` (keystrokes) asks the server to answer only a failure: nobody awaits the
+    result, so a success would cost the server a reply and the client a wake-up to read it. An
+    error that comes anyway is dropped, and what is awaited after it gets its own reply."""
+    lines: list[dict[str, Any]] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for _ in range(2):
+            lines.append(msgspec.json.decode(await reader.readline()))
+        writer.write(reply_error(lines[0]["id"], ProtocolError(ErrorCode.NO_SESSION, "no such session")))
+        writer.write(reply_ok(lines[1]["id"], {"done": True}))
+        await writer.drain()
+        await reader.read()
+
+    server = await fake_server(socket_dir / "s", serve)
+    client = await AsyncClient.connect(socket_dir / "s", autostart=False)
+    try:
+        client.send_nowait("session.send", target="%1", data=b"k")
+        assert await asyncio.wait_for(client.request("server.hello"), 10) == {"done": True}
+        assert lines[0]["reply"] == "errors" and lines[0]["cmd"] == "session.send"
+        assert "reply" not in lines[1]  # an awaited request: every reply (the default)
     finally:
         await client.close()
         server.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import socket
@@ -58,6 +59,8 @@ def test_splitter_matches_split_on_newlines(chunks: list[bytes], limit: int) -> 
         (b'{"id": [1], "cmd": "server.hello"}', "bad_request"),
         (b'{"id": 1, "cmd": "server.hello", "args": []}', "bad_args"),
         (b'{"id": 1, "cmd": "server.hello", "extra": 1}', "bad_request"),
+        (b'{"id": 1, "cmd": "server.hello", "reply": 1}', "bad_request"),
+        (b'{"id": 1, "cmd": "server.hello", "reply": "never"}', "bad_request"),
     ],
 )
 def test_decode_request_rejects_malformed_lines(line: bytes, code: str) -> None:
@@ -115,6 +118,32 @@ def test_every_bad_request_gets_its_error_and_the_connection_keeps_working(serve
         assert conn.ask(b'{"id": "x", "cmd": "server.hello"}\n') == {
             "id": "x", "ok": True, "result": conn.ask(b'{"id": "x", "cmd": "server.hello"}\n')["result"]
         }  # fmt: skip
+    finally:
+        conn.close()
+
+
+def test_a_request_for_error_replies_only_is_answered_only_when_it_fails(server: RunningServer) -> None:
+    """`"reply": "errors"`: a request that succeeds gets no reply (the next request's reply is the
+    next line), one that fails gets its error as any request would; both do their work."""
+    with server.client() as client:
+        sid = client.request("session.new", name="q", command=["/bin/cat"])["session"]["id"]
+    typed = base64.b64encode(b"typed quietly\n").decode()
+    wait = {"target": sid, "match": "typed quietly", "timeout": 10}
+    requests = [
+        {"id": 1, "cmd": "session.send", "reply": "errors", "args": {"target": sid, "data": typed}},
+        {"id": 2, "cmd": "session.send", "reply": "errors", "args": {"target": "ghost", "data": "eA=="}},
+        {"id": 3, "cmd": "server.hello", "reply": "always"},
+        {"id": 4, "cmd": "session.wait", "reply": "errors", "args": wait},  # answers later, if at all
+        {"id": 5, "cmd": "session.wait", "args": wait},
+    ]
+    conn = RawConnection(server)
+    try:
+        conn.sock.sendall(b"".join(msgspec.json.encode(request) + b"\n" for request in requests))
+        replies = [msgspec.json.decode(conn.file.readline()) for _ in range(3)]
+        assert [(reply["id"], reply["ok"]) for reply in replies] == [(2, False), (3, True), (5, True)]
+        assert replies[0]["error"]["code"] == "no_session"
+        assert replies[2]["result"]["match"] == "typed quietly"  # (the quiet send was sent)
+        assert conn.ask(b'{"id": 6, "cmd": "server.hello"}\n')["id"] == 6  # and no late reply to 4
     finally:
         conn.close()
 
