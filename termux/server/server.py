@@ -677,13 +677,17 @@ class Server:
         """After a read of `nbytes`: whether the wake-up reads on until the PTY is empty. A focused
         session's does; a background session's does while nobody types (Session._on_readable:
         such reads may stop the loop) and this pass of the loop has read less than
-        READ_PASS_BUDGET, and no request waits (InputWatch)."""
+        READ_PASS_BUDGET from such sessions, and no request waits (InputWatch). Only those reads
+        are counted, and only they arm the callback that ends the pass: the one after a key's echo
+        was read would cost the loop a pass of its own."""
+        if session.id in self.pump.order.focused:
+            return True
+        if self.pump.typing():
+            return False
         self._pass_read += nbytes
         if self._pass_end is None:
             self._pass_end = asyncio.get_running_loop().call_soon(self._end_pass)
-        if session.id in self.pump.order.focused:
-            return True
-        return not self.pump.typing() and self._pass_read < READ_PASS_BUDGET and not self.input.waiting()
+        return self._pass_read < READ_PASS_BUDGET and not self.input.waiting()
 
     def _reads_blind(self) -> bool:
         """Whether a wake-up reads on with the line discipline empty (waiting for the kernel's

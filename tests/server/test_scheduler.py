@@ -769,10 +769,12 @@ async def test_background_draining_stops_for_the_pass_once_its_read_budget_is_sp
     focused, background = (server.new_session(NewArgs(name=n, command=["cat"])) for n in ("focused", "background"))
     server.pump.order.focused = {focused.id}
     read = READ_SIZE // 4
+    assert server._drains(focused, read) and server._pass_end is None  # (not counted: no pass to end)
     assert all(server._drains(background, read) for _ in range(READ_PASS_BUDGET // read - 1))
     assert not server._drains(background, read)  # the pass's budget is spent: one read per wake-up
     assert server._drains(focused, read)  # what a view focuses reads on
     await asyncio.sleep(0)  # the next pass of the loop: a new budget
+    assert server._pass_end is None and server._pass_read == 0
     assert server._drains(background, read) and server._pass_end is not None
     server.pump.typed()
     assert not server._drains(background, read) and server._drains(focused, read)  # someone types
