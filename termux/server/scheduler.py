@@ -272,15 +272,13 @@ class OutputPump:
     async def run(self) -> None:
         while True:
             done = self.batch()
-            if done is None:
+            if done is not None and (rest := self.rest_after(done)) > 0:
+                await self._rest.take(rest)
+            elif done is not None and self.order:
+                await asyncio.sleep(0)  # let requests and input in between slices
+            else:  # nothing waits (not even what the batch left): until output comes
                 self._wake.clear()
                 await self._wake.wait()
-                continue
-            rest = self.rest_after(done)
-            if rest <= 0:
-                await asyncio.sleep(0)  # let requests and input in between slices
-                continue
-            await self._rest.take(rest)
 
 
 class ReadPacer:

@@ -389,6 +389,34 @@ def test_a_flooding_focus_is_caught_up_a_frame_after_its_output_was_first_skippe
     assert catch_up.due("focus", shown=True, focus=True) == pytest.approx(10.055)
 
 
+async def test_a_batch_that_leaves_nothing_waiting_is_the_last_until_output_comes() -> None:
+    """A batch that parsed everything waiting is followed by a wait for output, not by one more
+    pass of the loop to find nothing (which each wake-up of a quiet server would pay)."""
+    backlogs = {"%0": _Backlog("%0", 100)}
+    forwarded: list[str] = []
+    pump = OutputPump(backlogs.get, lambda s, off, data: forwarded.append(s.id), clock=_Clock())
+    batches: list[bool] = []
+    batch = pump.batch
+
+    def counted() -> Batch | None:
+        done = batch()
+        batches.append(done is not None)
+        return done
+
+    pump.batch = counted  # type: ignore[method-assign]
+    pump.notify("%0", 100)
+    task = asyncio.create_task(pump.run())
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert forwarded == ["%0"] and batches == [True]  # then it waits: no batch that finds nothing
+    backlogs["%0"].left = 10
+    pump.notify("%0", 10)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert forwarded == ["%0", "%0"] and batches == [True, True]
+    task.cancel()
+
+
 async def test_output_for_a_focused_session_ends_a_rest_in_the_loops_next_pass() -> None:
     clock = _Clock()
     background = _TimedBacklog("%0", 1 << 20, clock, PARSE_CHUNK / 10)  # a piece "takes" 10 s
