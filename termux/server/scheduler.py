@@ -281,6 +281,48 @@ class OutputPump:
                 await self._wake.wait()
 
 
+class HeldOutput:
+    """Output held for one client, per session, each session's chunks joined into one push when
+    released (sans-I/O: the connection arms the timer and writes; see FORWARD_HOLD). A session's
+    chunks follow one another without a gap: a chunk not forwarded makes the session stale, and
+    then what was held for it is dropped (`drop`), its snapshot standing for all of it."""
+
+    def __init__(self) -> None:
+        self._held: dict[str, tuple[int, list[bytes]]] = {}  # session -> (first offset, chunks)
+        self.size = 0  # bytes held, all sessions
+
+    def __bool__(self) -> bool:
+        return bool(self._held)
+
+    def sessions(self) -> list[str]:
+        return list(self._held)
+
+    def hold(self, session_id: str, offset: int, chunk: bytes) -> None:
+        held = self._held.get(session_id)
+        if held is None:
+            self._held[session_id] = (offset, [chunk])
+        else:
+            held[1].append(chunk)
+        self.size += len(chunk)
+
+    def drop(self, session_id: str) -> None:
+        held = self._held.pop(session_id, None)
+        if held is not None:
+            self.size -= sum(map(len, held[1]))
+
+    def take(self, only: str | None = None) -> list[tuple[str, int, bytes]]:
+        """Every session's held output (or only that of session `only`), (session, offset,
+        bytes), in the order each began; it is no longer held."""
+        if only is not None:
+            held = self._held.get(only)
+            self.drop(only)
+            return [] if held is None else [(only, held[0], b"".join(held[1]))]
+        taken = [(sid, offset, b"".join(chunks)) for sid, (offset, chunks) in self._held.items()]
+        self._held.clear()
+        self.size = 0
+        return taken
+
+
 class ReadPacer:
     """Whether a session's reading rests after a read (sans-I/O: the caller says when).
 
@@ -340,6 +382,14 @@ FOCUS_CATCH_UP = FRAME_REST
 # budget all the time (an agent redrawing itself, a flood) would otherwise cost both a snapshot
 # every FORWARD_CATCH_UP (`python -m benchmarks.chatty --program agent`).
 UNSEEN_CATCH_UP = 1.0
+# The output of a session the client does not show is held, and each session's held chunks go as
+# one push at most FORWARD_HOLD after the first of them: such a view uses it for the sidebar's
+# marks and previews, drawn a few times a second (the TUI parses it in batches, BACKGROUND_BATCH
+# apart), and a push for each chunk cost the client a wake-up and a decode each (the server a
+# write each). Past HOLD_MAX bytes held for one client it goes at once; every session's forward
+# budget bounds it anyway.
+FORWARD_HOLD = 0.25
+HOLD_MAX = 256 * 1024
 # While a person types, one catch-up sends at most CATCH_UP_TYPING snapshots, of the due sessions
 # caught up least recently; the others wait for the next one, FORWARD_CATCH_UP later. A view
 # takes in a snapshot by parsing it whole, so a catch-up bringing every stale session's at once

@@ -64,13 +64,16 @@ from termux.server.scheduler import (
     FORWARD_CATCH_UP,
     FORWARD_FOCUS_BURST,
     FORWARD_FOCUS_RATE,
+    FORWARD_HOLD,
     FORWARD_VISIBLE_BURST,
     FORWARD_VISIBLE_RATE,
     FRAME_REST,
+    HOLD_MAX,
     READ_PASS_BUDGET,
     WAKE_BATCH,
     CatchUp,
     ForwardBudget,
+    HeldOutput,
     OutputPump,
     Parseable,
     ReadPacer,
@@ -156,6 +159,8 @@ class Connection(asyncio.Protocol):
         self.catch_up = CatchUp()  # which stale sessions' snapshots go first, and when
         self.tiles: set[str] = set()  # sessions the view shows as tiles (client.view)
         self._catch_up: asyncio.TimerHandle | None = None  # armed only while sessions are stale
+        self.held = HeldOutput()  # output of sessions the view does not show (FORWARD_HOLD)
+        self._release: asyncio.TimerHandle | None = None  # armed only while output is held
         self.tasks: set[asyncio.Task[None]] = set()
         self.peer_pid: int | None = None
         self.stream: EventStream | None = None  # set by events.stream
@@ -218,6 +223,7 @@ class Connection(asyncio.Protocol):
             task.cancel()
         if self._catch_up is not None:
             self._catch_up.cancel()
+        self.drop_held()
         if self.stream is not None:
             self.stream.close()  # EOF is the unsubscribe
         self.server.connection_closed(self)
@@ -354,13 +360,54 @@ class Connection(asyncio.Protocol):
             return False  # resumes with a snapshot (send_stale)
         if self.lagging:
             self.stale.add(session_id)  # a snapshot follows when the socket drains, the focus's first
+            self.drop_held(session_id)  # (the snapshot stands for it)
             return False
         if self.coalesce and not self._budget_of(session_id).take(session_id, nbytes, now):
             self.stale.add(session_id)
+            self.drop_held(session_id)
             self.catch_up.went_stale(session_id, now)
             self._arm_catch_up(self._due(session_id))
             return False
         return True
+
+    def holds(self, session_id: str) -> bool:
+        """Whether output of this session is held (FORWARD_HOLD): a coalescing view that does not
+        show it (not its focus, a pane or a tile)."""
+        shown = session_id == self.focus or session_id in self.shown or session_id in self.tiles
+        return self.coalesce and not shown
+
+    def hold(self, session_id: str, offset: int, chunk: bytes) -> None:
+        """Hold a chunk of output (`holds`): released FORWARD_HOLD after the first chunk held, or
+        at once past HOLD_MAX bytes."""
+        self.held.hold(session_id, offset, chunk)
+        if self.held.size >= HOLD_MAX:
+            self.release_held()
+        elif self._release is None:
+            self._release = asyncio.get_running_loop().call_later(FORWARD_HOLD, self.release_held)
+
+    def release_held(self, only: str | None = None) -> None:
+        """Send what is held (only session `only`'s, before an event of it), a push per session,
+        in one write: when its time comes, or before a push that must not pass it (an event of
+        the session, a change of what the view shows). A lagging view gets the sessions'
+        snapshots instead, when its socket drains."""
+        taken = self.held.take(only)
+        if not self.held and self._release is not None:  # (no timer while nothing is held)
+            self._release.cancel()
+            self._release = None
+        if self.lagging:
+            self.stale.update(sid for sid, _, _ in taken)
+            return
+        lines = [encode_line(OutputPush(sid, offset, data)) for sid, offset, data in taken]
+        if lines:
+            self.write(b"".join(lines))
+
+    def drop_held(self, only: str | None = None) -> None:
+        """Forget what is held (only session `only`'s: it went stale, its snapshot stands for it;
+        all: the view went away)."""
+        self.held.take(only)
+        if not self.held and self._release is not None:
+            self._release.cancel()
+            self._release = None
 
     def _budget_of(self, session_id: str) -> ForwardBudget:
         if session_id == self.focus:
@@ -374,6 +421,8 @@ class Connection(asyncio.Protocol):
 
     def show_tiles(self, tiles: set[str]) -> None:
         """The sessions this view shows as tiles (`client.view`): caught up as often as panes."""
+        if self.held:
+            self.release_held()
         self.tiles = tiles
         if self.stale and not self.lagging:
             self._arm_catch_up(min(map(self._due, self.stale)))
@@ -417,6 +466,7 @@ class Connection(asyncio.Protocol):
             if self.lagging:
                 break
             self.stale.discard(session_id)
+            self.drop_held(session_id)  # (the snapshot stands for it)
             session = self.server.sessions.get(session_id)
             if session is not None:
                 # Not subject to the cap: it goes only while the buffer is under HIGH, and it is
@@ -438,6 +488,7 @@ class Connection(asyncio.Protocol):
 
     def forget(self, session_id: str) -> None:
         self.stale.discard(session_id)
+        self.drop_held(session_id)
         self.tiles.discard(session_id)
         self.budget.forget(session_id)
         self.visible_budget.forget(session_id)
@@ -737,6 +788,10 @@ class Server:
         now = asyncio.get_running_loop().time()
         for conn in self.connections:
             if conn.follows(session.id) and conn.takes_output(session.id, len(chunk), now):
+                if conn.holds(session.id):
+                    conn.hold(session.id, offset, chunk)
+                    self.bytes_forwarded += len(chunk)
+                    continue
                 if not line:  # encoded once, whoever is looking
                     line = encode_line(OutputPush(session.id, offset, chunk))
                 if TRACE.on:  # before the write: the client may stamp its receipt first
@@ -851,6 +906,8 @@ class Server:
         """`conn` now shows the sessions of `panes`, each offering its size (None: no offer), and
         focuses `focus` (one of them, or None). A pane counts as active for `latest` when it is
         new, resized or newly focused (`offered`: the focus's size was offered anew)."""
+        if conn.held:
+            conn.release_held()  # (a session shown now: what was held goes before what it prints next)
         previous, before = conn.focus, conn.shown
         shown: dict[str, sizing.ViewSize | None] = {}
         for sid, size in panes.items():
@@ -928,6 +985,8 @@ class Server:
         line = event.push_line
         for conn in self.connections:
             if conn.attached:
+                if conn.held and event.session is not None:
+                    conn.release_held(event.session)  # (its event follows its output: an exit, a title)
                 conn.write(line)
 
     def detach(self, conn: Connection) -> None:
@@ -938,6 +997,7 @@ class Server:
 
     def _detached(self, conn: Connection) -> None:
         conn.attached = False
+        conn.drop_held()
         self.set_focus(conn, None)
         self.events.commit(ev.ClientDetached(data=ev.ClientData(conn.peer_pid)))
 

@@ -4,23 +4,29 @@ sessions last, in the parse order, the CPU priority and forwarding; each pane si
 from __future__ import annotations
 
 import asyncio
+import base64
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 
 from termux.client import Client, TermuxError
+from termux.protocol import events as ev
 from termux.protocol.messages import AttachArgs, NewArgs, ViewArgs, ViewPane
 from termux.server import handlers
 from termux.server.priority import read_group_nice, visible_nice
 from termux.server.scheduler import (
     FORWARD_BURST,
     FORWARD_CATCH_UP,
+    FORWARD_HOLD,
     FORWARD_RATE,
     FORWARD_VISIBLE_BURST,
     FORWARD_VISIBLE_RATE,
     UNSEEN_CATCH_UP,
+    HeldOutput,
 )
 from termux.server.server import Connection, Server
 from termux.server.session import Session
@@ -200,6 +206,81 @@ async def test_the_view_s_tiers_reach_the_parse_order_and_a_pane_s_output_gets_t
     peer.close()
     for session in (a, b, c):
         await server.kill_session(session)
+
+
+def _pushes_sent(peer: Peer) -> list[dict[str, Any]]:
+    """The pushes the server wrote to the peer so far (replies left out)."""
+    peer.theirs.setblocking(False)
+    data = b""
+    while True:
+        try:
+            data += peer.theirs.recv(1 << 20)
+        except BlockingIOError:
+            break
+    lines = [msgspec.json.decode(line) for line in data.splitlines()]
+    return [line for line in lines if "push" in line]
+
+
+def _output(pushes: list[dict[str, Any]]) -> list[tuple[str, int, bytes]]:
+    return [(p["session"], p["offset"], base64.b64decode(p["data"])) for p in pushes if p["push"] == "output"]
+
+
+async def test_output_of_a_session_the_view_does_not_show_is_held_and_goes_as_one_push(tmp_path: Path) -> None:
+    """A coalescing view gets a hidden session's chunks held, joined into one push FORWARD_HOLD
+    after the first (one timer, armed while something is held), the focus's and a pane's at
+    once; an event is written after what was held before it, and showing the session sends what
+    was held at once; a session gone stale has what was held dropped (its snapshot stands for it)."""
+    server, peer, conn, (a, b, c) = await _a_view_of_three(tmp_path)
+    _pushes_sent(peer)  # (the attach)
+    loop = asyncio.get_running_loop()
+    server._on_parsed(c, 0, b"one ")
+    server._on_parsed(a, 0, b"focus")
+    server._on_parsed(c, 4, b"two")
+    server._on_parsed(b, 0, b"pane")
+    await asyncio.sleep(0)
+    assert _output(_pushes_sent(peer)) == [(a.id, 0, b"focus"), (b.id, 0, b"pane")]
+    release = conn._release
+    assert release is not None and release.when() == pytest.approx(loop.time() + FORWARD_HOLD, abs=0.1)
+    release._run()  # (as its timer would)
+    assert _output(_pushes_sent(peer)) == [(c.id, 0, b"one two")] and conn._release is None
+
+    server._on_parsed(c, 7, b" three")
+    server.events.commit(ev.SessionBell(session=c.id, name=c.name))
+    sent = _pushes_sent(peer)
+    assert [p["push"] for p in sent] == ["output", "event"] and _output(sent) == [(c.id, 7, b" three")]
+    assert conn._release is None  # (nothing held: no timer)
+
+    server._on_parsed(c, 13, b" four")
+    server.set_view(conn, c.id, {c.id: (40, 20)})
+    assert _output(_pushes_sent(peer)) == [(c.id, 13, b" four")]
+    server._on_parsed(c, 18, b" five")  # shown now: at once
+    server._on_parsed(a, 5, b" hidden now")
+    assert _output(_pushes_sent(peer)) == [(c.id, 18, b" five")] and conn.held
+
+    now = loop.time()
+    assert conn.takes_output(a.id, FORWARD_BURST + 1, now) and not conn.takes_output(a.id, 1, now)  # over budget
+    assert a.id in conn.stale and not conn.held and conn._release is None
+
+    conn.stale.clear()
+    server._on_parsed(b, 0, b"held while the view lags")
+    conn.pause_writing()
+    conn.release_held()
+    assert _output(_pushes_sent(peer)) == [] and b.id in conn.stale  # its snapshot, once the socket drains
+    peer.close()
+    for session in (a, b, c):
+        await server.kill_session(session)
+
+
+def test_held_output_joins_each_session_s_chunks_from_its_first_offset() -> None:
+    held = HeldOutput()
+    held.hold("%1", 10, b"ab")
+    held.hold("%2", 0, b"x")
+    held.hold("%1", 12, b"cd")
+    assert held.size == 5 and held.sessions() == ["%1", "%2"]
+    assert held.take("%2") == [("%2", 0, b"x")] and held.size == 4 and held.take("%2") == []
+    held.hold("%3", 7, b"e")
+    held.drop("%3")
+    assert held.take() == [("%1", 10, b"abcd")] and held.size == 0 and not held
 
 
 async def test_an_attach_is_answered_before_the_cpu_priority_follows_it(
