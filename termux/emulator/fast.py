@@ -48,6 +48,7 @@ from pyte import charsets as cs
 from pyte import modes as mo
 from pyte.screens import Margins, wcwidth
 
+from .dirty import MovedLines
 from .history import DEFAULT_STYLE, Stored, compact_line, intern_style, pack_line
 from .rows import Buffer, Cells, Deferred, Packed, row_line, stored_runs, wrap_extent
 from .screen import Char, Ext, _style_attrs
@@ -146,6 +147,16 @@ class FastScreenMixin(_ReferenceScreen):
             for y in range(a, b):
                 if rows[y] is None:
                     rows[y] = Packed(default)
+
+    def _mark_scrolled(self, top: int, bottom: int, count: int, first_new: int) -> None:
+        """Region [top, bottom] scrolled up `count` lines, new content from line `first_new` to its
+        bottom: every line is dirty (as the reference marks it); a screen whose dirty set follows
+        scrolls (`MovedLines`, the TUI's) is told the whole screen moved, when it did."""
+        dirty = self.dirty
+        if dirty.__class__ is MovedLines and top == 0 and bottom == self.lines - 1:
+            dirty.scrolled(count, first_new, self.lines)
+        else:
+            dirty.update(range(self.lines))
 
     # ------------------------------------------------------------------ text
 
@@ -326,7 +337,7 @@ class FastScreenMixin(_ReferenceScreen):
                     self.history.append_stored(row.stored(self.default_char), (row.end or 1) if row.wrapped else 0)
                 else:
                     self._scroll_into_history(row)
-        self.dirty.update(range(lines))
+        self._mark_scrolled(top, bottom, 1, bottom)
         if bottom > top:
             # pyte: for y in range(top, bottom): buffer[y] = buffer[y + 1]; buffer.pop(bottom)
             del rows[top]
@@ -358,7 +369,7 @@ class FastScreenMixin(_ReferenceScreen):
         if top == 0 and bottom == self.lines - 1 and self._main_buffer is None and self.history.maxlen:
             for row in rows[:k]:
                 self._scroll_into_history(row)  # (each carries its own soft-wrap)
-        self.dirty.update(range(self.lines))
+        self._mark_scrolled(top, bottom, k, bottom + 1 - k)
         rows[top : bottom + 1] = [*rows[top + k : bottom + 1], *[None] * k]
         self._fill_rows(rows, top, bottom)
 
@@ -529,7 +540,6 @@ class FastScreenMixin(_ReferenceScreen):
             if text:
                 self._last_char = text[-1]
                 break
-        self.dirty.update(range(self.lines))
         cursor.x = 0
         cursor.y = bottom
 
@@ -562,6 +572,7 @@ class FastScreenMixin(_ReferenceScreen):
         rows[top:bottom] = [*old[m:], *new]
         rows[bottom] = None
         self._fill_rows(rows, top, bottom)
+        self._mark_scrolled(top, bottom, m, bottom - len(new))
 
     def _shift_deferred(self, top: int, bottom: int, m: int, keep: bool) -> list[tuple[int, int, list[Stored]]]:
         """The region [top, bottom] scrolls up by m rows: deferred rows inside it move with it
@@ -1535,7 +1546,6 @@ class FastStreamMixin(_ReferenceStream):
         screen._scroll_in(new, skipped + ahead + len(rows), top, bottom, gone_lines, gone_wrapped)
         if last_piece:
             screen._last_char = last_piece[-1]
-        screen.dirty.update(range(screen.lines))
         cursor.x = 0
         cursor.y = bottom
 
@@ -1628,7 +1638,6 @@ class FastStreamMixin(_ReferenceStream):
         last = next(filter(None, reversed(visible)), "")
         if last:
             screen._last_char = last[-1]
-        screen.dirty.update(range(screen.lines))
         cursor.x = 0
         cursor.y = bottom
         return True

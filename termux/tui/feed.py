@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from termux.emulator import ByteStream, Screen
+from termux.emulator.dirty import MovedLines
 from termux.slicing import BACKGROUND_BUDGET, FOCUSED_BUDGET, ParseRate, Slice, SliceOrder
 
 # A slice ends at whichever comes first: its byte bound or its time budget (checked after each
@@ -55,7 +56,10 @@ RESYNC_BUFFER = 128 << 10  # output kept while a snapshot is on its way; the old
 
 
 def make_screen(cols: int, rows: int, history: int, snapshot: bytes = b"") -> tuple[Any, Any]:
+    """A shadow screen (whose dirty lines say how it scrolled, for the renderer: `MovedLines`)
+    and its stream, with `snapshot` fed."""
     screen = Screen(cols, rows, history=history)
+    screen.dirty = MovedLines(screen.dirty)
     stream = ByteStream(screen)
     if snapshot:
         stream.feed(snapshot)

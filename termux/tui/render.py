@@ -13,6 +13,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from termux.emulator.dirty import MovedLines
 from termux.emulator.rows import Packed
 
 # pyte's colour names (its own spelling, "brown" for yellow, and its typo for 105) → ANSI numbers.
@@ -280,23 +281,43 @@ class ScreenRenderer:
         cursor's moves, those whose strip is not the one already there (a line marked dirty that
         shows what it showed keeps its strip and needs no repaint). Clears the screen's dirty set.
 
+        When the dirty set says the whole screen scrolled (`MovedLines`: a shadow's), the strips
+        drawn move up with it and only the lines it says changed otherwise are drawn and checked:
+        a screen scrolling a line at a time costs the new line, not a check of every line.
+
         Drawn now, not when Textual paints them: output parsed in between (the pump runs before
         the paint) would otherwise reach the lines Textual repaints but not the ones it keeps,
         and a frame would show two moments of the screen at once."""
-        dirty = {y for y in screen.dirty if 0 <= y < screen.lines}
-        screen.dirty.clear()
-        cursor = (screen.cursor.x, screen.cursor.y) if show_cursor else None
-        if cursor != self._cursor:
-            if self._cursor is not None:
-                dirty.add(self._cursor[1])
-            if cursor is not None:
-                dirty.add(cursor[1])
-            self._cursor = cursor
+        lines = screen.lines
+        marked = screen.dirty
+        moved = marked.moved if marked.__class__ is MovedLines else 0
         old = dict(self._strips)
-        for y in dirty:
-            self._strips.pop(y, None)
-        changed = {y for y in dirty if self.line(screen, y) is not old.get(y)}
-        self._taken = (old, changed, screen.lines)
+        cursor = (screen.cursor.x, screen.cursor.y) if show_cursor else None
+        shifted = 0 < moved < lines
+        if shifted:
+            strips = self._strips = {y - moved: strip for y, strip in old.items() if y >= moved}
+            check = {y for y in marked.changed if 0 <= y < lines}
+            check.update(y for y in range(lines) if y not in strips)  # (never drawn)
+            if self._cursor is not None and self._cursor[1] >= moved:
+                check.add(self._cursor[1] - moved)  # the strip drawn with the cursor moved up too
+            if cursor is not None:
+                check.add(cursor[1])
+        else:
+            strips = self._strips
+            check = {y for y in marked if 0 <= y < lines}
+            if cursor != self._cursor:
+                if self._cursor is not None:
+                    check.add(self._cursor[1])
+                if cursor is not None:
+                    check.add(cursor[1])
+        marked.clear()
+        self._cursor = cursor
+        for y in check:
+            strips.pop(y, None)
+        changed = {y for y in check if self.line(screen, y) is not old.get(y)}
+        if shifted:  # (the lines that moved show what the lines below showed: other strips)
+            changed.update(y for y in range(lines) if strips.get(y) is not old.get(y))
+        self._taken = (old, changed, lines)
         return changed
 
     def moved(self) -> tuple[int, set[int]] | None:

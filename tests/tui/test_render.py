@@ -15,6 +15,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from termux.emulator import ByteStream, Screen
+from termux.emulator.dirty import MovedLines
 from termux.tui.render import Palette, ScreenRenderer, render_line
 from termux.tui.widgets import TerminalView
 from tests.emulator.emu_strategies import chunked, streams
@@ -192,19 +193,29 @@ def test_render_line_matches_the_cell_by_cell_reference(data: bytes, cursor_x: i
             assert characters(strip) == characters(reference_render_line(screen, y, palette, cursor))
 
 
+def screen_of(cols: int, rows: int, moves: bool) -> Screen:
+    """A screen whose dirty set is pyte's, or (`moves`) a shadow's, which says how it scrolled."""
+    screen = Screen(cols, rows)
+    if moves:
+        screen.dirty = MovedLines(screen.dirty)
+    return screen
+
+
 @settings(max_examples=300, deadline=None)
-@given(chunked(), st.booleans())
+@given(chunked(), st.booleans(), st.booleans())
 def test_strips_kept_across_chunks_show_what_a_fresh_render_shows(
-    data_chunks: tuple[bytes, list[bytes]], show_cursor: bool
+    data_chunks: tuple[bytes, list[bytes]], show_cursor: bool, moves: bool
 ) -> None:
     """The renderer keeps a row's strip while the row looks the same (for a row of runs: the same
-    lists of the same lengths): whatever edits the chunks make, every line it shows after each
-    one is the line drawn from scratch."""
+    lists of the same lengths), and moves its strips up with a screen that says it scrolled
+    (`MovedLines`): whatever edits the chunks make, every line it shows after each one is the
+    line drawn from scratch."""
     _data, chunks = data_chunks
-    screen = Screen(20, 4)
+    screen = screen_of(20, 4, moves)
     stream = ByteStream(screen)
     renderer = ScreenRenderer(Palette())
-    for chunk in [b"one\r\n\x1b[31mtwo\x1b[0m three\r\nfour", *chunks]:
+    lines = b"".join(b"line %d\r\n" % n for n in range(7))  # (a block of lines: the bulk paths)
+    for chunk in [b"one\r\n\x1b[31mtwo\x1b[0m three\r\nfour", *chunks, lines, b"\x1b[2;1Hedit" + lines[:9]]:
         stream.feed(chunk)
         renderer.take_dirty(screen, show_cursor)
         cursor = (screen.cursor.x, screen.cursor.y) if show_cursor else None
@@ -214,15 +225,16 @@ def test_strips_kept_across_chunks_show_what_a_fresh_render_shows(
 
 
 @settings(max_examples=300, deadline=None)
-@given(chunked(), st.booleans())
+@given(chunked(), st.booleans(), st.booleans())
 def test_a_scroll_on_the_terminal_then_the_stale_lines_show_every_line(
-    data_chunks: tuple[bytes, list[bytes]], show_cursor: bool
+    data_chunks: tuple[bytes, list[bytes]], show_cursor: bool, moves: bool
 ) -> None:
     """When the renderer finds the lines moved up (`moved`), a terminal that held the lines drawn
     before, scrolled by that much, then given the stale lines, shows every line as drawn now, and
-    fewer lines are written than changed."""
+    fewer lines are written than changed; else the lines it says changed, written over what the
+    terminal held, show every line as drawn now."""
     _data, chunks = data_chunks
-    screen = Screen(20, 6)
+    screen = screen_of(20, 6, moves)
     stream = ByteStream(screen)
     renderer = ScreenRenderer(Palette())
     renderer.take_dirty(screen, show_cursor)
@@ -283,6 +295,55 @@ def test_a_row_of_runs_is_drawn_from_its_runs_and_stays_one() -> None:
     assert renderer.take_dirty(screen, show_cursor=True) == {0, 1}
     screen.dirty.update({1, 2})  # marked dirty (as pyte marks lines a command may have touched), unchanged
     assert renderer.take_dirty(screen, show_cursor=True) == set()
+
+
+def test_a_screen_that_says_it_scrolled_has_its_strips_moved_and_only_the_new_line_checked() -> None:
+    """A shadow's dirty set says how the screen scrolled (`MovedLines`): the strips move up with
+    it and only the new line is drawn; no moved line is even checked. A line edited in the same
+    chunk as a scroll is drawn again too."""
+    screen = screen_of(20, 5, moves=True)
+    stream = ByteStream(screen)
+    stream.feed(b"\r\n".join(b"line %d" % n for n in range(5)))
+    renderer = ScreenRenderer(Palette())
+    renderer.take_dirty(screen, show_cursor=False)
+    drawn, checked = renderer.rendered, renderer.reused
+    stream.feed(b"\r\nline 5\r\nline 6")
+    assert screen.dirty == set(range(5)) and screen.dirty.moved == 2  # pyte's set, and the scroll
+    assert renderer.take_dirty(screen, show_cursor=False) == set(range(5))  # every line shows another strip
+    assert renderer.rendered == drawn + 2 and renderer.reused == checked  # the two new lines only
+    assert [renderer.line(screen, y).text.rstrip() for y in range(5)] == [f"line {n}" for n in range(2, 7)]
+    stream.feed(b"\x1b[2;1HLINE\x1b[5;7H\r\nline 7")  # an edit, then a scroll
+    renderer.take_dirty(screen, show_cursor=False)
+    assert renderer.rendered == drawn + 4  # the edited line (now a line up) and the new one
+    shown = [renderer.line(screen, y).text.rstrip() for y in range(5)]
+    assert shown == ["LINE 3", "line 4", "line 5", "line 6", "line 7"]
+
+
+@pytest.mark.parametrize(
+    "scroll",
+    [
+        b"\x1b[2;5r\x1b[5;1H\n",
+        b"\x1b[2;5r\x1b[3S",
+        b"\x1b[2;5r\x1b[5;1H" + b"".join(b"\r\nin %d" % n for n in range(6)),
+    ],
+    ids=["line feed", "scroll up", "lines"],
+)
+def test_a_scroll_of_part_of_the_screen_is_no_move_of_the_whole(scroll: bytes) -> None:
+    """Scrolling a region (DECSTBM) moves only its lines: what is above and below it stays where
+    it was, and the renderer shows every line as drawn from scratch."""
+    screen = screen_of(20, 6, moves=True)
+    stream = ByteStream(screen)
+    stream.feed(b"\r\n".join(b"line %d" % n for n in range(6)))
+    renderer = ScreenRenderer(Palette())
+    renderer.take_dirty(screen, show_cursor=True)
+    stream.feed(scroll)
+    assert screen.dirty.moved == 0
+    renderer.take_dirty(screen, show_cursor=True)
+    cursor = screen.cursor
+    for y in range(screen.lines):
+        fresh = render_line(screen, y, Palette(), cursor.x if cursor.y == y else None)
+        assert _cells([renderer.line(screen, y)]) == _cells([fresh]), y
+    assert renderer.line(screen, 0).text.rstrip() == "line 0" and renderer.line(screen, 5).text.rstrip() == "line 5"
 
 
 def test_a_scroll_redraws_only_the_new_line_and_every_line_stays_right() -> None:
