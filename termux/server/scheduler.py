@@ -294,9 +294,6 @@ class HeldOutput:
     def __bool__(self) -> bool:
         return bool(self._held)
 
-    def sessions(self) -> list[str]:
-        return list(self._held)
-
     def hold(self, session_id: str, offset: int, chunk: bytes) -> None:
         held = self._held.get(session_id)
         if held is None:

@@ -390,10 +390,7 @@ class Connection(asyncio.Protocol):
         in one write: when its time comes, or before a push that must not pass it (an event of
         the session, a change of what the view shows). A lagging view gets the sessions'
         snapshots instead, when its socket drains."""
-        taken = self.held.take(only)
-        if not self.held and self._release is not None:  # (no timer while nothing is held)
-            self._release.cancel()
-            self._release = None
+        taken = self.drop_held(only)
         if self.lagging:
             self.stale.update(sid for sid, _, _ in taken)
             return
@@ -401,13 +398,14 @@ class Connection(asyncio.Protocol):
         if lines:
             self.write(b"".join(lines))
 
-    def drop_held(self, only: str | None = None) -> None:
-        """Forget what is held (only session `only`'s: it went stale, its snapshot stands for it;
-        all: the view went away)."""
-        self.held.take(only)
-        if not self.held and self._release is not None:
+    def drop_held(self, only: str | None = None) -> list[tuple[str, int, bytes]]:
+        """Take what is held out (only session `only`'s), and return it: dropped, when a session
+        went stale (its snapshot stands for it) or the view went away."""
+        taken = self.held.take(only)
+        if not self.held and self._release is not None:  # (no timer while nothing is held)
             self._release.cancel()
             self._release = None
+        return taken
 
     def _budget_of(self, session_id: str) -> ForwardBudget:
         if session_id == self.focus:
