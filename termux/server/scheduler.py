@@ -285,7 +285,7 @@ class HeldOutput:
     """Output held for one client, per session, each session's chunks joined into one push when
     released (sans-I/O: the connection arms the timer and writes; see FORWARD_HOLD). A session's
     chunks follow one another without a gap: a chunk not forwarded makes the session stale, and
-    then what was held for it is dropped (`drop`), its snapshot standing for all of it."""
+    then what was held for it is taken out and dropped, its snapshot standing for all of it."""
 
     def __init__(self) -> None:
         self._held: dict[str, tuple[int, list[bytes]]] = {}  # session -> (first offset, chunks)
@@ -302,18 +302,16 @@ class HeldOutput:
             held[1].append(chunk)
         self.size += len(chunk)
 
-    def drop(self, session_id: str) -> None:
-        held = self._held.pop(session_id, None)
-        if held is not None:
-            self.size -= sum(map(len, held[1]))
-
     def take(self, only: str | None = None) -> list[tuple[str, int, bytes]]:
         """Every session's held output (or only that of session `only`), (session, offset,
         bytes), in the order each began; it is no longer held."""
         if only is not None:
-            held = self._held.get(only)
-            self.drop(only)
-            return [] if held is None else [(only, held[0], b"".join(held[1]))]
+            held = self._held.pop(only, None)
+            if held is None:
+                return []
+            data = b"".join(held[1])
+            self.size -= len(data)
+            return [(only, held[0], data)]
         taken = [(sid, offset, b"".join(chunks)) for sid, (offset, chunks) in self._held.items()]
         self._held.clear()
         self.size = 0

@@ -373,8 +373,11 @@ class Connection(asyncio.Protocol):
     def holds(self, session_id: str) -> bool:
         """Whether output of this session is held (FORWARD_HOLD): a coalescing view that does not
         show it (not its focus, a pane or a tile)."""
-        shown = session_id == self.focus or session_id in self.shown or session_id in self.tiles
-        return self.coalesce and not shown
+        return self.coalesce and not self._shows(session_id)
+
+    def _shows(self, session_id: str) -> bool:
+        """Whether this view shows the session: its focus, another pane, or a tile."""
+        return session_id == self.focus or session_id in self.shown or session_id in self.tiles
 
     def hold(self, session_id: str, offset: int, chunk: bytes) -> None:
         """Hold a chunk of output (`holds`): released FORWARD_HOLD after the first chunk held, or
@@ -413,9 +416,7 @@ class Connection(asyncio.Protocol):
         return self.visible_budget if session_id in self.shown else self.budget
 
     def _due(self, session_id: str) -> float:
-        focus = session_id == self.focus
-        shown = focus or session_id in self.shown or session_id in self.tiles
-        return self.catch_up.due(session_id, shown=shown, focus=focus)
+        return self.catch_up.due(session_id, shown=self._shows(session_id), focus=session_id == self.focus)
 
     def show_tiles(self, tiles: set[str]) -> None:
         """The sessions this view shows as tiles (`client.view`): caught up as often as panes."""

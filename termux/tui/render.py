@@ -291,7 +291,7 @@ class ScreenRenderer:
         lines = screen.lines
         marked = screen.dirty
         moved = marked.moved if marked.__class__ is MovedLines else 0
-        old = dict(self._strips)
+        old = self._strips  # (the strips on the terminal: a new dict is drawn from them)
         cursor = (screen.cursor.x, screen.cursor.y) if show_cursor else None
         shifted = 0 < moved < lines
         if shifted:
@@ -303,7 +303,7 @@ class ScreenRenderer:
             if cursor is not None:
                 check.add(cursor[1])
         else:
-            strips = self._strips
+            strips = self._strips = dict(old)
             check = {y for y in marked if 0 <= y < lines}
             if cursor != self._cursor:
                 if self._cursor is not None:

@@ -241,7 +241,7 @@ async def test_output_of_a_session_the_view_does_not_show_is_held_and_goes_as_on
     assert _output(_pushes_sent(peer)) == [(a.id, 0, b"focus"), (b.id, 0, b"pane")]
     release = conn._release
     assert release is not None and release.when() == pytest.approx(loop.time() + FORWARD_HOLD, abs=0.1)
-    release._run()  # (as its timer would)
+    conn.release_held()  # (as its timer would)
     assert _output(_pushes_sent(peer)) == [(c.id, 0, b"one two")] and conn._release is None
 
     server._on_parsed(c, 7, b" three")
@@ -279,7 +279,7 @@ def test_held_output_joins_each_session_s_chunks_from_its_first_offset() -> None
     assert held.size == 5
     assert held.take("%2") == [("%2", 0, b"x")] and held.size == 4 and held.take("%2") == []
     held.hold("%3", 7, b"e")
-    held.drop("%3")
+    held.take("%3")
     assert held.take() == [("%1", 10, b"abcd")] and held.size == 0 and not held
 
 
